@@ -1,0 +1,140 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { Router, type Request, type Response, type Express, type Router as ExpressRouter } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import type { ZodType, z } from 'zod';
+import { ErrorBodySchema } from './error-body.js';
+import { AppError, ERROR_TABLE, type ErrorCode } from './errors.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Schema = ZodType | undefined;
+type Infer<S extends Schema> = S extends ZodType ? z.infer<S> : undefined;
+
+/** What a handler receives: the parsed (validated, coerced) parts of the request. */
+export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+}
+
+export interface RouteResponse {
+  description: string;
+  schema?: ZodType;
+  contentType?: string;
+}
+
+/** One route: the schemas that validate it are the ones that document it. */
+export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema> {
+  method: Method;
+  /** OpenAPI form, e.g. `/devices/{uuid}/toggle`. */
+  path: string;
+  summary: string;
+  tags?: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Other request content types accepted besides JSON (documented only). */
+  bodyContentTypes?: Record<string, ZodType>;
+  responses: Record<number, RouteResponse>;
+  /** Error codes this route can answer with; their statuses are documented with the error body. */
+  errors?: ErrorCode[];
+  handler: (input: RouteInput<P, Q, B>, req: Request, res: Response) => Promise<void> | void;
+}
+
+function issuesToDetails(part: string, error: z.ZodError) {
+  return error.issues.map((issue) => ({
+    path: [part, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+function parseRequest(parts: Array<[string, Schema, unknown]>): unknown[] {
+  const details: Array<{ path: string; message: string }> = [];
+  const values = parts.map(([part, schema, value]) => {
+    if (!schema) return undefined;
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    details.push(...issuesToDetails(part, result.error));
+    return undefined;
+  });
+  if (details.length > 0) {
+    throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
+  }
+  return values;
+}
+
+/** Collects routes into an Express router and an OpenAPI document at the same time. */
+export class Api {
+  readonly router: ExpressRouter = Router();
+  private readonly registry = new OpenAPIRegistry();
+
+  constructor(private readonly info: { title: string; version: string; description?: string }) {
+    this.registry.register('ErrorBody', ErrorBodySchema);
+    this.registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+    this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  }
+
+  route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+    spec: RouteSpec<P, Q, B>,
+  ): void {
+    this.document(spec);
+    const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    this.router[spec.method](expressPath, async (req, res) => {
+      const [params, query, body] = parseRequest([
+        ['params', spec.params, req.params],
+        ['query', spec.query, req.query],
+        ['body', spec.body, req.body ?? {}],
+      ]);
+      await spec.handler({ params, query, body } as RouteInput<P, Q, B>, req, res);
+    });
+  }
+
+  private document<P extends Schema, Q extends Schema, B extends Schema>(spec: RouteSpec<P, Q, B>): void {
+    const responses: Record<string, { description: string; content?: Record<string, { schema: ZodType }> }> = {};
+    for (const [status, r] of Object.entries(spec.responses)) {
+      responses[status] = r.schema
+        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+        : { description: r.description };
+    }
+    for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const]) {
+      const { status, error } = ERROR_TABLE[code];
+      const existing = responses[status];
+      responses[status] = {
+        description: existing ? `${existing.description}; ${error}` : error,
+        content: { 'application/json': { schema: ErrorBodySchema } },
+      };
+    }
+    const content: Record<string, { schema: ZodType }> = {};
+    if (spec.body) content['application/json'] = { schema: spec.body };
+    for (const [type, schema] of Object.entries(spec.bodyContentTypes ?? {})) content[type] = { schema };
+    this.registry.registerPath({
+      method: spec.method,
+      path: spec.path,
+      summary: spec.summary,
+      tags: spec.tags ?? [],
+      security: [{ bearer: [] }, { apiKey: [] }],
+      request: {
+        ...(spec.params ? { params: spec.params as never } : {}),
+        ...(spec.query ? { query: spec.query as never } : {}),
+        ...(Object.keys(content).length > 0 ? { body: { content } } : {}),
+      },
+      responses,
+    });
+  }
+
+  /** The OpenAPI 3.0 document of every route registered so far. */
+  openApiDocument(): ReturnType<OpenApiGeneratorV3['generateDocument']> {
+    return new OpenApiGeneratorV3(this.registry.definitions).generateDocument({
+      openapi: '3.0.3',
+      info: this.info,
+    });
+  }
+
+  /** Serves `/openapi.json` and Swagger UI at `/docs`. */
+  mountDocs(app: Express): void {
+    const document = this.openApiDocument();
+    app.get('/openapi.json', (_req, res) => {
+      res.json(document);
+    });
+    app.use('/docs', swaggerUi.serve, swaggerUi.setup(document, { customSiteTitle: this.info.title }));
+  }
+}

@@ -1,0 +1,88 @@
+/** Every failure a client can see, as a string code; `ERROR_TABLE` maps it to HTTP. */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'MALFORMED_JSON'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'UNAUTHORIZED'
+  | 'ROUTE_NOT_FOUND'
+  | 'DEVICE_NOT_FOUND'
+  | 'DEVICE_NOT_CONTROLLABLE'
+  | 'CLOUD_UNAVAILABLE'
+  | 'CLOUD_TIMEOUT'
+  | 'CLOUD_ERROR'
+  | 'COMMAND_BUDGET_EXHAUSTED'
+  | 'NOTIFICATION_NOT_FOUND'
+  | 'ATTACHMENT_NOT_FOUND'
+  | 'STORAGE_UNAVAILABLE'
+  | 'PROVIDER_ERROR'
+  | 'PROVIDER_UNAVAILABLE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL';
+
+interface ErrorEntry {
+  status: number;
+  error: string;
+  solution: string;
+}
+
+/** The one place where error codes become HTTP statuses and default texts. */
+export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
+  VALIDATION_FAILED: { status: 400, error: 'Invalid request', solution: 'Fix the fields listed in details and retry' },
+  MALFORMED_JSON: { status: 400, error: 'Malformed JSON body', solution: 'Send a valid JSON document with Content-Type: application/json' },
+  PAYLOAD_TOO_LARGE: { status: 413, error: 'Request body too large', solution: 'Send a smaller body' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported content type', solution: 'Send the body as application/json' },
+  UNAUTHORIZED: { status: 401, error: 'Missing or invalid API key', solution: 'Send the key as "Authorization: Bearer <key>" or "X-API-Key: <key>"' },
+  ROUTE_NOT_FOUND: { status: 404, error: 'Route not found', solution: 'See /docs for the list of routes' },
+  DEVICE_NOT_FOUND: { status: 404, error: 'Device not found', solution: 'Run POST /devices/sync, then GET /devices for the known uuids' },
+  DEVICE_NOT_CONTROLLABLE: { status: 409, error: 'Device not controllable', solution: 'Check synchronization' },
+  CLOUD_UNAVAILABLE: { status: 503, error: 'Cloud session not available', solution: 'Retry after the time given in Retry-After; see /health' },
+  CLOUD_TIMEOUT: { status: 504, error: 'The cloud did not answer in time', solution: 'Check that the device is online and retry' },
+  CLOUD_ERROR: { status: 502, error: 'The cloud answered with an error', solution: 'See the error text; retry later or check the device in the vendor app' },
+  COMMAND_BUDGET_EXHAUSTED: { status: 429, error: 'Command budget exhausted', solution: 'Retry after the time given in Retry-After' },
+  NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
+  ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
+  STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
+  PROVIDER_ERROR: { status: 502, error: 'Push provider rejected the request', solution: 'See the error text' },
+  PROVIDER_UNAVAILABLE: { status: 503, error: 'Push provider unavailable', solution: 'Retry later' },
+  SERVICE_UNAVAILABLE: { status: 503, error: 'Service unavailable', solution: 'Retry later' },
+  INTERNAL: { status: 500, error: 'Internal server error', solution: 'Retry later; if it persists, report it with the X-Request-Id of this response' },
+};
+
+/** One field-level problem, as listed in `details` of a validation failure. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  solution?: string;
+  details?: ErrorDetail[];
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/** The only error type the services throw on purpose; its code decides the HTTP answer. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly solution: string;
+  readonly details: ErrorDetail[] | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: AppErrorOptions = {}) {
+    super(message ?? ERROR_TABLE[code].error, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.solution = options.solution ?? ERROR_TABLE[code].solution;
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,15 @@
+export { z } from './zod.js';
+export { AppError, ERROR_TABLE, isAppError, type ErrorCode, type ErrorDetail, type AppErrorOptions } from './errors.js';
+export { ErrorBodySchema, type ErrorBody } from './error-body.js';
+export { errorHandler, notFoundHandler } from './error-middleware.js';
+export { ConfigError, loadConfig, loadConfigOrExit, readDotenvFiles, type LoadConfigOptions } from './config.js';
+export { createLogger, REDACT_PATHS, type Logger, type LoggerOptions } from './logger.js';
+export { requestLog } from './request-log.js';
+export { requireApiKey } from './auth.js';
+export { Api, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
+export { createHttpApp, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js';
+export { EventStreamHub, type EventStream, type EventStreamOptions } from './sse.js';
+export { serve, type ServeOptions, type RunningServer } from './server.js';
+export { processInfo } from './process-info.js';
+export { withTimeout, TimeoutError } from './timeout.js';
+export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';

@@ -1,0 +1,77 @@
+import type { Request, Response } from 'express';
+
+export interface EventStreamOptions {
+  heartbeatMs?: number;
+  /** A client whose unread backlog exceeds this many bytes is disconnected (it may reconnect). */
+  maxBufferedBytes?: number;
+}
+
+/** One open Server-Sent Events response. */
+export interface EventStream {
+  send(event: string, data: unknown, id?: string): void;
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** Tracks open event streams so shutdown can end them and /health can count them. */
+export class EventStreamHub {
+  private readonly streams = new Set<EventStream>();
+
+  constructor(private readonly defaults: EventStreamOptions = {}) {}
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Turns the response into an event stream; the returned stream closes itself when the client leaves. */
+  open(req: Request, res: Response, options: EventStreamOptions = {}): EventStream {
+    const heartbeatMs = options.heartbeatMs ?? this.defaults.heartbeatMs ?? 15_000;
+    const maxBuffered = options.maxBufferedBytes ?? this.defaults.maxBufferedBytes ?? 1024 * 1024;
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write(`retry: 3000\n: connected\n\n`);
+
+    let closed = false;
+    const streams = this.streams;
+    const write = (chunk: string) => {
+      if (closed) return;
+      if (res.writableLength > maxBuffered) {
+        stream.close();
+        return;
+      }
+      res.write(chunk);
+    };
+    const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), heartbeatMs);
+    heartbeat.unref();
+    const stream: EventStream = {
+      send(event, data, id) {
+        const lines = JSON.stringify(data);
+        write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${lines}\n\n`);
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        clearInterval(heartbeat);
+        streams.delete(stream);
+        res.end();
+        // A client that stopped reading never drains; do not wait for it.
+        if (res.writableLength > 0) res.destroy();
+      },
+      get closed() {
+        return closed;
+      },
+    };
+    this.streams.add(stream);
+    req.on('close', () => stream.close());
+    return stream;
+  }
+
+  /** Ends every open stream (used on shutdown). */
+  closeAll(): void {
+    for (const stream of [...this.streams]) stream.close();
+  }
+}

@@ -1,0 +1,14 @@
+import { createLogger } from '@homeops/common';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+
+describe('GET /health', () => {
+  it('reports the service name and the spec version 0.0.7', async () => {
+    const app = createApp({ logger: createLogger({ service: 'test', level: 'silent' }) }, { API_KEY: undefined });
+    const res = await request(app).get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', service: 'notifications', version: '0.0.7' });
+    expect(res.body.uptimeSeconds).toEqual(expect.any(Number));
+  });
+});
