@@ -1,0 +1,66 @@
+/** Which implementation of DeviceCloud serves the account. */
+export type CloudBackend = 'meross' | 'simulator';
+
+/** The life of the cloud session, as /health reports it. */
+export type CloudSessionState = 'connecting' | 'connected' | 'backing-off' | 'failed';
+
+/** Where the cloud session stands; never carries a secret. */
+export interface CloudStatus {
+  backend: CloudBackend;
+  state: CloudSessionState;
+  /** The last failure of the session (login, API or broker), if any. */
+  lastError: { code: string | number | null; message: string; at: string } | null;
+  /** When the next login/connection attempt is due while backing off (ISO time). */
+  retryAt: string | null;
+}
+
+/** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
+export interface CloudChannel {
+  channel: number;
+  name: string;
+}
+
+/** A device as the cloud describes it, before the service adds state. */
+export interface CloudDevice {
+  uuid: string;
+  name: string;
+  type: string;
+  online: boolean;
+  /** The command channel (MQTT) to this device is connected. */
+  commandReady: boolean;
+  /** The device can be switched (it reports togglex or toggle). */
+  switchable: boolean;
+  channels: CloudChannel[];
+  firmware?: string;
+  hardware?: string;
+}
+
+/** Something that changed on the cloud side: a push, a command's effect, a session change. */
+export type CloudEvent =
+  | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
+  | { type: 'online'; uuid: string; online: boolean }
+  | { type: 'device'; device: CloudDevice }
+  | { type: 'session'; status: CloudStatus };
+
+/**
+ * The account's devices as one backend (the Meross cloud, or the simulator) sees them.
+ * Failures are AppErrors: CLOUD_UNAVAILABLE (session not up / backing off, with retryAfterSeconds),
+ * CLOUD_TIMEOUT (no answer in time), CLOUD_ERROR (the cloud or device answered with an error),
+ * DEVICE_NOT_FOUND, DEVICE_NOT_CONTROLLABLE.
+ */
+export interface DeviceCloud {
+  readonly backend: CloudBackend;
+  /** Starts the session in the background; resolves at once and never rejects because the cloud is down. */
+  start(): Promise<void>;
+  /** Closes the session (broker connections, timers); does not log out, so the token stays reusable. */
+  stop(): Promise<void>;
+  status(): CloudStatus;
+  /** The account's device list, fetched from the cloud now; rejects (never returns []) when the answer is not trustworthy. */
+  listDevices(): Promise<CloudDevice[]>;
+  /** Reads every channel's state from the device (Appliance.System.All). */
+  readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
+  /** Switches one channel and resolves once the device acknowledged it. */
+  setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
+  /** Subscribes to cloud events; returns the unsubscribe function. */
+  onEvent(listener: (event: CloudEvent) => void): () => void;
+}
