@@ -1,0 +1,52 @@
+import type { Priority } from './notification.js';
+
+/** One message as the provider should deliver it. */
+export interface PushMessage {
+  title: string;
+  message: string;
+  priority: Priority;
+  sound?: string;
+  url?: string;
+  urlTitle?: string;
+  html?: boolean;
+  ttl?: number;
+  device?: string;
+  /** Images only; Pushover shows them inline. */
+  attachment?: { filename: string; contentType: string; data: Buffer };
+}
+
+/** What the provider returns for an accepted message. */
+export interface PushReceipt {
+  /** Provider's request id. */
+  request: string;
+  /** Emergency priority only: the receipt to poll acknowledgement with. */
+  receipt?: string;
+}
+
+/** Why a send failed, and whether trying again can help. */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly details: { status?: number; errors?: string[]; quotaExhausted?: boolean } = {},
+  ) {
+    super(message);
+    this.name = 'DeliveryError';
+  }
+}
+
+/** Provider diagnostics for /health; never carries a secret. */
+export interface ProviderStatus {
+  enabled: boolean;
+  lastSuccessAt: string | null;
+  lastError: { message: string; at: string } | null;
+  /** From X-Limit-App-Remaining / X-Limit-App-Reset, when the provider sent them. */
+  quota: { limit: number | null; remaining: number | null; resetAt: string | null } | null;
+}
+
+/** Sends push messages (Pushover in production); rejects with DeliveryError. */
+export interface PushProvider {
+  readonly enabled: boolean;
+  send(message: PushMessage): Promise<PushReceipt>;
+  status(): ProviderStatus;
+}
