@@ -1,0 +1,99 @@
+import { AppError } from '@homeops/common';
+import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
+import { cloneRecord, NotificationIndex } from '../../src/adapters/storage/notification-index.js';
+import type { NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
+import type {
+  ListQuery,
+  NotificationPage,
+  NotificationRepository,
+  StorageStats,
+} from '../../src/domain/notification-repository.js';
+
+/**
+ * NotificationRepository without a disk, with the same indexes and semantics as the YAML one. Records every
+ * mutating call in `calls`; `failWrites = true` makes writes reject with STORAGE_UNAVAILABLE like a full disk.
+ */
+export class InMemoryNotificationRepository implements NotificationRepository {
+  readonly calls: string[] = [];
+  failWrites = false;
+  private readonly index = new NotificationIndex();
+  private lastWriteAt: string | null = null;
+  private lastError: string | null = null;
+
+  constructor(initial: NotificationRecord[] = []) {
+    for (const record of initial) this.index.put(cloneRecord(record));
+  }
+
+  async open(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async insert(record: NotificationRecord): Promise<void> {
+    this.write(`insert ${record.id}`);
+    if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
+    this.index.put(cloneRecord(record));
+  }
+
+  async update(id: string, patch: NotificationPatch): Promise<NotificationRecord | undefined> {
+    this.write(`update ${id}`);
+    const current = this.index.get(id);
+    if (current === undefined) return undefined;
+    const next = applyPatch(current, patch);
+    this.index.put(next);
+    return cloneRecord(next);
+  }
+
+  async markAllRead(recipient: string, readAt: string): Promise<number> {
+    this.write(`markAllRead ${recipient}`);
+    const unread = this.index.unreadOf(recipient);
+    for (const record of unread) this.index.put(applyPatch(record, { read: true, readAt }));
+    return unread.length;
+  }
+
+  async remove(id: string): Promise<NotificationRecord | undefined> {
+    this.write(`remove ${id}`);
+    const removed = this.index.delete(id);
+    return removed === undefined ? undefined : cloneRecord(removed.record);
+  }
+
+  get(id: string): NotificationRecord | undefined {
+    const record = this.index.get(id);
+    return record === undefined ? undefined : cloneRecord(record);
+  }
+
+  list(recipient: string, query: ListQuery): NotificationPage {
+    return this.index.list(recipient, query);
+  }
+
+  pending(): NotificationRecord[] {
+    return this.index.pending().map(cloneRecord);
+  }
+
+  async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
+    this.write('prune');
+    const removed = this.index.selectPrunable(rule);
+    for (const record of removed) this.index.delete(record.id);
+    return removed.map(cloneRecord);
+  }
+
+  stats(): StorageStats {
+    return {
+      path: ':memory:',
+      writable: !this.failWrites,
+      records: this.index.size,
+      fileBytes: 0,
+      lastWriteAt: this.lastWriteAt,
+      lastError: this.lastError,
+    };
+  }
+
+  private write(call: string): void {
+    this.calls.push(call);
+    if (this.failWrites) {
+      this.lastError = 'Simulated write failure';
+      throw new AppError('STORAGE_UNAVAILABLE');
+    }
+    this.lastWriteAt = new Date().toISOString();
+    this.lastError = null;
+  }
+}
