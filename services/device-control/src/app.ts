@@ -1,17 +1,34 @@
-import { Api, createHttpApp, type Logger } from '@homeops/common';
+import { Api, createHttpApp, type EventStreamHub, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import type { Config } from './config.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import type { DeviceCloud } from './domain/device-cloud.js';
+import type { DeviceService } from './domain/device.service.js';
+import { registerDeviceRoutes } from './http/devices.router.js';
+import { registerEventRoutes } from './http/events.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
+import { requireJsonBody } from './http/require-json-body.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
-/** What the app needs from the outside world; tests pass fakes. */
+/** What the app needs from the outside world; tests pass a fake cloud and a service built on it. */
 export interface AppDeps {
   logger: Logger;
+  cloud: DeviceCloud;
+  devices: DeviceService;
+  hub: EventStreamHub;
+  clock?: Clock;
 }
 
-/** Builds the Express app; never listens. */
+/** Builds the Express app; never listens and starts nothing (the entry file starts the device service). */
 export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Express {
-  const api = new Api({ title: SERVICE_NAME, version: SERVICE_VERSION });
-  registerHealthRoutes(api, Date.now());
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY });
+  const clock = deps.clock ?? systemClock;
+  const api = new Api({
+    title: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    description: 'Lists the devices of a Meross cloud account and switches their channels.',
+  });
+  registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now() });
+  registerDeviceRoutes(api, deps.devices);
+  registerEventRoutes(api, deps.devices, deps.hub);
+  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, beforeJson: [requireJsonBody] });
 }

@@ -1,16 +1,120 @@
-import { ApiKeySchema, LogLevelSchema, loadConfigOrExit, z } from '@homeops/common';
+import { ApiKeySchema, LogLevelSchema, loadConfig, loadConfigOrExit, z, type LoadConfigOptions } from '@homeops/common';
+import type { DeviceServiceOptions } from './domain/device.service.js';
 
-/** Every variable of device-control; `.env.example` and the README list the same names. */
-export const ConfigSchema = z.object({
+type Env = Record<string, string | undefined>;
+
+/** The names users of the original service have in their `.env`; the CLOUD_ names win when both are set. */
+const ALIASES: Record<string, string> = { MEROSS_EMAIL: 'CLOUD_EMAIL', MEROSS_PASSWORD: 'CLOUD_PASSWORD' };
+
+function applyAliases(env: unknown): unknown {
+  if (typeof env !== 'object' || env === null) return env;
+  const merged: Env = { ...(env as Env) };
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    if (merged[name] === undefined && merged[alias] !== undefined) merged[name] = merged[alias];
+  }
+  return merged;
+}
+
+/** Any `https://host[:port]`; the value is never echoed back in an error because it may be private. */
+const CloudApiUrlSchema = z
+  .string()
+  .default('https://iotx.meross.com')
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a URL such as https://iotx-eu.meross.com' });
+      return;
+    }
+    if (url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use https://' });
+    if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'must not contain credentials' });
+    if (url.pathname !== '/' || url.search || url.hash) {
+      ctx.addIssue({ code: 'custom', message: 'must be only scheme, host and port (no path)' });
+    }
+  })
+  .transform((value) => new URL(value).origin);
+
+const positiveInt = (min: number, max: number, fallback: number) =>
+  z.coerce.number().int(`must be an integer`).min(min).max(max).default(fallback);
+
+const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: LogLevelSchema,
   API_KEY: ApiKeySchema,
+  CLOUD_EMAIL: z.string().min(3, 'must be the e-mail address of the Meross account').optional(),
+  CLOUD_PASSWORD: z.string().min(1).optional(),
+  CLOUD_MFA_CODE: z.string().regex(/^\d{6}$/, 'must be the 6-digit code of the authenticator app').optional(),
+  CLOUD_API_URL: CloudApiUrlSchema,
+  CLOUD_TOKEN_FILE: z.string().min(1).default('./data/cloud-token.json'),
+  CLOUD_BACKEND: z.enum(['meross', 'simulator']).optional(),
+  /** Account-wide, all devices together; Meross cuts off accounts that send too much. */
+  CLOUD_MAX_COMMANDS_PER_MINUTE: positiveInt(1, 600, 30),
+  /** 0 turns the periodic sync off (startup and POST /devices/sync still run). */
+  CLOUD_SYNC_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(0)
+    .max(86_400)
+    .default(300)
+    .refine((s) => s === 0 || s >= 10, 'must be 0 (off) or at least 10'),
+  CLOUD_REQUEST_TIMEOUT_MS: positiveInt(100, 120_000, 10_000),
+  CLOUD_COMMAND_TIMEOUT_MS: positiveInt(100, 120_000, 5_000),
+  SSE_HEARTBEAT_SECONDS: positiveInt(1, 3_600, 15),
+  /** Devices the simulator adds beyond its three fixed ones (benchmarks, demos). */
+  SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
 });
 
+/** Every variable of device-control; `.env.example` and the README list the same names. */
+export const ConfigSchema = z
+  .preprocess(applyAliases, EnvSchema)
+  .superRefine((env, ctx) => {
+    const hasEmail = env.CLOUD_EMAIL !== undefined;
+    const hasPassword = env.CLOUD_PASSWORD !== undefined;
+    if (hasEmail !== hasPassword) {
+      const missing = hasEmail ? 'CLOUD_PASSWORD' : 'CLOUD_EMAIL';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other account variable is set' });
+    }
+    if (env.CLOUD_BACKEND === 'meross' && !hasEmail && !hasPassword) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CLOUD_BACKEND'],
+        message: 'meross needs CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL and MEROSS_PASSWORD)',
+      });
+    }
+  })
+  .transform((env) => {
+    const hasCredentials = env.CLOUD_EMAIL !== undefined && env.CLOUD_PASSWORD !== undefined;
+    return {
+      ...env,
+      CLOUD_BACKEND: env.CLOUD_BACKEND ?? (hasCredentials ? ('meross' as const) : ('simulator' as const)),
+      /** True when no backend was chosen and no credentials exist: main warns loudly. */
+      simulatorByDefault: env.CLOUD_BACKEND === undefined && !hasCredentials,
+    };
+  });
+
+/** The validated configuration of device-control. */
 export type Config = z.infer<typeof ConfigSchema>;
+
+const LOAD_OPTIONS = { service: 'device-control', portVariable: 'DEVICE_CONTROL_PORT' } as const;
+
+/** Parses a given environment (tests, tools); throws ConfigError naming each bad variable, never a value. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  return loadConfig(ConfigSchema, { ...LOAD_OPTIONS, env } satisfies LoadConfigOptions);
+}
 
 /** Reads the environment (and `.env` files); exits with every problem listed when it is invalid. */
 export function readConfig(): Config {
-  return loadConfigOrExit(ConfigSchema, { service: 'device-control', portVariable: 'DEVICE_CONTROL_PORT' });
+  return loadConfigOrExit(ConfigSchema, LOAD_OPTIONS);
+}
+
+/** The device service's limits and timings, from the config. */
+export function deviceServiceOptions(config: Config): DeviceServiceOptions {
+  return {
+    maxCommandsPerMinute: config.CLOUD_MAX_COMMANDS_PER_MINUTE,
+    syncIntervalSeconds: config.CLOUD_SYNC_INTERVAL_SECONDS,
+    requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
+    commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+  };
 }

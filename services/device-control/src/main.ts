@@ -1,9 +1,56 @@
-import { createLogger, serve } from '@homeops/common';
+import { createLogger, EventStreamHub, serve, type Logger } from '@homeops/common';
+import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp } from './app.js';
-import { readConfig } from './config.js';
+import { deviceServiceOptions, readConfig, type Config } from './config.js';
+import type { DeviceCloud } from './domain/device-cloud.js';
+import { DeviceService } from './domain/device.service.js';
 import { SERVICE_NAME } from './version.js';
+
+/** The one place that chooses the cloud backend. */
+function createCloud(config: Config, logger: Logger): DeviceCloud {
+  switch (config.CLOUD_BACKEND) {
+    case 'simulator':
+      if (config.simulatorByDefault) {
+        logger.warn(
+          '*** NO CLOUD CREDENTIALS: running the in-memory SIMULATOR, not your Meross account. ' +
+            'Set CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL/MEROSS_PASSWORD) to control real devices. ***',
+        );
+      }
+      return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES });
+    case 'meross':
+      // The Meross adapter (./adapters/meross/meross-cloud.adapter.js) is constructed here once it is ready.
+      throw new Error(
+        'CLOUD_BACKEND=meross is not available in this build yet; set CLOUD_BACKEND=simulator or remove the credentials',
+      );
+  }
+}
 
 const config = readConfig();
 const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
-const app = createApp({ logger }, config);
-await serve({ app, port: config.PORT, host: config.HOST, logger, handleSignals: true });
+let cloud: DeviceCloud;
+try {
+  cloud = createCloud(config, logger);
+} catch (err) {
+  logger.fatal({ error: (err as Error).message }, 'cannot start the cloud backend');
+  process.exit(1);
+}
+const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000 });
+const devices = new DeviceService(cloud, deviceServiceOptions(config), logger);
+const app = createApp({ logger, cloud, devices, hub }, config);
+await serve({
+  app,
+  port: config.PORT,
+  host: config.HOST,
+  logger,
+  handleSignals: true,
+  close: async () => {
+    hub.closeAll();
+    await devices.stop();
+  },
+});
+try {
+  await devices.start();
+} catch (err) {
+  // The service keeps answering (503 on device calls, degraded /health) and syncs when the session comes up.
+  logger.error({ error: (err as Error).message }, 'device service did not start cleanly');
+}

@@ -1,0 +1,85 @@
+import type { CloudDevice } from '../../domain/device-cloud.js';
+
+/** A simulated device: its description and the state of each channel. */
+export interface SimulatedDevice {
+  device: CloudDevice;
+  states: Map<number, boolean>;
+}
+
+function simulated(device: CloudDevice, initial: boolean[]): SimulatedDevice {
+  return { device, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])) };
+}
+
+/** The quick-start account: a plug, a four-channel strip with named outlets, and a plug that is offline. */
+export function defaultSimulatedDevices(): SimulatedDevice[] {
+  return [
+    simulated(
+      {
+        uuid: 'sim-plug-0001',
+        name: 'Desk Lamp',
+        type: 'mss310',
+        online: true,
+        commandReady: true,
+        switchable: true,
+        channels: [{ channel: 0, name: 'Desk Lamp' }],
+        firmware: '6.1.8',
+        hardware: '6.0.0',
+      },
+      [false],
+    ),
+    simulated(
+      {
+        uuid: 'sim-strip-0001',
+        name: 'Living Room Strip',
+        type: 'mss425f',
+        online: true,
+        commandReady: true,
+        switchable: true,
+        channels: [
+          { channel: 0, name: 'TV' },
+          { channel: 1, name: 'Speakers' },
+          { channel: 2, name: 'Floor Lamp' },
+          { channel: 3, name: 'USB' },
+        ],
+        firmware: '4.2.3',
+        hardware: '4.0.0',
+      },
+      [true, false, false, true],
+    ),
+    simulated(
+      {
+        uuid: 'sim-plug-0002',
+        name: 'Garage Heater',
+        type: 'mss110',
+        online: false,
+        commandReady: false,
+        switchable: true,
+        channels: [{ channel: 0, name: 'Garage Heater' }],
+        firmware: '2.1.17',
+        hardware: '2.0.0',
+      },
+      [false],
+    ),
+  ];
+}
+
+/** `count` further single-channel plugs (benchmarks with many devices). */
+export function extraSimulatedDevices(count: number): SimulatedDevice[] {
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i + 1).padStart(4, '0');
+    return simulated(
+      {
+        uuid: `sim-extra-${n}`,
+        name: `Plug ${n}`,
+        type: 'mss110',
+        online: true,
+        commandReady: true,
+        switchable: true,
+        channels: [{ channel: 0, name: `Plug ${n}` }],
+        firmware: '2.1.17',
+        hardware: '2.0.0',
+      },
+      [i % 2 === 0],
+    );
+  });
+}

@@ -1,0 +1,138 @@
+import { AppError } from '@homeops/common';
+import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
+import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
+
+export interface SimulatorOptions {
+  /** Devices beyond the three quick-start ones. */
+  extraDevices?: number;
+  /** Replaces the quick-start devices entirely (tests). */
+  devices?: SimulatedDevice[];
+  /** Simulated round trip of each cloud call. */
+  latencyMs?: number;
+}
+
+function copyDevice(device: CloudDevice): CloudDevice {
+  return { ...device, channels: device.channels.map((c) => ({ ...c })) };
+}
+
+/** An in-memory account that behaves like the Meross cloud: commands, pushes, presence and list changes. */
+export class SimulatorCloud implements DeviceCloud {
+  readonly backend = 'simulator' as const;
+  private readonly devices = new Map<string, SimulatedDevice>();
+  private readonly listeners = new Set<(event: CloudEvent) => void>();
+  private readonly latencyMs: number;
+  private state: CloudStatus['state'] = 'connecting';
+
+  constructor(options: SimulatorOptions = {}) {
+    this.latencyMs = options.latencyMs ?? 0;
+    const devices = options.devices ?? defaultSimulatedDevices();
+    for (const d of [...devices, ...extraSimulatedDevices(options.extraDevices ?? 0)]) this.devices.set(d.device.uuid, d);
+  }
+
+  async start(): Promise<void> {
+    this.setState('connected');
+  }
+
+  async stop(): Promise<void> {
+    this.setState('connecting');
+  }
+
+  status(): CloudStatus {
+    return { backend: this.backend, state: this.state, lastError: null, retryAt: null };
+  }
+
+  async listDevices(): Promise<CloudDevice[]> {
+    await this.roundTrip();
+    this.assertSession();
+    return [...this.devices.values()].map((d) => copyDevice(d.device));
+  }
+
+  async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
+    await this.roundTrip();
+    const { states } = this.assertReachable(uuid);
+    return [...states].map(([channel, on]) => ({ channel, on }));
+  }
+
+  async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
+    await this.roundTrip();
+    const { states } = this.assertReachable(uuid);
+    if (!states.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no channel ${channel}`);
+    states.set(channel, on);
+    this.emit({ type: 'channel', uuid, channel, on, source: 'command' });
+  }
+
+  onEvent(listener: (event: CloudEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Someone pressed the device's button (or used the vendor app): the state flips and the cloud pushes it. */
+  pressButton(uuid: string, channel = 0): boolean {
+    const states = this.assertKnown(uuid).states;
+    const on = !states.get(channel);
+    states.set(channel, on);
+    this.emit({ type: 'channel', uuid, channel, on, source: 'push' });
+    return on;
+  }
+
+  /** The device lost or regained its connection to the cloud. */
+  setOnline(uuid: string, online: boolean): void {
+    const { device } = this.assertKnown(uuid);
+    device.online = online;
+    device.commandReady = online;
+    // The real cloud reports presence, and the command channel follows once the device reconnects.
+    this.emit({ type: 'device', device: copyDevice(device) });
+    this.emit({ type: 'online', uuid, online });
+  }
+
+  /** Account changes that the service sees on its next sync. */
+  addDevice(device: SimulatedDevice): void {
+    this.devices.set(device.device.uuid, device);
+  }
+
+  removeDevice(uuid: string): void {
+    this.devices.delete(uuid);
+  }
+
+  renameDevice(uuid: string, name: string): void {
+    this.assertKnown(uuid).device.name = name;
+  }
+
+  /** The state the simulated hardware is in (what a test or demo would see on the device itself). */
+  channelState(uuid: string, channel: number): boolean | undefined {
+    return this.devices.get(uuid)?.states.get(channel);
+  }
+
+  private assertKnown(uuid: string): SimulatedDevice {
+    const device = this.devices.get(uuid);
+    if (!device) throw new AppError('DEVICE_NOT_FOUND', `Device ${uuid} not found`);
+    return device;
+  }
+
+  private assertSession(): void {
+    if (this.state !== 'connected') {
+      throw new AppError('CLOUD_UNAVAILABLE', 'The simulated cloud session is not started', { retryAfterSeconds: 1 });
+    }
+  }
+
+  private assertReachable(uuid: string): SimulatedDevice {
+    this.assertSession();
+    const device = this.assertKnown(uuid);
+    if (!device.device.online) throw new AppError('DEVICE_NOT_CONTROLLABLE');
+    return device;
+  }
+
+  private setState(state: CloudStatus['state']): void {
+    this.state = state;
+    this.emit({ type: 'session', status: this.status() });
+  }
+
+  private emit(event: CloudEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private roundTrip(): Promise<void> {
+    if (this.latencyMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => setTimeout(resolve, this.latencyMs).unref());
+  }
+}

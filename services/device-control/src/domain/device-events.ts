@@ -1,0 +1,15 @@
+import type { CloudStatus } from './device-cloud.js';
+import type { Device } from './device.js';
+import type { SyncResult } from './device-registry.js';
+
+/** What the service tells live listeners (GET /events): state, presence, sync and session changes. */
+export type DeviceEvent =
+  | { type: 'channel'; uuid: string; name: string; channel: number; on: boolean; source: 'command' | 'push' | 'read' }
+  | { type: 'online'; uuid: string; name: string; online: boolean; controllable: boolean }
+  | { type: 'device'; device: Device }
+  | { type: 'device-removed'; uuid: string; name: string }
+  | { type: 'sync'; ok: true; at: string; result: SyncResult }
+  | { type: 'sync'; ok: false; at: string; error: string }
+  | { type: 'session'; status: CloudStatus };
+
+export type DeviceEventListener = (event: DeviceEvent) => void;

@@ -1,0 +1,144 @@
+import type { CloudDevice } from './device-cloud.js';
+import type { DeviceEvent } from './device-events.js';
+import { copyDevice, isControllable, type ChannelState, type Device } from './device.js';
+
+/** What one synchronization changed. */
+export interface SyncResult {
+  total: number;
+  added: number;
+  removed: number;
+  updated: number;
+}
+
+type Emit = (event: DeviceEvent) => void;
+
+function sameDescription(device: Device, cloud: CloudDevice): boolean {
+  return (
+    device.name === cloud.name &&
+    device.type === cloud.type &&
+    device.online === cloud.online &&
+    device.commandReady === cloud.commandReady &&
+    device.switchable === cloud.switchable &&
+    device.firmware === cloud.firmware &&
+    device.hardware === cloud.hardware &&
+    device.channels.length === cloud.channels.length &&
+    device.channels.every((c, i) => c.channel === cloud.channels[i]?.channel && c.name === cloud.channels[i]?.name)
+  );
+}
+
+function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string): Device {
+  const known = new Map((previous?.channels ?? []).map((c) => [c.channel, c.on]));
+  // A device that was offline may have been switched by hand or lost power: its states are unknown again.
+  const keepStates = previous !== undefined && previous.online && cloud.online;
+  const channels: ChannelState[] = cloud.channels.map((c) => ({
+    channel: c.channel,
+    name: c.name,
+    on: keepStates ? (known.get(c.channel) ?? null) : null,
+  }));
+  const device: Device = {
+    uuid: cloud.uuid,
+    name: cloud.name,
+    type: cloud.type,
+    online: cloud.online,
+    commandReady: cloud.commandReady,
+    switchable: cloud.switchable,
+    channels,
+    lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
+  };
+  if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
+  if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
+  return device;
+}
+
+/** The known devices and their channel states; every change goes through here and is announced once. */
+export class DeviceRegistry {
+  private readonly devices = new Map<string, Device>();
+
+  constructor(private readonly emit: Emit) {}
+
+  list(): Device[] {
+    return [...this.devices.values()].map(copyDevice);
+  }
+
+  get(uuid: string): Device | undefined {
+    const device = this.devices.get(uuid);
+    return device && copyDevice(device);
+  }
+
+  counts(): { total: number; online: number; controllable: number } {
+    const all = [...this.devices.values()];
+    return {
+      total: all.length,
+      online: all.filter((d) => d.online).length,
+      controllable: all.filter(isControllable).length,
+    };
+  }
+
+  /** Makes the known list equal to the cloud's: new ones added, missing ones removed, changed ones updated. */
+  reconcile(cloudDevices: CloudDevice[], nowIso: string): SyncResult {
+    const incoming = new Map(cloudDevices.map((d) => [d.uuid, d]));
+    const result: SyncResult = { total: incoming.size, added: 0, removed: 0, updated: 0 };
+    for (const [uuid, device] of this.devices) {
+      if (incoming.has(uuid)) continue;
+      this.devices.delete(uuid);
+      result.removed += 1;
+      this.emit({ type: 'device-removed', uuid, name: device.name });
+    }
+    for (const cloud of incoming.values()) {
+      const previous = this.devices.get(cloud.uuid);
+      if (previous && sameDescription(previous, cloud)) {
+        if (cloud.online) previous.lastSeenAt = nowIso;
+        continue;
+      }
+      if (previous) result.updated += 1;
+      else result.added += 1;
+      this.store(cloud, nowIso);
+    }
+    return result;
+  }
+
+  /** A new description of a known device (e.g. its command channel came up); devices enter only by sync. */
+  update(cloud: CloudDevice, nowIso: string): void {
+    const previous = this.devices.get(cloud.uuid);
+    if (previous && !sameDescription(previous, cloud)) this.store(cloud, nowIso);
+  }
+
+  private store(cloud: CloudDevice, nowIso: string): void {
+    const previous = this.devices.get(cloud.uuid);
+    const device = describe(cloud, previous, nowIso);
+    this.devices.set(cloud.uuid, device);
+    this.emit({ type: 'device', device: copyDevice(device) });
+    if (previous && previous.online !== device.online) {
+      const { uuid, name, online } = device;
+      this.emit({ type: 'online', uuid, name, online, controllable: isControllable(device) });
+    }
+  }
+
+  /** Forgets a channel's state (e.g. a command whose outcome is unknown); the next toggle reads it first. */
+  forgetChannel(uuid: string, channel: number): void {
+    const state = this.devices.get(uuid)?.channels.find((c) => c.channel === channel);
+    if (state) state.on = null;
+  }
+
+  /** Records a channel state; announces it only when it changed. Unknown devices or channels are ignored. */
+  setChannel(uuid: string, channel: number, on: boolean, source: 'command' | 'push' | 'read', nowIso: string): void {
+    const device = this.devices.get(uuid);
+    const state = device?.channels.find((c) => c.channel === channel);
+    if (!device || !state) return;
+    device.lastSeenAt = nowIso;
+    if (state.on === on) return;
+    state.on = on;
+    this.emit({ type: 'channel', uuid, name: device.name, channel, on, source });
+  }
+
+  /** Records presence; channel states become unknown while a device is away. */
+  setOnline(uuid: string, online: boolean, nowIso: string): void {
+    const device = this.devices.get(uuid);
+    if (!device) return;
+    if (online) device.lastSeenAt = nowIso;
+    if (device.online === online) return;
+    device.online = online;
+    if (!online) for (const c of device.channels) c.on = null;
+    this.emit({ type: 'online', uuid, name: device.name, online, controllable: isControllable(device) });
+  }
+}

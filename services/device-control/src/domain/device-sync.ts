@@ -1,0 +1,111 @@
+import type { Logger } from '@homeops/common';
+import { callCloud } from './cloud-call.js';
+import type { Clock } from './clock.js';
+import type { CloudDevice, DeviceCloud } from './device-cloud.js';
+import type { DeviceEvent } from './device-events.js';
+import type { DeviceRegistry, SyncResult } from './device-registry.js';
+
+/** The last synchronization, as /health shows it. */
+export interface SyncStatus {
+  /** When the last sync finished (ISO time), or null before the first one. */
+  lastAt: string | null;
+  ok: boolean | null;
+  error: string | null;
+  lastSuccessAt: string | null;
+  lastResult: SyncResult | null;
+  intervalSeconds: number;
+}
+
+interface DeviceSyncDeps {
+  cloud: DeviceCloud;
+  registry: DeviceRegistry;
+  clock: Clock;
+  logger: Logger;
+  intervalSeconds: number;
+  timeoutMs: number;
+  publish: (event: DeviceEvent) => void;
+  afterSync: () => void;
+}
+
+/** Keeps the known devices equal to the account's: at startup, periodically, on demand, and when the session comes up. */
+export class DeviceSync {
+  private running: Promise<SyncResult> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private state: SyncStatus;
+
+  constructor(private readonly deps: DeviceSyncDeps) {
+    this.state = {
+      lastAt: null,
+      ok: null,
+      error: null,
+      lastSuccessAt: null,
+      lastResult: null,
+      intervalSeconds: deps.intervalSeconds,
+    };
+  }
+
+  status(): SyncStatus {
+    return { ...this.state };
+  }
+
+  /** The first sync (a failure is logged, not thrown: the session may still be connecting), then the periodic one. */
+  async start(): Promise<void> {
+    await this.runLogged('startup');
+    if (this.deps.intervalSeconds > 0 && !this.timer) {
+      this.timer = setInterval(() => void this.runLogged('periodic'), this.deps.intervalSeconds * 1000);
+      this.timer.unref();
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The cloud session (re)connected: catch up if the last sync did not succeed. */
+  onSessionUp(): void {
+    if (this.state.ok !== true) void this.runLogged('session up');
+  }
+
+  /** One synchronization; concurrent callers share it. A failure leaves the known devices untouched. */
+  run(): Promise<SyncResult> {
+    this.running ??= this.synchronize().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async runLogged(reason: string): Promise<void> {
+    try {
+      const result = await this.run();
+      this.deps.logger.info({ reason, ...result }, 'devices synchronized');
+    } catch (err) {
+      this.deps.logger.warn({ reason, error: (err as Error).message }, 'device sync failed; keeping the known devices');
+    }
+  }
+
+  private async synchronize(): Promise<SyncResult> {
+    const { cloud, clock } = this.deps;
+    let devices: CloudDevice[];
+    try {
+      devices = await callCloud(() => cloud.listDevices(), {
+        what: 'the device list',
+        timeoutMs: this.deps.timeoutMs,
+        status: () => cloud.status(),
+        now: () => clock.now(),
+      });
+    } catch (err) {
+      const at = new Date(clock.now()).toISOString();
+      const error = (err as Error).message;
+      this.state = { ...this.state, lastAt: at, ok: false, error };
+      this.deps.publish({ type: 'sync', ok: false, at, error });
+      throw err;
+    }
+    const at = new Date(clock.now()).toISOString();
+    const result = this.deps.registry.reconcile(devices, at);
+    this.state = { ...this.state, lastAt: at, ok: true, error: null, lastSuccessAt: at, lastResult: result };
+    this.deps.publish({ type: 'sync', ok: true, at, result });
+    this.deps.afterSync();
+    return result;
+  }
+}

@@ -1,0 +1,40 @@
+import type { CloudChannel, CloudDevice } from './device-cloud.js';
+
+/** One channel with what the service knows of its state: `null` while unknown. */
+export interface ChannelState extends CloudChannel {
+  on: boolean | null;
+}
+
+/** A device as the service knows it: the cloud's description plus channel states. */
+export interface Device extends Omit<CloudDevice, 'channels'> {
+  channels: ChannelState[];
+  /** Last time the device was seen online (sync, push or command acknowledgement), ISO time. */
+  lastSeenAt: string | null;
+}
+
+/** A device accepts commands only when it is online, its command channel is up and it can switch. */
+export function isControllable(device: Pick<Device, 'online' | 'commandReady' | 'switchable'>): boolean {
+  return device.online && device.commandReady && device.switchable;
+}
+
+/** A deep copy safe to hand out of the domain. */
+export function copyDevice(device: Device): Device {
+  return { ...device, channels: device.channels.map((c) => ({ ...c })) };
+}
+
+/** A device as callers see it: with `controllable` worked out. */
+export interface DeviceView extends Device {
+  controllable: boolean;
+}
+
+export function toDeviceView(device: Device): DeviceView {
+  return { ...copyDevice(device), controllable: isControllable(device) };
+}
+
+/** Why a device refuses commands, in words, or undefined when it accepts them. */
+export function describeNotControllable(device: Device): string | undefined {
+  if (!device.online) return 'the device is offline';
+  if (!device.commandReady) return 'the command channel to the device is not connected yet';
+  if (!device.switchable) return 'the device does not support switching';
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import { z } from '@homeops/common';
+
+const nonNegativeIntText = z
+  .string()
+  .regex(/^\d{1,6}$/, 'must be a non-negative integer')
+  .transform(Number);
+
+export const UuidParamsSchema = z.object({
+  uuid: z.string().min(1).max(128).openapi({ description: 'Device uuid as listed by GET /devices' }),
+});
+
+export const ChannelParamsSchema = UuidParamsSchema.extend({
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'Channel index (0 on single-channel plugs)' }),
+});
+
+export const ToggleBodySchema = z
+  .object({
+    channel: z.number().int('must be an integer').min(0, 'must not be negative').default(0),
+  })
+  .openapi('ToggleRequest');
+
+export const SetChannelBodySchema = z.object({ on: z.boolean() }).openapi('SetChannelRequest');
+
+export const ChannelSchema = z
+  .object({
+    channel: z.number().int(),
+    name: z.string(),
+    on: z.boolean().nullable().openapi({ description: 'null while the state is unknown' }),
+  })
+  .openapi('Channel');
+
+export const DeviceSchema = z
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    type: z.string(),
+    online: z.boolean(),
+    controllable: z.boolean().openapi({ description: 'online, command channel connected and switchable' }),
+    channels: z.array(ChannelSchema),
+    commandReady: z.boolean(),
+    switchable: z.boolean(),
+    firmware: z.string().nullable(),
+    hardware: z.string().nullable(),
+    lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),
+  })
+  .openapi('Device');
+
+export type DeviceBody = z.infer<typeof DeviceSchema>;
+
+export const CommandResultSchema = z
+  .object({
+    status: z.literal('success'),
+    device: z.string().openapi({ description: 'Name of the device' }),
+    action: z.enum(['toggle', 'on', 'off']),
+    channel: z.number().int(),
+    on: z.boolean().openapi({ description: 'The state of the channel after the command' }),
+  })
+  .openapi('CommandResult');
+
+export const SyncResultSchema = z
+  .object({
+    total: z.number().int(),
+    added: z.number().int(),
+    removed: z.number().int(),
+    updated: z.number().int(),
+  })
+  .openapi('SyncResult');

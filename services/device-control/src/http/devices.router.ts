@@ -1,0 +1,110 @@
+import type { Api } from '@homeops/common';
+import type { DeviceService } from '../domain/device.service.js';
+import type { DeviceView } from '../domain/device.js';
+import {
+  ChannelParamsSchema,
+  CommandResultSchema,
+  DeviceSchema,
+  SetChannelBodySchema,
+  SyncResultSchema,
+  ToggleBodySchema,
+  UuidParamsSchema,
+  type DeviceBody,
+} from './device.schemas.js';
+
+const COMMAND_ERRORS = [
+  'DEVICE_NOT_FOUND',
+  'DEVICE_NOT_CONTROLLABLE',
+  'MALFORMED_JSON',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'COMMAND_BUDGET_EXHAUSTED',
+  'CLOUD_ERROR',
+  'CLOUD_UNAVAILABLE',
+  'CLOUD_TIMEOUT',
+] as const;
+
+function toBody(d: DeviceView): DeviceBody {
+  return {
+    uuid: d.uuid,
+    name: d.name,
+    type: d.type,
+    online: d.online,
+    controllable: d.controllable,
+    channels: d.channels.map((c) => ({ channel: c.channel, name: c.name, on: c.on })),
+    commandReady: d.commandReady,
+    switchable: d.switchable,
+    firmware: d.firmware ?? null,
+    hardware: d.hardware ?? null,
+    lastSeenAt: d.lastSeenAt,
+  };
+}
+
+/** GET /devices, GET /devices/:uuid, toggle, switch and sync. */
+export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
+  api.route({
+    method: 'get',
+    path: '/devices',
+    summary: 'Every discovered device, offline and non-controllable ones included',
+    tags: ['devices'],
+    responses: { 200: { description: 'The known devices', schema: DeviceSchema.array() } },
+    handler: (_input, _req, res) => {
+      res.json(devices.listDevices().map(toBody));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/devices/sync',
+    summary: 'Synchronize the device list with the cloud now',
+    tags: ['devices'],
+    responses: { 200: { description: 'What the sync changed', schema: SyncResultSchema } },
+    errors: ['CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    handler: async (_input, _req, res) => {
+      res.json(await devices.sync());
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}',
+    summary: 'One device',
+    tags: ['devices'],
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'The device', schema: DeviceSchema } },
+    errors: ['DEVICE_NOT_FOUND'],
+    handler: ({ params }, _req, res) => {
+      res.json(toBody(devices.getDevice(params.uuid)));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/devices/{uuid}/toggle',
+    summary: 'Flip a channel (read from the device first when its state is unknown)',
+    tags: ['devices'],
+    params: UuidParamsSchema,
+    body: ToggleBodySchema,
+    responses: { 200: { description: 'The channel was flipped', schema: CommandResultSchema } },
+    errors: [...COMMAND_ERRORS],
+    handler: async ({ params, body }, _req, res) => {
+      const result = await devices.toggleChannel(params.uuid, body.channel);
+      res.json({ status: 'success', device: result.device, action: 'toggle', channel: result.channel, on: result.on });
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/devices/{uuid}/channels/{channel}',
+    summary: 'Switch a channel on or off (idempotent)',
+    tags: ['devices'],
+    params: ChannelParamsSchema,
+    body: SetChannelBodySchema,
+    responses: { 200: { description: 'The channel is in the requested state', schema: CommandResultSchema } },
+    errors: [...COMMAND_ERRORS],
+    handler: async ({ params, body }, _req, res) => {
+      const result = await devices.setChannel(params.uuid, params.channel, body.on);
+      const action = result.on ? 'on' : 'off';
+      res.json({ status: 'success', device: result.device, action, channel: result.channel, on: result.on });
+    },
+  });
+}

@@ -1,0 +1,222 @@
+import { AppError } from '@homeops/common';
+import type {
+  CloudBackend,
+  CloudDevice,
+  CloudEvent,
+  CloudSessionState,
+  CloudStatus,
+  DeviceCloud,
+} from '../../src/domain/device-cloud.js';
+
+/** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
+export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;
+
+type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel';
+
+/** A recorded call. */
+export interface FakeCall {
+  method: Method;
+  args: unknown[];
+}
+
+interface FakeDevice {
+  device: CloudDevice;
+  states: Map<number, boolean>;
+}
+
+/** A device description with test defaults: online, connected, switchable, one channel. */
+export function cloudDevice(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return {
+    name: `Device ${overrides.uuid}`,
+    type: 'mss310',
+    online: true,
+    commandReady: true,
+    switchable: true,
+    channels: [{ channel: 0, name: overrides.name ?? `Device ${overrides.uuid}` }],
+    ...overrides,
+  };
+}
+
+/** In-memory DeviceCloud for tests: records every call, can be told to fail, and pushes events on demand. */
+export class FakeDeviceCloud implements DeviceCloud {
+  readonly calls: FakeCall[] = [];
+  private readonly devices = new Map<string, FakeDevice>();
+  private readonly listeners = new Set<(event: CloudEvent) => void>();
+  private readonly failures = new Map<Method, FakeFailure[]>();
+  private readonly persistentFailures = new Map<Method, FakeFailure>();
+  private readonly holds: Array<() => void> = [];
+  private holding = false;
+  private state: CloudSessionState = 'connected';
+  private lastError: CloudStatus['lastError'] = null;
+  private retryAt: string | null = null;
+
+  constructor(
+    devices: CloudDevice[] = [],
+    readonly backend: CloudBackend = 'meross',
+  ) {
+    for (const d of devices) this.addDevice(d);
+  }
+
+  /** A plug, a four-channel strip, an offline plug, a plug whose command channel is down, and a sensor. */
+  static withDefaults(): FakeDeviceCloud {
+    return new FakeDeviceCloud([
+      cloudDevice({ uuid: 'plug-1', name: 'Desk Lamp' }),
+      cloudDevice({
+        uuid: 'strip-1',
+        name: 'Strip',
+        type: 'mss425f',
+        channels: ['TV', 'Speakers', 'Lamp', 'USB'].map((name, channel) => ({ channel, name })),
+      }),
+      cloudDevice({ uuid: 'offline-1', name: 'Garage', online: false, commandReady: false }),
+      cloudDevice({ uuid: 'unready-1', name: 'Kitchen', commandReady: false }),
+      cloudDevice({ uuid: 'sensor-1', name: 'Sensor', type: 'ms100', switchable: false }),
+    ]);
+  }
+
+  // --- DeviceCloud ---
+
+  async start(): Promise<void> {
+    this.calls.push({ method: 'start', args: [] });
+  }
+
+  async stop(): Promise<void> {
+    this.calls.push({ method: 'stop', args: [] });
+  }
+
+  status(): CloudStatus {
+    return { backend: this.backend, state: this.state, lastError: this.lastError, retryAt: this.retryAt };
+  }
+
+  async listDevices(): Promise<CloudDevice[]> {
+    await this.enter('listDevices', []);
+    return [...this.devices.values()].map((d) => ({ ...d.device, channels: d.device.channels.map((c) => ({ ...c })) }));
+  }
+
+  async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
+    await this.enter('readChannels', [uuid]);
+    const device = this.assertDevice(uuid);
+    return [...device.states].map(([channel, on]) => ({ channel, on }));
+  }
+
+  async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
+    await this.enter('setChannel', [uuid, channel, on]);
+    this.assertDevice(uuid).states.set(channel, on);
+  }
+
+  onEvent(listener: (event: CloudEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // --- Test controls ---
+
+  /** The next call of `method` fails this way (queue several with several calls). */
+  failNext(method: Method, failure: FakeFailure): this {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+    return this;
+  }
+
+  /** Every call of `method` fails this way until `recover`. */
+  failAlways(method: Method, failure: FakeFailure): this {
+    this.persistentFailures.set(method, failure);
+    return this;
+  }
+
+  recover(method: Method): this {
+    this.persistentFailures.delete(method);
+    return this;
+  }
+
+  /** setChannel calls wait until `release` (to observe serialization); returns how many are waiting. */
+  holdCommands(): void {
+    this.holding = true;
+  }
+
+  get heldCount(): number {
+    return this.holds.length;
+  }
+
+  releaseOne(): void {
+    this.holds.shift()?.();
+  }
+
+  releaseAll(): void {
+    this.holding = false;
+    for (const release of this.holds.splice(0)) release();
+  }
+
+  addDevice(device: CloudDevice, states: boolean[] = []): void {
+    const map = new Map(device.channels.map((c, i) => [c.channel, states[i] ?? false]));
+    this.devices.set(device.uuid, { device, states: map });
+  }
+
+  removeDevice(uuid: string): void {
+    this.devices.delete(uuid);
+  }
+
+  renameDevice(uuid: string, name: string): void {
+    this.assertDevice(uuid).device.name = name;
+  }
+
+  /** The state of the "hardware". */
+  stateOf(uuid: string, channel: number): boolean | undefined {
+    return this.devices.get(uuid)?.states.get(channel);
+  }
+
+  setState(uuid: string, channel: number, on: boolean): void {
+    this.assertDevice(uuid).states.set(channel, on);
+  }
+
+  /** A press on the physical button: the hardware flips and the cloud pushes it. */
+  pressButton(uuid: string, channel: number): boolean {
+    const states = this.assertDevice(uuid).states;
+    const on = !states.get(channel);
+    states.set(channel, on);
+    this.emit({ type: 'channel', uuid, channel, on, source: 'push' });
+    return on;
+  }
+
+  setOnline(uuid: string, online: boolean): void {
+    this.assertDevice(uuid).device.online = online;
+    this.emit({ type: 'online', uuid, online });
+  }
+
+  setSession(state: CloudSessionState, extra: Partial<Pick<CloudStatus, 'lastError' | 'retryAt'>> = {}): void {
+    this.state = state;
+    this.lastError = extra.lastError ?? null;
+    this.retryAt = extra.retryAt ?? null;
+    this.emit({ type: 'session', status: this.status() });
+  }
+
+  emit(event: CloudEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  callsOf(method: Method): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  private async enter(method: Method, args: unknown[]): Promise<void> {
+    this.calls.push({ method, args });
+    const failure = this.failures.get(method)?.shift() ?? this.persistentFailures.get(method);
+    if (failure) await fail(failure);
+    if (method === 'setChannel' && this.holding) await new Promise<void>((resolve) => this.holds.push(resolve));
+  }
+
+  private assertDevice(uuid: string): FakeDevice {
+    const device = this.devices.get(uuid);
+    if (!device) throw new AppError('DEVICE_NOT_FOUND', `Device ${uuid} not found`);
+    return device;
+  }
+}
+
+function fail(failure: FakeFailure): Promise<never> {
+  if (failure === 'timeout') return new Promise<never>(() => undefined);
+  if (failure === 'cloud-error') {
+    return Promise.reject(new AppError('CLOUD_ERROR', 'The cloud answered with error 5000: device busy'));
+  }
+  if (failure === 'unavailable') {
+    return Promise.reject(new AppError('CLOUD_UNAVAILABLE', 'Cloud session is backing off', { retryAfterSeconds: 42 }));
+  }
+  return Promise.reject(failure);
+}

@@ -1,0 +1,58 @@
+import { createLogger, EventStreamHub } from '@homeops/common';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
+import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+
+export interface TestApp {
+  app: Express;
+  cloud: FakeDeviceCloud;
+  devices: DeviceService;
+  hub: EventStreamHub;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  cloud?: FakeDeviceCloud;
+  service?: Partial<DeviceServiceOptions>;
+  apiKey?: string;
+  clock?: Clock;
+  heartbeatMs?: number;
+  /** Run the startup sync (default true). */
+  start?: boolean;
+}
+
+/** The real app and device service over a fake cloud, started like main does; short timeouts, no periodic sync. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
+  const logger = createLogger({ service: 'test', level: 'silent' });
+  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000 });
+  const devices = new DeviceService(
+    cloud,
+    {
+      maxCommandsPerMinute: 100,
+      syncIntervalSeconds: 0,
+      requestTimeoutMs: 200,
+      commandTimeoutMs: 100,
+      refreshStatesAfterSync: false,
+      ...options.service,
+    },
+    logger,
+    options.clock,
+  );
+  const app = createApp({ logger, cloud, devices, hub, ...(options.clock ? { clock: options.clock } : {}) }, {
+    API_KEY: options.apiKey,
+  });
+  if (options.start !== false) await devices.start();
+  return {
+    app,
+    cloud,
+    devices,
+    hub,
+    close: async () => {
+      hub.closeAll();
+      await devices.stop();
+    },
+  };
+}
