@@ -1,0 +1,119 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import Pushover from 'pushover-notifications';
+
+/** Where the messages endpoint lives, in the shape the library's `httpOptions` understands. */
+export interface PushoverEndpoint {
+  protocol: 'http:' | 'https:';
+  hostname: string;
+  port: number;
+  /** host:port, as the Host header must read. */
+  host: string;
+  path: string;
+  href: string;
+}
+
+/** What Pushover (or whatever answered at the endpoint) sent back, unjudged. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** An attachment as the library takes it (`file`); sent as the multipart part `attachment`. */
+export interface PushoverFile {
+  name: string;
+  data: Buffer;
+  type?: string;
+}
+
+/** The form fields of one message, named as Pushover's API names them. */
+export type PushoverFields = Record<string, string | number | PushoverFile>;
+
+/** Throws when `apiUrl` is not an absolute http(s) URL; a path prefix (for a proxy) is kept. */
+export function resolveEndpoint(apiUrl: string): PushoverEndpoint {
+  const url = new URL(apiUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`Pushover API URL must be http(s)://host[:port], got protocol ${url.protocol}`);
+  }
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const path = `${url.pathname.replace(/\/+$/, '')}/1/messages.json`;
+  return {
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port,
+    host: url.host,
+    path,
+    href: `${url.protocol}//${url.host}${path}`,
+  };
+}
+
+/**
+ * The library hard-codes https://api.pushover.net and picks http.request only when `httpOptions.proxy`
+ * is set, so plain-http endpoints go through that branch; `href` is overwritten because interceptors
+ * (nock) read it.
+ */
+function toHttpOptions(endpoint: PushoverEndpoint, signal: AbortSignal): Record<string, unknown> {
+  const options: Record<string, unknown> = {
+    protocol: endpoint.protocol,
+    hostname: endpoint.hostname,
+    host: endpoint.host,
+    port: endpoint.port,
+    path: endpoint.path,
+    href: endpoint.href,
+    signal,
+  };
+  if (endpoint.protocol === 'http:') options.proxy = `http://${endpoint.host}`;
+  return options;
+}
+
+/**
+ * Without a file, the library glues the closing boundary straight onto the last value ("...value--b--"),
+ * which strict parsers (busboy, RFC 2046) reject or read without that field. Ending the last value with
+ * CRLF produces exactly the body a correct encoder writes; the CRLF belongs to the delimiter, not the value.
+ */
+function terminateLastPart(fields: PushoverFields): PushoverFields {
+  if (fields.file !== undefined) return fields;
+  const keys = Object.keys(fields);
+  const last = keys[keys.length - 1];
+  return last === undefined ? fields : { ...fields, [last]: `${String(fields[last])}\r\n` };
+}
+
+/**
+ * Posts one message through pushover-notifications and resolves with whatever came back, whatever the
+ * status; rejects only when no response arrived (network error, abort). Never throws asynchronously.
+ */
+export function postMessage(
+  credentials: { userKey: string; apiToken: string },
+  endpoint: PushoverEndpoint,
+  fields: PushoverFields,
+  signal: AbortSignal,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (action: () => void): void => {
+      if (settled) return;
+      settled = true;
+      action();
+    };
+    const client = new Pushover({
+      user: credentials.userKey,
+      token: credentials.apiToken,
+      httpOptions: toHttpOptions(endpoint, signal),
+      // Without onerror the library throws from its response handler, which would kill the process.
+      onerror: () => undefined,
+    });
+    // The library's own body check JSON-parses inside the response handler and throws on some bodies
+    // (`null`); the body is judged by classify-response.ts instead.
+    client.errors = () => undefined;
+    try {
+      client.send(terminateLastPart(fields), (error, data, res) => {
+        const status = res?.statusCode;
+        if (error) settle(() => reject(error));
+        else if (!res || status === undefined) settle(() => reject(new Error('Pushover request ended without a response')));
+        else settle(() => resolve({ status, headers: res.headers, body: data ?? '' }));
+      });
+    } catch (error) {
+      settle(() => reject(error));
+    }
+  });
+}

@@ -1,0 +1,53 @@
+import type { PushMessage } from '../../domain/push-provider.js';
+import type { PushoverFields } from './pushover-request.js';
+
+/** A message plus the emergency-priority knobs only Pushover has. */
+export interface PushoverMessage extends PushMessage {
+  /** Priority 2: seconds between repeats (Pushover: at least 30). */
+  retry?: number;
+  /** Priority 2: seconds until repeats stop (Pushover: at most 10800). */
+  expire?: number;
+}
+
+/** Defaults for priority 2, which Pushover refuses without retry and expire. */
+export interface EmergencyDefaults {
+  retry: number;
+  expire: number;
+}
+
+// Quotes or line breaks in a multipart header would let a filename forge headers or parts.
+function safeFilename(name: string): string {
+  const cleaned = name.replace(/[\r\n"\\]/g, '_').trim();
+  return cleaned === '' ? 'attachment' : cleaned;
+}
+
+function safeContentType(type: string): string {
+  return /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : 'application/octet-stream';
+}
+
+/**
+ * Builds a fresh field object (the library mutates what it is given). The library also blanks falsy
+ * fields, so the priority goes as a string: "0" survives where 0 would be dropped.
+ */
+export function toPushoverFields(message: PushoverMessage, emergency: EmergencyDefaults): PushoverFields {
+  const fields: PushoverFields = { message: message.message, priority: String(message.priority) };
+  if (message.title) fields.title = message.title;
+  if (message.sound) fields.sound = message.sound;
+  if (message.url) fields.url = message.url;
+  if (message.urlTitle) fields.url_title = message.urlTitle;
+  if (message.html) fields.html = 1;
+  if (message.ttl !== undefined) fields.ttl = message.ttl;
+  if (message.device) fields.device = message.device;
+  if (message.priority === 2) {
+    fields.retry = message.retry ?? emergency.retry;
+    fields.expire = message.expire ?? emergency.expire;
+  }
+  if (message.attachment) {
+    fields.file = {
+      name: safeFilename(message.attachment.filename),
+      type: safeContentType(message.attachment.contentType),
+      data: Buffer.from(message.attachment.data),
+    };
+  }
+  return fields;
+}
