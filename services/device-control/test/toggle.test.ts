@@ -49,7 +49,7 @@ describe('POST /devices/:uuid/toggle', () => {
   });
 
   it('serializes concurrent toggles of one device so that both flip', async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ service: { commandTimeoutMs: 5000 } });
     t.cloud.holdCommands();
 
     const first = request(t.app).post('/devices/plug-1/toggle').send({ channel: 0 }).then((r) => r);
@@ -66,7 +66,7 @@ describe('POST /devices/:uuid/toggle', () => {
   });
 
   it('does not hold commands to one device behind another device', async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ service: { commandTimeoutMs: 5000 } });
     await request(t.app).put('/devices/strip-1/channels/0').send({ on: true });
     t.cloud.holdCommands();
 

@@ -1,0 +1,150 @@
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DeviceEvent } from '../src/domain/device-events.js';
+import { cloudDevice, FakeDeviceCloud } from './fakes/fake-device-cloud.js';
+import { buildTestApp, type TestApp } from './support/test-app.js';
+
+let t: TestApp;
+afterEach(async () => {
+  await t?.close();
+});
+
+const uuids = async (app: TestApp['app']) =>
+  (await request(app).get('/devices')).body.map((d: { uuid: string; name: string }) => `${d.uuid}:${d.name}`);
+
+describe('POST /devices/sync', () => {
+  it('reports an unchanged account as nothing added, removed or updated', async () => {
+    t = await buildTestApp();
+
+    const res = await request(t.app).post('/devices/sync');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ total: 5, added: 0, removed: 0, updated: 0 });
+  });
+
+  it('adds new devices, removes deleted ones and renames renamed ones, without duplicates', async () => {
+    t = await buildTestApp();
+    t.cloud.addDevice(cloudDevice({ uuid: 'new-1', name: 'Heater' }));
+    t.cloud.removeDevice('sensor-1');
+    t.cloud.renameDevice('plug-1', 'Reading Lamp');
+
+    const res = await request(t.app).post('/devices/sync');
+
+    expect(res.body).toEqual({ total: 5, added: 1, removed: 1, updated: 1 });
+    expect(await uuids(t.app)).toEqual([
+      'plug-1:Reading Lamp',
+      'strip-1:Strip',
+      'offline-1:Garage',
+      'unready-1:Kitchen',
+      'new-1:Heater',
+    ]);
+    expect((await request(t.app).get('/devices/sensor-1')).status).toBe(404);
+  });
+
+  it('keeps known channel states of devices that stay online', async () => {
+    t = await buildTestApp();
+    await request(t.app).put('/devices/strip-1/channels/2').send({ on: true });
+    t.cloud.renameDevice('strip-1', 'Media Strip');
+
+    await request(t.app).post('/devices/sync');
+
+    const strip = (await request(t.app).get('/devices/strip-1')).body;
+    expect(strip.name).toBe('Media Strip');
+    expect(strip.channels[2].on).toBe(true);
+  });
+
+  it('keeps one entry per uuid when the cloud lists a device twice', async () => {
+    const cloud = new FakeDeviceCloud([cloudDevice({ uuid: 'a' })]);
+    const list = cloud.listDevices.bind(cloud);
+    cloud.listDevices = async () => [...(await list()), cloudDevice({ uuid: 'a', name: 'again' })];
+    t = await buildTestApp({ cloud });
+
+    const res = await request(t.app).post('/devices/sync');
+
+    expect(res.body.total).toBe(1);
+    expect(await uuids(t.app)).toEqual(['a:again']);
+  });
+
+  it('keeps every known device when the device list fails, and answers with the failure', async () => {
+    t = await buildTestApp();
+    t.cloud.failNext('listDevices', 'unavailable');
+
+    const res = await request(t.app).post('/devices/sync');
+
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('42');
+    expect(await uuids(t.app)).toHaveLength(5);
+  });
+
+  it('answers 504 when the device list does not come in time, and 502 for a cloud error', async () => {
+    t = await buildTestApp();
+    t.cloud.failNext('listDevices', 'timeout').failNext('listDevices', 'cloud-error');
+
+    const timeout = await request(t.app).post('/devices/sync');
+    const error = await request(t.app).post('/devices/sync');
+
+    expect([timeout.status, error.status]).toEqual([504, 502]);
+    expect(await uuids(t.app)).toHaveLength(5);
+  });
+
+  it('asks the cloud once for concurrent sync requests', async () => {
+    t = await buildTestApp();
+    const before = t.cloud.callsOf('listDevices').length;
+
+    const [first, second] = await Promise.all([t.devices.sync(), t.devices.sync()]);
+
+    expect(second).toBe(first);
+    expect(t.cloud.callsOf('listDevices').length - before).toBe(1);
+  });
+});
+
+describe('synchronization outside requests', () => {
+  it('runs at startup', async () => {
+    t = await buildTestApp();
+
+    expect(t.cloud.callsOf('listDevices')).toHaveLength(1);
+    expect(t.devices.listDevices()).toHaveLength(5);
+  });
+
+  it('runs periodically', async () => {
+    t = await buildTestApp({ service: { syncIntervalSeconds: 0.05 } });
+    t.cloud.addDevice(cloudDevice({ uuid: 'late-1' }));
+
+    await expect.poll(() => t.devices.listDevices().some((d) => d.uuid === 'late-1'), { timeout: 2000 }).toBe(true);
+  });
+
+  it('starts while the cloud is down, then syncs as soon as the session comes up', async () => {
+    const cloud = FakeDeviceCloud.withDefaults();
+    cloud.setSession('connecting');
+    cloud.failNext('listDevices', 'unavailable');
+    t = await buildTestApp({ cloud });
+    expect(t.devices.listDevices()).toEqual([]);
+    expect((await request(t.app).post('/devices/plug-1/toggle').send({})).status).toBe(404);
+
+    cloud.setSession('connected');
+
+    await expect.poll(() => t.devices.listDevices().length, { timeout: 2000 }).toBe(5);
+  });
+
+  it('reads unknown states in the background after a sync when enabled', async () => {
+    t = await buildTestApp({ service: { refreshStatesAfterSync: true } });
+
+    await expect.poll(() => t.devices.getDevice('plug-1').channels[0]?.on, { timeout: 2000 }).toBe(false);
+    // Only controllable devices are read.
+    expect(t.cloud.callsOf('readChannels').map((args) => args[0]).sort()).toEqual(['plug-1', 'strip-1']);
+  });
+
+  it('announces the sync result, added and removed devices as events', async () => {
+    t = await buildTestApp();
+    const events: DeviceEvent[] = [];
+    t.devices.onEvent((e) => events.push(e));
+    t.cloud.removeDevice('plug-1');
+
+    await t.devices.sync();
+
+    expect(events).toContainEqual({ type: 'device-removed', uuid: 'plug-1', name: 'Desk Lamp' });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'sync', ok: true, result: { total: 4, added: 0, removed: 1, updated: 0 } }),
+    );
+  });
+});
