@@ -30,7 +30,7 @@ export function readForm(request: RawRequest | undefined): Promise<ParsedForm> {
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => form.files.push({ name, filename: info.filename, contentType: info.mimeType, data: Buffer.concat(chunks) }));
+      stream.on('end', () => form.files.push({ name, filename: info.filename ?? '', contentType: info.mimeType, data: Buffer.concat(chunks) }));
     });
     parser.on('error', reject);
     parser.on('close', () => resolve(form));

@@ -7,6 +7,8 @@ import { toPushoverFields, type PushoverMessage } from './to-pushover-fields.js'
 export const DEFAULT_PUSHOVER_API_URL = 'https://api.pushover.net';
 /** Pushover asks clients to keep at most 2 connections open at once. */
 export const MAX_CONCURRENT_REQUESTS = 2;
+/** A request is only started with at least this much (or half the timeout) left before the deadline. */
+const MIN_REQUEST_BUDGET_MS = 1000;
 
 /** How to reach Pushover; apiUrl may be any http(s)://host[:port][/prefix] (a proxy, a test server). */
 export interface PushoverProviderOptions {
@@ -67,18 +69,17 @@ export class PushoverProvider implements PushProvider {
 
   async #sendOnce(message: PushoverMessage): Promise<PushReceipt> {
     const fields = toPushoverFields(message, this.#emergency);
+    const deadlineAt = Date.now() + this.#timeoutMs;
     const deadline = new AbortController();
     let sending = false;
-    const timer = setTimeout(() => {
-      const what = sending
-        ? `Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`
-        : `No free connection to Pushover within ${this.#timeoutMs} ms; the message was not sent`;
-      deadline.abort(new DeliveryError(what, true));
-    }, this.#timeoutMs);
+    const timer = setTimeout(() => deadline.abort(sending ? this.#answerTimeout() : this.#queueTimeout()), this.#timeoutMs);
     timer.unref();
     let release: (() => void) | undefined;
     try {
       release = await this.#slots.acquire(deadline.signal);
+      // A request started with almost no time left would likely be cut off after Pushover accepted it,
+      // and the retry would deliver it twice; give up unsent instead.
+      if (deadlineAt - Date.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
       sending = true;
       const response = await rejectOnAbort(
         postMessage(this.#credentials, this.#endpoint, fields, deadline.signal),
@@ -91,6 +92,17 @@ export class PushoverProvider implements PushProvider {
       clearTimeout(timer);
       release?.();
     }
+  }
+
+  #queueTimeout(): DeliveryError {
+    return new DeliveryError(`No free connection to Pushover within ${this.#timeoutMs} ms; the message was not sent`, true);
+  }
+
+  #answerTimeout(): DeliveryError {
+    return new DeliveryError(
+      `Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`,
+      true,
+    );
   }
 }
 
