@@ -1,0 +1,85 @@
+import { basename, dirname, join } from 'node:path';
+import { AppError } from '@homeops/common';
+import { JournalCorruptError, parseJournal } from './journal.js';
+import { NotificationIndex } from './notification-index.js';
+import { SnapshotError, parseSnapshot } from './snapshot-parser.js';
+import { snapshotTempPath } from './snapshot-writer.js';
+import { isNotFound, type StorageFs } from './storage-fs.js';
+
+/** The history as found on disk: snapshot plus the journals newer than it. */
+export interface LoadedHistory {
+  index: NotificationIndex;
+  snapshotBytes: number;
+  /** Journal to append to next, and how many of its bytes are valid. */
+  journalGeneration: number;
+  journalValidBytes: number;
+  /** Bytes of a crash-torn tail dropped from the last journal. */
+  tornBytes: number;
+  /** Bytes of replayed journals other than the last. */
+  olderJournalBytes: number;
+  /** Leftovers of an interrupted fold: journals already in the snapshot, the temp file. */
+  staleFiles: string[];
+}
+
+function unloadable(file: string, line: number, reason: string): AppError {
+  return new AppError('STORAGE_UNAVAILABLE', `Cannot load the notification history: ${file}, line ${line}: ${reason}`, {
+    solution: `Fix or move ${file} and start again; the service left it untouched`,
+    details: [{ path: `${file}:${line}`, message: reason }],
+  });
+}
+
+/** The generations of `<base>.<n>.journal` files beside the snapshot, ascending. */
+export async function listJournalGenerations(fs: StorageFs, path: string): Promise<number[]> {
+  const prefix = `${basename(path)}.`;
+  const generations: number[] = [];
+  for (const name of await fs.readdir(dirname(path))) {
+    const match = name.startsWith(prefix) ? /^(\d+)\.journal$/.exec(name.slice(prefix.length)) : null;
+    if (match !== null) generations.push(Number(match[1]));
+  }
+  return generations.sort((a, b) => a - b);
+}
+
+/** Reads the snapshot and replays the newer journals; throws AppError naming the file and line of any damage. */
+export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHistory> {
+  const index = new NotificationIndex();
+  let snapshotBytes = 0;
+  let generation = 1;
+  try {
+    const data = await fs.readFile(path);
+    snapshotBytes = data.length;
+    const snapshot = parseSnapshot(data.toString('utf8'));
+    generation = snapshot.generation;
+    for (const record of snapshot.records) index.put(record);
+  } catch (error) {
+    if (error instanceof SnapshotError) throw unloadable(path, error.line, error.message);
+    if (!isNotFound(error)) throw error;
+  }
+  const staleFiles = [snapshotTempPath(path)];
+  let journalGeneration = generation;
+  let journalValidBytes = 0;
+  let tornBytes = 0;
+  let olderJournalBytes = 0;
+  for (const journalGen of await listJournalGenerations(fs, path)) {
+    const file = join(dirname(path), `${basename(path)}.${journalGen}.journal`);
+    if (journalGen < generation) {
+      staleFiles.push(file);
+      continue;
+    }
+    let content;
+    try {
+      content = parseJournal(await fs.readFile(file));
+    } catch (error) {
+      if (error instanceof JournalCorruptError) throw unloadable(file, error.line, error.message);
+      throw error;
+    }
+    for (const entry of content.entries) {
+      if ('put' in entry) index.put(entry.put);
+      else index.delete(entry.del);
+    }
+    olderJournalBytes += journalValidBytes;
+    journalGeneration = journalGen;
+    journalValidBytes = content.validBytes;
+    tornBytes = content.tornBytes;
+  }
+  return { index, snapshotBytes, journalGeneration, journalValidBytes, tornBytes, olderJournalBytes, staleFiles };
+}

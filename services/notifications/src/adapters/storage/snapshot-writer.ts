@@ -1,0 +1,61 @@
+import { basename, dirname } from 'node:path';
+import type { NotificationRecord } from '../../domain/notification.js';
+import type { StorageFs } from './storage-fs.js';
+import { formatHeader, formatRecord } from './yaml-snapshot-format.js';
+
+export interface SnapshotWrite {
+  path: string;
+  journalName: string;
+  generation: number;
+  records: NotificationRecord[];
+  /** Records formatted per write; each write awaits I/O, so requests are served between chunks. */
+  chunkRecords: number;
+  /** Checked before the rename: false cancels (the captured state turned out not to be durable). */
+  stillValid: () => Promise<boolean>;
+}
+
+/** The temp file a snapshot is written to before the rename (one writer holds the lock, so one name suffices). */
+export function snapshotTempPath(path: string): string {
+  return `${path}.tmp`;
+}
+
+/**
+ * Replaces the snapshot atomically: temp file, fsync, rename, fsync of the directory. A crash at any point leaves
+ * either the old file or the new one, never a mix. Resolves the bytes written, or undefined when cancelled.
+ */
+export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promise<number | undefined> {
+  const temp = snapshotTempPath(write.path);
+  const file = await fs.open(temp, 'w');
+  let bytes = 0;
+  let renamed = false;
+  try {
+    let chunk = formatHeader(write.journalName, write.generation, write.records.length === 0);
+    for (let i = 0; i < write.records.length; i++) {
+      chunk += formatRecord(write.records[i]!);
+      if ((i + 1) % write.chunkRecords === 0) {
+        bytes += Buffer.byteLength(chunk);
+        await file.append(chunk);
+        chunk = '';
+      }
+    }
+    bytes += Buffer.byteLength(chunk);
+    await file.append(chunk);
+    await file.sync();
+    await file.close();
+    if (!(await write.stillValid())) return undefined;
+    await fs.rename(temp, write.path);
+    renamed = true;
+    await fs.syncDir(dirname(write.path));
+    return bytes;
+  } finally {
+    if (!renamed) {
+      await file.close().catch(() => undefined);
+      await fs.unlink(temp).catch(() => undefined);
+    }
+  }
+}
+
+/** `notifications.yaml` → `notifications.yaml.<generation>.journal`. */
+export function journalFileName(path: string, generation: number): string {
+  return `${basename(path)}.${generation}.journal`;
+}

@@ -1,0 +1,60 @@
+import { open, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+
+/** An open file as the storage uses it: whole appends, syncs, truncation. */
+export interface StorageFile {
+  append(data: Buffer | string): Promise<void>;
+  datasync(): Promise<void>;
+  sync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The file-system calls the history makes; a seam so tests can inject disk failures (chmod does not stop root). */
+export interface StorageFs {
+  open(path: string, flags: 'a' | 'w' | 'r'): Promise<StorageFile>;
+  readFile(path: string): Promise<Buffer>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  readdir(dir: string): Promise<string[]>;
+  mkdir(dir: string): Promise<void>;
+  /** fsync of a directory, so a rename or a new file survives a power cut. */
+  syncDir(dir: string): Promise<void>;
+}
+
+function wrap(handle: FileHandle): StorageFile {
+  return {
+    // appendFile loops until every byte is written, unlike a single write().
+    append: (data) => handle.appendFile(data),
+    datasync: () => handle.datasync(),
+    sync: () => handle.sync(),
+    truncate: (length) => handle.truncate(length),
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+}
+
+/** The real file system (node:fs/promises). */
+export const nodeStorageFs: StorageFs = {
+  open: async (path, flags) => wrap(await open(path, flags, 0o644)),
+  readFile: (path) => readFile(path),
+  rename: (from, to) => rename(from, to),
+  unlink: (path) => unlink(path),
+  readdir: (dir) => readdir(dir),
+  mkdir: async (dir) => {
+    await mkdir(dir, { recursive: true });
+  },
+  syncDir: async (dir) => {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  },
+};
+
+export function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}

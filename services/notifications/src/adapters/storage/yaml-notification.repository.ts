@@ -1,0 +1,253 @@
+import { dirname, join } from 'node:path';
+import { AppError, isAppError } from '@homeops/common';
+import type { NotificationPatch, NotificationRecord } from '../../domain/notification.js';
+import type { ListQuery, NotificationPage, NotificationRepository, StorageStats } from '../../domain/notification-repository.js';
+import { applyPatch } from './apply-patch.js';
+import { FileLock } from './file-lock.js';
+import { GroupCommitJournal } from './group-commit-journal.js';
+import { listJournalGenerations, loadHistory } from './history-loader.js';
+import { encodeJournalEntry } from './journal.js';
+import { cloneRecord, NotificationIndex } from './notification-index.js';
+import { describeRecordProblem } from './record-shape.js';
+import { journalFileName, writeSnapshot } from './snapshot-writer.js';
+import { nodeStorageFs, type StorageFs } from './storage-fs.js';
+
+/** Where the repository reports what an operator should know (torn tails dropped, folds failing). */
+export type StorageLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+/** Tuning and seams of the YAML history; every field has a production default. */
+export interface YamlRepositoryOptions {
+  /** Extra wait before a group commit, to gather more changes per fdatasync (0: next tick). */
+  groupCommitDelayMs?: number;
+  /** Fold the journal into the YAML snapshot once it holds this many bytes. */
+  compactAfterBytes?: number;
+  /** Fold on close, so a stopped service leaves everything in the readable YAML file. */
+  compactOnClose?: boolean;
+  /** Records formatted between two awaited writes while folding (bounds event-loop stalls). */
+  snapshotChunkRecords?: number;
+  log?: StorageLog;
+  fs?: StorageFs;
+}
+
+const COMPACTION_RETRY_MS = 5_000;
+
+/**
+ * The notification history in a human-readable YAML file: changes are appended to a checksummed journal made
+ * durable by group commit, and folded into the YAML snapshot in the background by atomic rewrite. Reads come
+ * from in-memory indexes. One process per file (lock file).
+ */
+export class YamlNotificationRepository implements NotificationRepository {
+  private readonly fs: StorageFs;
+  private readonly lock: FileLock;
+  private index = new NotificationIndex();
+  private journal: GroupCommitJournal | undefined;
+  private state: 'closed' | 'open' | 'closing' = 'closed';
+  private generation = 1;
+  private snapshotBytes = 0;
+  private olderJournalBytes = 0;
+  private writable = true;
+  private lastError: string | null = null;
+  private lastWriteAt: string | null = null;
+  private compaction: Promise<void> | undefined;
+  private compactionRetryAt = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly options: YamlRepositoryOptions = {},
+  ) {
+    this.fs = options.fs ?? nodeStorageFs;
+    this.lock = new FileLock(`${path}.lock`);
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== 'closed') throw new AppError('INTERNAL', `${this.path} is already open`);
+    await this.fs.mkdir(dirname(this.path)).catch((error: unknown) => {
+      throw this.storageError(error);
+    });
+    await this.lock.acquire(this.path);
+    try {
+      const loaded = await loadHistory(this.fs, this.path);
+      const journal = new GroupCommitJournal(this.fs, this.journalPath(loaded.journalGeneration), this.options.groupCommitDelayMs ?? 0, {
+        written: () => this.onWritten(),
+        failed: (error) => this.onFailed(error),
+      });
+      await journal.open(loaded.journalValidBytes);
+      await this.fs.syncDir(dirname(this.path));
+      if (loaded.tornBytes > 0) this.log('warn', `Dropped ${loaded.tornBytes} bytes of an unacknowledged write torn by a crash at the end of the journal`);
+      for (const file of loaded.staleFiles) await this.fs.unlink(file).catch(() => undefined);
+      this.index = loaded.index;
+      this.journal = journal;
+      this.generation = loaded.journalGeneration;
+      this.snapshotBytes = loaded.snapshotBytes;
+      this.olderJournalBytes = loaded.olderJournalBytes;
+      this.writable = true;
+      this.state = 'open';
+    } catch (error) {
+      await this.lock.release();
+      throw isAppError(error) ? error : this.storageError(error);
+    }
+    this.maybeCompact();
+  }
+
+  async close(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'closing';
+    const journal = this.journal!;
+    await this.compaction;
+    await journal.settled(journal.lastSeq);
+    if ((this.options.compactOnClose ?? true) && this.writable && journal.bytes + this.olderJournalBytes > 0) {
+      await this.compact().catch((error: unknown) => this.log('warn', `Could not fold the journal on close: ${(error as Error).message}`));
+    }
+    await journal.close();
+    await this.lock.release();
+    this.state = 'closed';
+  }
+
+  async insert(record: NotificationRecord): Promise<void> {
+    const problem = describeRecordProblem(record);
+    if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
+    if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
+    const stored = cloneRecord(record);
+    await this.commit([stored], []);
+  }
+
+  async update(id: string, patch: NotificationPatch): Promise<NotificationRecord | undefined> {
+    const current = this.index.get(id);
+    if (current === undefined) return undefined;
+    const next = applyPatch(current, patch);
+    await this.commit([next], []);
+    return cloneRecord(next);
+  }
+
+  async markAllRead(recipient: string, readAt: string): Promise<number> {
+    const changed = this.index.unreadOf(recipient).map((record) => applyPatch(record, { read: true, readAt }));
+    if (changed.length > 0) await this.commit(changed, []);
+    return changed.length;
+  }
+
+  async remove(id: string): Promise<NotificationRecord | undefined> {
+    const current = this.index.get(id);
+    if (current === undefined) return undefined;
+    await this.commit([], [id]);
+    return cloneRecord(current);
+  }
+
+  async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
+    const removed = this.index.selectPrunable(rule);
+    if (removed.length > 0) await this.commit([], removed.map((record) => record.id));
+    return removed.map(cloneRecord);
+  }
+
+  get(id: string): NotificationRecord | undefined {
+    const record = this.index.get(id);
+    return record === undefined ? undefined : cloneRecord(record);
+  }
+
+  list(recipient: string, query: ListQuery): NotificationPage {
+    return this.index.list(recipient, query);
+  }
+
+  pending(): NotificationRecord[] {
+    return this.index.pending().map(cloneRecord);
+  }
+
+  stats(): StorageStats {
+    const journalBytes = this.journal?.bytes ?? 0;
+    return {
+      path: this.path,
+      writable: this.writable,
+      records: this.index.size,
+      fileBytes: this.snapshotBytes + this.olderJournalBytes + journalBytes,
+      lastWriteAt: this.lastWriteAt,
+      lastError: this.lastError,
+    };
+  }
+
+  // Applied to memory now (so later calls build on it), undone if the group commit carrying it fails.
+  private async commit(puts: NotificationRecord[], deletes: string[]): Promise<void> {
+    if (this.state !== 'open') throw new AppError('STORAGE_UNAVAILABLE', `The notification history ${this.path} is not open`);
+    const undo = [
+      ...puts.map((record) => [record.id, this.index.put(record)] as const),
+      ...deletes.map((id) => [id, this.index.delete(id)] as const),
+    ];
+    const data = puts.map((record) => encodeJournalEntry({ put: record })).join('') + deletes.map((id) => encodeJournalEntry({ del: id })).join('');
+    const rollback = (): void => {
+      for (let i = undo.length - 1; i >= 0; i--) this.index.restore(undo[i]![0], undo[i]![1]);
+    };
+    try {
+      await this.journal!.append(data, rollback);
+    } catch (error) {
+      throw this.storageError(error);
+    }
+    this.maybeCompact();
+  }
+
+  private maybeCompact(): void {
+    const due = (this.journal?.bytes ?? 0) + this.olderJournalBytes >= (this.options.compactAfterBytes ?? 8 * 1024 * 1024);
+    if (!due || this.state !== 'open' || this.compaction !== undefined || Date.now() < this.compactionRetryAt) return;
+    this.compaction = this.compact()
+      .catch((error: unknown) => {
+        this.compactionRetryAt = Date.now() + COMPACTION_RETRY_MS;
+        this.log('warn', `Could not fold the journal into ${this.path} (retrying later): ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.compaction = undefined;
+      });
+  }
+
+  // Rotate to a new journal at a batch boundary, write the captured state as the new snapshot, drop old journals.
+  private async compact(): Promise<void> {
+    const journal = this.journal!;
+    const generation = this.generation + 1;
+    const nextJournal = this.journalPath(generation);
+    const capture = await journal.rotate(nextJournal, (previousBytes) => {
+      this.olderJournalBytes += previousBytes;
+      this.generation = generation;
+      return { records: this.index.records(), epoch: journal.failureEpoch, seq: journal.lastSeq };
+    }).catch(async (error: unknown) => {
+      await this.fs.unlink(nextJournal).catch(() => undefined);
+      throw error;
+    });
+    const bytes = await writeSnapshot(this.fs, {
+      path: this.path,
+      journalName: journalFileName(this.path, generation),
+      generation,
+      records: capture.records,
+      chunkRecords: this.options.snapshotChunkRecords ?? 500,
+      stillValid: async () => {
+        await journal.settled(capture.seq);
+        return journal.failureEpoch === capture.epoch;
+      },
+    });
+    if (bytes === undefined) throw new Error('a write failed while folding; the journal keeps everything');
+    this.snapshotBytes = bytes;
+    this.olderJournalBytes = 0;
+    for (const old of await listJournalGenerations(this.fs, this.path)) {
+      if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
+    }
+  }
+
+  private journalPath(generation: number): string {
+    return join(dirname(this.path), journalFileName(this.path, generation));
+  }
+
+  private onWritten(): void {
+    this.writable = true;
+    this.lastError = null;
+    this.lastWriteAt = new Date().toISOString();
+  }
+
+  private onFailed(error: unknown): void {
+    this.writable = false;
+    this.lastError = (error as Error).message;
+    this.log('error', `Cannot write the notification history ${this.path}: ${this.lastError}`);
+  }
+
+  private storageError(error: unknown): AppError {
+    return new AppError('STORAGE_UNAVAILABLE', `Cannot write the notification history ${this.path}: ${(error as Error).message}`, { cause: error });
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.options.log?.(level, message);
+  }
+}

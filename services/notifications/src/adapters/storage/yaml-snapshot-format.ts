@@ -1,0 +1,57 @@
+import type { NotificationRecord } from '../../domain/notification.js';
+
+/** Version of the snapshot layout, written as `format:` so a future layout can be told apart. */
+export const SNAPSHOT_FORMAT = 1;
+
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// js-yaml refuses these characters raw ("non-printable"); JSON.stringify leaves them, so escape them too.
+const UNPRINTABLE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A value as YAML: JSON is a subset of YAML 1.2 flow style, so a JSON double-quoted string (plus escapes for
+ * the characters YAML refuses raw) reads back identically with js-yaml and needs no plain-scalar guessing.
+ */
+export function formatScalar(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'null';
+  return json.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function formatField(key: string, value: unknown, indent: string): string {
+  const name = PLAIN_KEY.test(key) ? key : formatScalar(key);
+  if (isPlainObject(value)) {
+    const fields = Object.entries(value).filter(([, child]) => child !== undefined);
+    if (fields.length > 0) {
+      const inner = `${indent}  `;
+      return `${name}:\n${fields.map(([childKey, child]) => inner + formatField(childKey, child, inner)).join('')}`;
+    }
+  }
+  return `${name}: ${formatScalar(value)}\n`;
+}
+
+/** One record as an item of the `notifications:` block sequence: one field per line, nested mappings indented. */
+export function formatRecord(record: NotificationRecord): string {
+  let text = '';
+  let prefix = '  - ';
+  for (const [key, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    text += prefix + formatField(key, value, '    ');
+    prefix = '    ';
+  }
+  return text;
+}
+
+export function formatHeader(journalName: string, generation: number, empty: boolean): string {
+  return [
+    '# Notification history of @homeops/notifications. Changes newer than this file are in the journal',
+    `# ${journalName} beside it and are folded in here in the background.`,
+    '# Edit only while the service is stopped; the service refuses to start on a broken file.',
+    `format: ${SNAPSHOT_FORMAT}`,
+    `generation: ${generation}`,
+    empty ? 'notifications: []' : 'notifications:',
+    '',
+  ].join('\n');
+}
