@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '@homeops/common';
+import { ManualClock } from './support/manual-clock.js';
 import { buildTestApp, type TestApp } from './support/test-app.js';
 
 let t: TestApp;
@@ -218,5 +220,17 @@ describe('POST /devices/:uuid/toggle', () => {
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('42');
     expect(t.cloud.callsOf('setChannel')).toEqual([]);
+  });
+
+  it('derives Retry-After from the session retry time when the backend gives none', async () => {
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+    t = await buildTestApp({ clock });
+    t.cloud.setSession('backing-off', { retryAt: '2026-01-01T00:02:00.000Z' });
+    t.cloud.failNext('readChannels', new AppError('CLOUD_UNAVAILABLE', 'Logging in again'));
+
+    const res = await request(t.app).post('/devices/plug-1/toggle').send({});
+
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('120');
   });
 });

@@ -64,7 +64,14 @@ export class DeviceSync {
 
   /** The cloud session (re)connected: catch up if the last sync did not succeed. */
   onSessionUp(): void {
-    if (this.state.ok !== true) void this.runLogged('session up');
+    // A sync in flight may be failing because the session was down: look again once it settled.
+    const settled = this.running?.then(
+      () => undefined,
+      () => undefined,
+    );
+    void (settled ?? Promise.resolve()).then(() => {
+      if (this.state.ok === false) return this.runLogged('session up');
+    });
   }
 
   /** One synchronization; concurrent callers share it. A failure leaves the known devices untouched. */
