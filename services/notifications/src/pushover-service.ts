@@ -32,7 +32,9 @@ export class PushoverService {
     try {
       this.#provider = new PushoverProvider({ userKey: userKey.trim(), apiToken: apiToken.trim(), apiUrl, timeoutMs });
     } catch (error) {
-      throw new PushoverError('INVALID_INPUT', `Invalid apiUrl: ${String(apiUrl)}`, { errors: ['apiUrl must be http(s)://host[:port]'], cause: error });
+      // The URL itself is not echoed: a proxy URL may carry credentials.
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new PushoverError('INVALID_INPUT', `Invalid PushoverService options: ${reason}`, { errors: [reason], cause: error });
     }
   }
 
@@ -41,7 +43,7 @@ export class PushoverService {
    *
    * Resolves with a receipt string:
    * - priority 2 (emergency): Pushover's `receipt` id, to poll `GET /1/receipts/{receipt}.json` for acknowledgement
-   *   or cancel the repeats (retry defaults to 60 s, expire to 3600 s);
+   *   or cancel the repeats (retry defaults to 60 s, expire to 3600 s); the request id should Pushover omit the receipt;
    * - priority −2…1: Pushover's `request` id (a UUID naming the accepted API request; quote it to Pushover support).
    *
    * Rejects with PushoverError: INVALID_INPUT before anything is sent; REJECTED for a 4xx (Pushover's `errors` kept);
@@ -50,7 +52,7 @@ export class PushoverService {
   async sendNotification(options: SendNotificationOptions): Promise<string> {
     const parsed = SendNotificationSchema.safeParse(options);
     if (!parsed.success) {
-      const errors = parsed.error.issues.map((issue) => issue.message);
+      const errors = parsed.error.issues.map(describeIssue);
       throw new PushoverError('INVALID_INPUT', `Invalid notification: ${errors.join('; ')}`, { errors });
     }
     const { title, priority = 0, ...rest } = parsed.data;
@@ -74,4 +76,9 @@ export class PushoverService {
   status(): ProviderStatus {
     return this.#provider.status();
   }
+}
+
+function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
+  const path = issue.path.map(String).join('.');
+  return path === '' || issue.message.startsWith(path) ? issue.message : `${path}: ${issue.message}`;
 }

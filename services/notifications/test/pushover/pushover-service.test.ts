@@ -111,6 +111,7 @@ describe('PushoverService.sendNotification', () => {
     ['a non-image attachment', { attachment: { filename: 'a.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF') } }, /image/],
     ['an attachment over 5 MiB', { attachment: { filename: 'a.png', contentType: 'image/png', data: Buffer.alloc(5 * 1024 * 1024 + 1) } }, /5 MiB/],
     ['an unknown option', { urltitle: 'typo' }, /urltitle/],
+    ['a message that is not a string', { message: 42 as never }, /^message: /],
   ];
 
   it.each(invalid)('rejects %s with INVALID_INPUT before sending anything', async (_what, options, reason) => {
@@ -138,7 +139,15 @@ describe('PushoverService', () => {
     expect(build).toThrow(/userKey and apiToken/);
   });
 
-  it('refuses an API URL that is not http(s)', () => {
-    expect(() => new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: 'file:///etc/passwd' })).toThrow(/apiUrl/);
+  it('refuses an API URL that is not http(s), without echoing the URL', () => {
+    const build = () => new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: 'ftp://user:s3cret@proxy.local' });
+
+    expect(build).toThrow(PushoverError);
+    expect(build).toThrow(/http\(s\)/);
+    expect(build).not.toThrow(/s3cret/);
+  });
+
+  it('refuses a timeout that is not a positive number', () => {
+    expect(() => new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, timeoutMs: 0 })).toThrow(/timeoutMs/);
   });
 });

@@ -39,7 +39,8 @@ export function resolveEndpoint(apiUrl: string): PushoverEndpoint {
   const path = `${url.pathname.replace(/\/+$/, '')}/1/messages.json`;
   return {
     protocol: url.protocol,
-    hostname: url.hostname,
+    // URL keeps IPv6 literals bracketed ("[::1]"); http.request wants them bare.
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port,
     host: url.host,
     path,

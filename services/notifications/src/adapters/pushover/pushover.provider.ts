@@ -41,6 +41,7 @@ export class PushoverProvider implements PushProvider {
     this.#credentials = { userKey: options.userKey, apiToken: options.apiToken };
     this.#endpoint = resolveEndpoint(options.apiUrl ?? DEFAULT_PUSHOVER_API_URL);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new Error('timeoutMs must be a positive number');
     this.#emergency = { retry: options.emergencyRetrySeconds ?? 60, expire: options.emergencyExpireSeconds ?? 3600 };
     const secrets = [options.userKey, options.apiToken];
     this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
