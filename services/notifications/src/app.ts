@@ -1,17 +1,83 @@
-import { Api, createHttpApp, type Logger } from '@homeops/common';
+import { Api, createHttpApp, EventStreamHub, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import type { Config } from './config.js';
+import type { AttachmentStore } from './domain/attachment-store.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { DeliveryWorker } from './domain/delivery.worker.js';
+import type { NotificationContext } from './domain/notification-context.js';
+import { NotificationEvents } from './domain/notification-events.js';
+import type { NotificationRepository } from './domain/notification-repository.js';
+import type { PushProvider } from './domain/push-provider.js';
+import { registerAttachmentRoutes } from './http/attachment.router.js';
+import { createBodyParsers } from './http/attachment-upload.middleware.js';
 import { registerHealthRoutes } from './http/health.router.js';
+import type { NotificationRoutesDeps } from './http/notification-routes.deps.js';
+import { registerNotificationRoutes } from './http/notification.router.js';
+import { registerReadStatusRoutes } from './http/read-status.router.js';
+import { registerStreamRoutes } from './http/stream.router.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
-/** What the app needs from the outside world; tests pass fakes. */
+/** What the app needs from the outside world; tests pass fakes. `events` and `delivery` default to fresh ones. */
 export interface AppDeps {
   logger: Logger;
+  repository: NotificationRepository;
+  attachments: AttachmentStore;
+  provider: PushProvider;
+  hub?: EventStreamHub;
+  clock?: Clock;
+  events?: NotificationEvents;
+  /** Pass it to control its lifecycle (stop, resume); otherwise one is built from the config. */
+  delivery?: DeliveryWorker;
+}
+
+/** The settings createApp reads; `parseConfig()` gives the defaults. */
+export type AppConfig = Pick<
+  Config,
+  | 'API_KEY'
+  | 'SSE_HEARTBEAT_MS'
+  | 'PROVIDER_TIMEOUT_MS'
+  | 'DELIVERY_RETRY_MIN_MS'
+  | 'DELIVERY_RETRY_MAX_MS'
+  | 'DELIVERY_MAX_ATTEMPTS'
+  | 'DELIVERY_CONCURRENCY'
+>;
+
+/** The domain context and delivery worker for a set of adapters (shared by createApp and the service runner). */
+export function buildDomain(deps: AppDeps, config: AppConfig): { ctx: NotificationContext; delivery: DeliveryWorker } {
+  const ctx: NotificationContext = {
+    repository: deps.repository,
+    attachments: deps.attachments,
+    events: deps.events ?? new NotificationEvents(),
+    clock: deps.clock ?? systemClock,
+    logger: deps.logger,
+  };
+  const delivery =
+    deps.delivery ??
+    new DeliveryWorker(ctx, deps.provider, {
+      minDelayMs: config.DELIVERY_RETRY_MIN_MS,
+      maxDelayMs: config.DELIVERY_RETRY_MAX_MS,
+      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+      concurrency: config.DELIVERY_CONCURRENCY,
+      // The adapter times out first; this only bounds an adapter that hangs regardless.
+      attemptTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+    });
+  return { ctx, delivery };
 }
 
 /** Builds the Express app; never listens. */
-export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Express {
-  const api = new Api({ title: SERVICE_NAME, version: SERVICE_VERSION });
-  registerHealthRoutes(api, Date.now());
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY });
+export function createApp(deps: AppDeps, config: AppConfig): Express {
+  const { ctx, delivery } = buildDomain(deps, config);
+  const hub = deps.hub ?? new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
+  const routes: NotificationRoutesDeps = { ctx, hub, create: { delivery, deliveryEnabled: deps.provider.enabled } };
+  const api = new Api({
+    title: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    description: 'Pushover notifications with a durable read/unread history',
+  });
+  registerHealthRoutes(api, { repository: deps.repository, provider: deps.provider, delivery, streams: () => hub.size, startedAt: Date.now() });
+  registerNotificationRoutes(api, routes);
+  registerAttachmentRoutes(api, routes);
+  registerReadStatusRoutes(api, routes);
+  registerStreamRoutes(api, routes);
+  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, beforeJson: [createBodyParsers] });
 }

@@ -1,14 +1,50 @@
-import { ApiKeySchema, LogLevelSchema, loadConfigOrExit, z } from '@homeops/common';
+import { ApiKeySchema, LogLevelSchema, loadConfig, loadConfigOrExit, z } from '@homeops/common';
+
+const positiveInt = () => z.coerce.number().int().positive();
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .transform((url) => url.replace(/\/+$/, ''));
 
 /** Every variable of notifications; `.env.example` and the README list the same names. */
-export const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(9095),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: LogLevelSchema,
-  API_KEY: ApiKeySchema,
-});
+export const ConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(9095),
+    HOST: z.string().default('0.0.0.0'),
+    LOG_LEVEL: LogLevelSchema,
+    API_KEY: ApiKeySchema,
+    STORAGE_PATH: z.string().min(1).default('./data/notifications.yaml'),
+    PROVIDER_USER_KEY: z.string().min(1).optional(),
+    PROVIDER_API_TOKEN: z.string().min(1).optional(),
+    // The names users of the original service have; the PROVIDER_* names win when both are set.
+    PUSHOVER_USER_KEY: z.string().min(1).optional(),
+    PUSHOVER_API_TOKEN: z.string().min(1).optional(),
+    PROVIDER_API_URL: httpUrl.default('https://api.pushover.net'),
+    PROVIDER_TIMEOUT_MS: positiveInt().default(10_000),
+    RETENTION_MAX_AGE_DAYS: positiveInt().optional(),
+    RETENTION_MAX_PER_RECIPIENT: positiveInt().optional(),
+    RETENTION_INTERVAL_MS: positiveInt().default(60 * 60 * 1000),
+    // Pushover asks for no retry sooner than 5 s; tests lower it.
+    DELIVERY_RETRY_MIN_MS: positiveInt().default(5_000),
+    DELIVERY_RETRY_MAX_MS: positiveInt().default(15 * 60 * 1000),
+    DELIVERY_MAX_ATTEMPTS: positiveInt().default(10),
+    DELIVERY_CONCURRENCY: positiveInt().max(2).default(2),
+    SSE_HEARTBEAT_MS: positiveInt().default(15_000),
+  })
+  .transform(({ PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, ...rest }) => ({
+    ...rest,
+    PROVIDER_USER_KEY: rest.PROVIDER_USER_KEY ?? PUSHOVER_USER_KEY,
+    PROVIDER_API_TOKEN: rest.PROVIDER_API_TOKEN ?? PUSHOVER_API_TOKEN,
+  }))
+  .refine((c) => (c.PROVIDER_USER_KEY === undefined) === (c.PROVIDER_API_TOKEN === undefined), {
+    message: 'set both PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or neither, to run with delivery off)',
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** Parses literal settings (tests, the library), never the process environment; throws ConfigError when invalid. */
+export function parseConfig(env: Record<string, string | undefined> = {}): Config {
+  return loadConfig(ConfigSchema, { service: 'notifications', env, dotenv: false });
+}
 
 /** Reads the environment (and `.env` files); exits with every problem listed when it is invalid. */
 export function readConfig(): Config {

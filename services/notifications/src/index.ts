@@ -1,2 +1,14 @@
-export { createApp, type AppDeps } from './app.js';
+export { App, type AppOptions } from './app-runner.js';
+export { createApp, buildDomain, type AppDeps, type AppConfig } from './app.js';
+export { ConfigSchema, parseConfig, type Config } from './config.js';
+export { startService, type RunningService, type ServiceAdapters } from './service-runner.js';
+export { PushoverService, PushoverError } from './pushover-service.js';
+export { PUSHOVER_SOUNDS, isPushoverSound, type PushoverSound } from './sounds.js';
 export { SERVICE_VERSION } from './version.js';
+export type { NotificationRecord, Delivery, AttachmentMeta, Priority, NotificationPatch } from './domain/notification.js';
+export type { NotificationRepository, NotificationPage, ListQuery, StorageStats } from './domain/notification-repository.js';
+export type { AttachmentStore } from './domain/attachment-store.js';
+export { DeliveryError, type PushProvider, type PushMessage, type PushReceipt, type ProviderStatus } from './domain/push-provider.js';
+export type { NotificationEvent } from './domain/notification-events.js';
+export type { NewNotification, IncomingAttachment } from './domain/create-notification.use-case.js';
+export type { Clock } from './domain/clock.js';

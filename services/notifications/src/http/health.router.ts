@@ -1,5 +1,17 @@
-import { type Api, z } from '@homeops/common';
+import { type Api, processInfo, z } from '@homeops/common';
+import type { DeliveryWorker } from '../domain/delivery.worker.js';
+import type { NotificationRepository } from '../domain/notification-repository.js';
+import type { PushProvider } from '../domain/push-provider.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
+
+/** What /health reads; every part is diagnostics without secrets. */
+export interface HealthDeps {
+  repository: NotificationRepository;
+  provider: PushProvider;
+  delivery: DeliveryWorker;
+  streams: () => number;
+  startedAt: number;
+}
 
 const HealthSchema = z
   .object({
@@ -7,23 +19,63 @@ const HealthSchema = z
     service: z.string(),
     version: z.string(),
     uptimeSeconds: z.number(),
+    problems: z.array(z.string()),
+    storage: z.object({
+      path: z.string(),
+      writable: z.boolean(),
+      records: z.number(),
+      fileBytes: z.number(),
+      lastWriteAt: z.string().nullable(),
+      lastError: z.string().nullable(),
+    }),
+    provider: z.object({
+      enabled: z.boolean(),
+      lastSuccessAt: z.string().nullable(),
+      lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
+      quota: z.object({ limit: z.number().nullable(), remaining: z.number().nullable(), resetAt: z.string().nullable() }).nullable(),
+      retriesScheduled: z.number(),
+    }),
+    streams: z.number(),
+    process: z.record(z.string(), z.unknown()),
   })
   .openapi('NotificationsHealth');
 
-/** GET /health: is the service serving, and which version. */
-export function registerHealthRoutes(api: Api, startedAt: number): void {
+function assess(deps: HealthDeps) {
+  const storage = deps.repository.stats();
+  const provider = deps.provider.status();
+  const problems: string[] = [];
+  if (!storage.writable) problems.push(`the history ${storage.path} cannot be written${storage.lastError ? `: ${storage.lastError}` : ''}`);
+  if (!provider.enabled) problems.push('delivery is off: PROVIDER_USER_KEY and PROVIDER_API_TOKEN are not set');
+  const failingSince = provider.lastError && (!provider.lastSuccessAt || provider.lastError.at > provider.lastSuccessAt);
+  if (provider.enabled && failingSince) problems.push(`the last delivery attempt failed: ${provider.lastError?.message}`);
+  if (provider.quota?.remaining === 0) problems.push("Pushover's monthly message quota is used up");
+  const status = !storage.writable ? 'error' : problems.length > 0 ? 'degraded' : 'ok';
+  return { status, storage, provider, problems } as const;
+}
+
+/** GET /health: storage, provider and process diagnostics; 503 when the history cannot be written. */
+export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
   api.route({
     method: 'get',
     path: '/health',
-    summary: 'Service status',
+    summary: 'Service status and diagnostics',
     tags: ['health'],
-    responses: { 200: { description: 'Serving', schema: HealthSchema } },
+    responses: {
+      200: { description: 'Serving (status ok or degraded)', schema: HealthSchema },
+      503: { description: 'The history cannot be written (status error)', schema: HealthSchema },
+    },
     handler: (_input, _req, res) => {
-      res.json({
-        status: 'ok',
+      const { status, storage, provider, problems } = assess(deps);
+      res.status(status === 'error' ? 503 : 200).json({
+        status,
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
-        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+        uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+        problems,
+        storage,
+        provider: { ...provider, retriesScheduled: deps.delivery.scheduled },
+        streams: deps.streams(),
+        process: processInfo(),
       });
     },
   });

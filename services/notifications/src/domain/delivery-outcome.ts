@@ -1,0 +1,52 @@
+import { DeliveryError, type PushReceipt } from './push-provider.js';
+import type { Delivery } from './notification.js';
+
+/** How retries are spaced and bounded. */
+export interface RetryPolicy {
+  /** First retry delay; Pushover asks for no retry sooner than 5 s. */
+  minDelayMs: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+}
+
+/** Exponential backoff from the attempt count: min, 2×min, 4×min… capped, plus up to 10 % jitter (never below min). */
+export function retryDelayMs(policy: RetryPolicy, attempts: number): number {
+  const base = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** Math.max(0, attempts - 1));
+  return Math.max(policy.minDelayMs, Math.round(base * (1 + Math.random() * 0.1)));
+}
+
+/** The delivery state after an accepted attempt. */
+export function sentDelivery(receipt: PushReceipt, attempts: number, at: string): Delivery {
+  return {
+    status: 'sent',
+    attempts,
+    request: receipt.request,
+    ...(receipt.receipt ? { receipt: receipt.receipt } : {}),
+    lastAttemptAt: at,
+  };
+}
+
+function describe(err: unknown): { text: string; retryable: boolean } {
+  if (err instanceof DeliveryError) {
+    if (err.details.quotaExhausted) {
+      return { text: `Pushover's monthly message quota is used up: ${err.message}`, retryable: false };
+    }
+    // Keep Pushover's own words (the `errors` array) unless the message already carries them.
+    const extra = (err.details.errors ?? []).filter((e) => !err.message.includes(e));
+    return { text: extra.length > 0 ? `${err.message}: ${extra.join('; ')}` : err.message, retryable: err.retryable };
+  }
+  // An unexpected failure (a bug or an adapter surprise) is retried: losing an alert is worse than a late one.
+  return { text: err instanceof Error ? err.message : String(err), retryable: true };
+}
+
+/** The delivery state after a failed attempt: retry later, or give up with the reason. */
+export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy): Delivery {
+  const { text, retryable } = describe(err);
+  const lastAttemptAt = at.toISOString();
+  if (!retryable) return { status: 'failed', attempts, error: text, lastAttemptAt };
+  if (attempts >= policy.maxAttempts) {
+    return { status: 'failed', attempts, error: `Gave up after ${attempts} attempts: ${text}`, lastAttemptAt };
+  }
+  const nextAttemptAt = new Date(at.getTime() + retryDelayMs(policy, attempts)).toISOString();
+  return { status: 'pending', attempts, error: text, lastAttemptAt, nextAttemptAt };
+}

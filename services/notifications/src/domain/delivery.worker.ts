@@ -1,0 +1,123 @@
+import { withTimeout } from '@homeops/common';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+import { failedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
+import type { NotificationContext } from './notification-context.js';
+import type { Delivery, NotificationRecord } from './notification.js';
+import type { PushMessage, PushProvider } from './push-provider.js';
+import { toPushMessage } from './push-message.js';
+
+/** Settings of the delivery worker. */
+export interface DeliverySettings extends RetryPolicy {
+  /** Connections to the provider at once (Pushover allows 2). */
+  concurrency: number;
+  /** Upper bound of one attempt, beyond the provider adapter's own timeout. */
+  attemptTimeoutMs: number;
+}
+
+/**
+ * Delivers pending notifications through the provider, at most once per successful send: each attempt is
+ * persisted as `pending` with its count before the request goes out, and only `pending` records are ever sent.
+ * Retryable failures are retried in the background with exponential backoff; pending records resume after a restart.
+ */
+export class DeliveryWorker {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Map<string, Promise<NotificationRecord | undefined>>();
+  private readonly limit: ConcurrencyLimit;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: NotificationContext,
+    private readonly provider: PushProvider,
+    private readonly settings: DeliverySettings,
+  ) {
+    this.limit = new ConcurrencyLimit(settings.concurrency);
+  }
+
+  /** Schedules every delivery a previous run left pending, each at its planned time. */
+  resume(): number {
+    const pending = this.ctx.repository.pending();
+    const now = this.ctx.clock.now().getTime();
+    for (const record of pending) {
+      const at = record.delivery.nextAttemptAt ? Date.parse(record.delivery.nextAttemptAt) : now;
+      this.schedule(record.id, Math.max(0, at - now));
+    }
+    if (pending.length > 0) this.ctx.logger.info({ count: pending.length }, 'resuming pending deliveries');
+    return pending.length;
+  }
+
+  /** Runs the first attempt of a new record; resolves the record as stored once that attempt finished or timed out. */
+  async deliverNow(record: NotificationRecord): Promise<NotificationRecord> {
+    return (await this.attempt(record.id)) ?? record;
+  }
+
+  /** Deliveries waiting for a retry timer, for /health. */
+  get scheduled(): number {
+    return this.timers.size;
+  }
+
+  /** Cancels timers and waits for attempts in progress; pending records stay pending for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(id: string, delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timers.get(id));
+    const timer = setTimeout(() => {
+      this.timers.delete(id);
+      void this.attempt(id);
+    }, delayMs);
+    timer.unref();
+    this.timers.set(id, timer);
+  }
+
+  private attempt(id: string): Promise<NotificationRecord | undefined> {
+    const running = this.inFlight.get(id);
+    if (running) return running;
+    const attempt = this.limit
+      .run(() => this.runAttempt(id))
+      .catch((err: unknown) => {
+        // Only the repository can fail here; the record stays pending and is retried.
+        this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
+        this.schedule(id, this.settings.minDelayMs);
+        return this.ctx.repository.get(id);
+      })
+      .finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, attempt);
+    return attempt;
+  }
+
+  private async runAttempt(id: string): Promise<NotificationRecord | undefined> {
+    const record = this.ctx.repository.get(id);
+    // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
+    if (!record || record.delivery.status !== 'pending' || this.stopped) return record;
+    const attempts = record.delivery.attempts + 1;
+    const startedAt = this.ctx.clock.now();
+    const { error: _error, nextAttemptAt: _next, ...rest } = record.delivery;
+    await this.ctx.repository.update(id, {
+      delivery: { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() },
+    });
+    let delivery: Delivery;
+    try {
+      const message: PushMessage = await toPushMessage(this.ctx, record);
+      const receipt = await withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt');
+      delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
+    } catch (err) {
+      delivery = failedDelivery(err, attempts, startedAt, this.settings);
+    }
+    const updated = await this.ctx.repository.update(id, { delivery });
+    if (!updated) return undefined;
+    this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
+    if (delivery.status === 'pending') {
+      const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
+      this.schedule(id, Number.isNaN(at) ? retryDelayMs(this.settings, attempts) : at - startedAt.getTime());
+      this.ctx.logger.warn({ id, attempts, error: delivery.error }, 'delivery failed; will retry');
+    } else if (delivery.status === 'failed') {
+      this.ctx.logger.warn({ id, attempts, error: delivery.error }, 'delivery failed permanently');
+    }
+    return updated;
+  }
+}

@@ -1,0 +1,80 @@
+import { AppError } from '@homeops/common';
+import busboy from 'busboy';
+import express, { type RequestHandler } from 'express';
+import { MAX_ATTACHMENT_BYTES } from '../domain/attachment-type.js';
+
+/** Room for a 5 MiB attachment in base64 (4/3 of it) plus the other fields. */
+export const CREATE_JSON_LIMIT = '7mb';
+
+const NUMBER_FIELDS = new Set(['priority', 'ttl']);
+const BOOLEAN_FIELDS = new Set(['html']);
+
+const isCreate = (req: Parameters<RequestHandler>[0]) => req.method === 'POST' && req.path === '/notifications';
+
+// Form fields are text; give the ones the schema types as numbers and booleans their JSON shape.
+function coerceField(name: string, value: string): unknown {
+  if (NUMBER_FIELDS.has(name) && /^-?\d+$/.test(value.trim())) return Number(value);
+  if (BOOLEAN_FIELDS.has(name) && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+const tooLarge = () =>
+  new AppError('PAYLOAD_TOO_LARGE', 'The attachment is larger than 5 MiB', {
+    solution: 'Send an attachment of at most 5 MiB (5,242,880 bytes)',
+  });
+
+/** Parses a multipart POST /notifications into the JSON shape: the file part becomes `attachment` (base64). */
+const multipart: RequestHandler = (req, _res, next) => {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      limits: { files: 1, fields: 20, fieldSize: 16 * 1024, fileSize: MAX_ATTACHMENT_BYTES },
+    });
+  } catch (err) {
+    next(new AppError('VALIDATION_FAILED', 'Malformed multipart body', { cause: err }));
+    return;
+  }
+  const body: Record<string, unknown> = {};
+  let failure: AppError | undefined;
+  let settled = false;
+  const finish = (err?: AppError) => {
+    if (settled) return;
+    settled = true;
+    if (err) return next(err);
+    req.body = body;
+    next();
+  };
+  const fail = (error: AppError) => (failure ??= error);
+  parser.on('field', (name, value, info) => {
+    if (info.valueTruncated) fail(new AppError('PAYLOAD_TOO_LARGE', `The form field ${name} is too long`));
+    else body[name] = coerceField(name, value);
+  });
+  parser.on('file', (_name, file, info) => {
+    const chunks: Buffer[] = [];
+    file.on('data', (chunk: Buffer) => chunks.push(chunk));
+    file.on('limit', () => fail(tooLarge()));
+    file.on('close', () => {
+      if (failure) return;
+      body.attachment = { filename: info.filename || 'attachment', contentType: info.mimeType, data: Buffer.concat(chunks).toString('base64') };
+    });
+  });
+  parser.on('filesLimit', () => fail(new AppError('VALIDATION_FAILED', 'Send at most one file part')));
+  parser.on('fieldsLimit', () => fail(new AppError('VALIDATION_FAILED', 'Too many form fields')));
+  parser.on('error', (err) => {
+    req.unpipe(parser);
+    req.resume();
+    finish(new AppError('VALIDATION_FAILED', 'Malformed multipart body', { cause: err }));
+  });
+  parser.on('close', () => finish(failure));
+  req.pipe(parser);
+};
+
+const bigJson = express.json({ limit: CREATE_JSON_LIMIT });
+
+/** Body parsers of POST /notifications only, so every other route keeps the small default JSON limit. */
+export const createBodyParsers: RequestHandler = (req, res, next) => {
+  if (!isCreate(req)) return next();
+  if (req.is('multipart/form-data')) return multipart(req, res, next);
+  return bigJson(req, res, next);
+};

@@ -1,0 +1,10 @@
+import type { EventStreamHub } from '@homeops/common';
+import type { CreateDeps } from '../domain/create-notification.use-case.js';
+import type { NotificationContext } from '../domain/notification-context.js';
+
+/** What the notification routers call into. */
+export interface NotificationRoutesDeps {
+  ctx: NotificationContext;
+  create: CreateDeps;
+  hub: EventStreamHub;
+}

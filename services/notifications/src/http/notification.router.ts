@@ -1,0 +1,90 @@
+import type { Api } from '@homeops/common';
+import { createNotification } from '../domain/create-notification.use-case.js';
+import { deleteNotification } from '../domain/delete-notification.use-case.js';
+import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
+import { nextPageLink } from './next-page-link.js';
+import type { NotificationRoutesDeps } from './notification-routes.deps.js';
+import {
+  CreateNotificationBodySchema,
+  CreateNotificationMultipartSchema,
+  IdParamsSchema,
+  ListQuerySchema,
+  NotificationSchema,
+  RecipientParamsSchema,
+} from './notification.schemas.js';
+
+const tags = ['notifications'];
+
+/** Create, list, fetch and delete notifications. */
+export function registerNotificationRoutes(api: Api, { ctx, create }: NotificationRoutesDeps): void {
+  api.route({
+    method: 'post',
+    path: '/notifications',
+    summary: 'Store a notification and send it through Pushover',
+    tags,
+    body: CreateNotificationBodySchema,
+    bodyContentTypes: { 'multipart/form-data': CreateNotificationMultipartSchema },
+    responses: { 201: { description: 'Stored; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
+    errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_UNAVAILABLE'],
+    handler: async ({ body }, _req, res) => {
+      const { attachment, ...fields } = body;
+      const record = await createNotification(ctx, create, {
+        ...fields,
+        ...(attachment ? { attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } } : {}),
+      });
+      res.status(201).location(`/notifications/single/${record.id}`).json(record);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/notifications/single/{id}',
+    summary: 'One notification',
+    tags,
+    params: IdParamsSchema,
+    responses: { 200: { description: 'The notification', schema: NotificationSchema } },
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    handler: ({ params }, _req, res) => {
+      res.json(getNotification(ctx, params.id));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/notifications/{recipient}',
+    summary: "A recipient's notifications, newest first",
+    tags,
+    params: RecipientParamsSchema,
+    query: ListQuerySchema,
+    responses: {
+      200: { description: 'One page; X-Total-Count, X-Unread-Count and a Link rel="next" header', schema: NotificationSchema.array() },
+    },
+    errors: ['NOTIFICATION_NOT_FOUND'],
+    handler: ({ params, query }, _req, res) => {
+      const page = listNotifications(ctx, {
+        recipient: params.recipient,
+        unreadOnly: query.unread,
+        limit: query.limit,
+        before: query.before,
+      });
+      res.setHeader('X-Total-Count', String(page.total));
+      res.setHeader('X-Unread-Count', String(page.unread));
+      if (page.nextCursor) res.setHeader('Link', nextPageLink(params.recipient, query, page.nextCursor));
+      res.json(page.items);
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/notifications/{id}',
+    summary: 'Delete a notification and its attachment',
+    tags,
+    params: IdParamsSchema,
+    responses: { 204: { description: 'Deleted' } },
+    errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
+    handler: async ({ params }, _req, res) => {
+      await deleteNotification(ctx, params.id);
+      res.status(204).end();
+    },
+  });
+}

@@ -1,0 +1,48 @@
+import type { Api } from '@homeops/common';
+import { markAllRead, markRead, markUnread } from '../domain/read-status.use-case.js';
+import type { NotificationRoutesDeps } from './notification-routes.deps.js';
+import { IdParamsSchema, NotificationSchema, ReadAllResultSchema, RecipientParamsSchema } from './notification.schemas.js';
+
+const tags = ['notifications'];
+
+/** Read/unread status: one notification or all of a recipient's. */
+export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDeps): void {
+  api.route({
+    method: 'patch',
+    path: '/notifications/{id}/read',
+    summary: 'Mark a notification read (idempotent; keeps the first readAt)',
+    tags,
+    params: IdParamsSchema,
+    responses: { 200: { description: 'The notification, read', schema: NotificationSchema } },
+    errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
+    handler: async ({ params }, _req, res) => {
+      res.json(await markRead(ctx, params.id));
+    },
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/notifications/{id}/unread',
+    summary: 'Mark a notification unread again (idempotent)',
+    tags,
+    params: IdParamsSchema,
+    responses: { 200: { description: 'The notification, unread', schema: NotificationSchema } },
+    errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
+    handler: async ({ params }, _req, res) => {
+      res.json(await markUnread(ctx, params.id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/notifications/{recipient}/read-all',
+    summary: "Mark all of a recipient's notifications read",
+    tags,
+    params: RecipientParamsSchema,
+    responses: { 200: { description: 'How many changed', schema: ReadAllResultSchema } },
+    errors: ['STORAGE_UNAVAILABLE'],
+    handler: async ({ params }, _req, res) => {
+      res.json(await markAllRead(ctx, params.recipient));
+    },
+  });
+}

@@ -1,0 +1,64 @@
+import { EventStreamHub, serve, type Logger } from '@homeops/common';
+import { buildDomain, createApp } from './app.js';
+import type { Config } from './config.js';
+import type { AttachmentStore } from './domain/attachment-store.js';
+import type { NotificationRepository } from './domain/notification-repository.js';
+import type { PushProvider } from './domain/push-provider.js';
+import { RetentionJob } from './domain/retention.job.js';
+
+/** The real (or embedding app's) implementations of the domain interfaces. */
+export interface ServiceAdapters {
+  repository: NotificationRepository;
+  attachments: AttachmentStore;
+  provider: PushProvider;
+}
+
+/** A listening notification service. */
+export interface RunningService {
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  /** Stops taking requests, ends live streams, lets attempts in progress finish, flushes and unlocks the history. */
+  stop(): Promise<void>;
+}
+
+/** Opens the history, starts delivery and retention, and listens; closes the history again if listening fails. */
+export async function startService(
+  config: Config,
+  logger: Logger,
+  adapters: ServiceAdapters,
+  options: { handleSignals: boolean },
+): Promise<RunningService> {
+  const { repository, attachments, provider } = adapters;
+  await repository.open();
+  if (!provider.enabled) {
+    logger.warn(
+      'PUSH DELIVERY IS OFF: PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or PUSHOVER_USER_KEY and PUSHOVER_API_TOKEN) ' +
+        'are not set. Notifications are stored with delivery "skipped" and never reach a device.',
+    );
+  }
+  const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
+  const base = { logger, repository, attachments, provider, hub };
+  const { ctx, delivery } = buildDomain(base, config);
+  const retention = new RetentionJob(
+    ctx,
+    { maxAgeDays: config.RETENTION_MAX_AGE_DAYS, maxPerRecipient: config.RETENTION_MAX_PER_RECIPIENT },
+    config.RETENTION_INTERVAL_MS,
+  );
+  const app = createApp({ ...base, events: ctx.events, delivery }, config);
+  const close = async () => {
+    hub.closeAll();
+    await retention.stop();
+    await delivery.stop();
+    await repository.close();
+  };
+  let running;
+  try {
+    running = await serve({ app, port: config.PORT, host: config.HOST, logger, handleSignals: options.handleSignals, close });
+  } catch (err) {
+    await repository.close().catch(() => undefined);
+    throw err;
+  }
+  delivery.resume();
+  retention.start();
+  return { port: running.port, stop: running.stop };
+}

@@ -1,0 +1,172 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
+import { NotificationEvents } from '../../src/domain/notification-events.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
+import type { PushReceipt } from '../../src/domain/push-provider.js';
+import { FakePushProvider, permanent, quotaSpent, retryable } from '../fakes/fake-push.provider.js';
+import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
+import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
+import { buildTestApp, eventually, silentLogger } from '../support/test-app.js';
+
+const body = { recipient: 'ops', title: 'Disk', message: 'Disk almost full' };
+const settings = { minDelayMs: 30, maxDelayMs: 200, maxAttempts: 3, concurrency: 2, attemptTimeoutMs: 500 };
+
+function deferred() {
+  let resolve!: (r: PushReceipt) => void;
+  const promise = new Promise<PushReceipt>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function pendingRecord(id: string, delivery: Partial<NotificationRecord['delivery']> = {}): NotificationRecord {
+  return {
+    id,
+    recipient: 'ops',
+    title: 't',
+    message: 'm',
+    priority: 0,
+    read: false,
+    readAt: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    delivery: { status: 'pending', attempts: 0, ...delivery },
+  };
+}
+
+function worker(repository: InMemoryNotificationRepository, provider: FakePushProvider) {
+  const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date() }, logger: silentLogger };
+  return new DeliveryWorker(ctx, provider, settings);
+}
+
+describe('delivery worker', () => {
+  it('answers 201 with pending after a retryable failure, then retries with backoff until sent', async () => {
+    const provider = new FakePushProvider().willAnswer(retryable(), retryable(), { request: 'r-3' });
+    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30, DELIVERY_MAX_ATTEMPTS: 5 } });
+    const res = await request(t.app).post('/notifications').send(body);
+    expect(res.status).toBe(201);
+    expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: 'Pushover answered 503', nextAttemptAt: expect.any(String) });
+    await eventually(() => t.repository.get(res.body.id)?.delivery.status === 'sent');
+    expect(t.repository.get(res.body.id)?.delivery).toEqual({ status: 'sent', attempts: 3, request: 'r-3', lastAttemptAt: expect.any(String) });
+    expect(provider.sent).toHaveLength(3);
+    const [a, b, c] = provider.sentAt as [number, number, number];
+    expect(b - a).toBeGreaterThanOrEqual(29);
+    expect(c - b).toBeGreaterThanOrEqual(59);
+  });
+
+  it('marks a permanent failure failed with the provider errors and never retries it', async () => {
+    const provider = new FakePushProvider().willAnswer(permanent(['application token is invalid']));
+    const t = buildTestApp({ provider });
+    const res = await request(t.app).post('/notifications').send(body);
+    expect(res.body.delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'Pushover rejected the message: application token is invalid' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(provider.sent).toHaveLength(1);
+    expect(t.delivery.scheduled).toBe(0);
+  });
+
+  it('marks a 429 failed with a quota message', async () => {
+    const t = buildTestApp({ provider: new FakePushProvider().willAnswer(quotaSpent()) });
+    const res = await request(t.app).post('/notifications').send(body);
+    expect(res.body.delivery).toMatchObject({ status: 'failed', error: expect.stringMatching(/monthly message quota is used up/) });
+  });
+
+  it('gives up after the maximum attempts', async () => {
+    const provider = new FakePushProvider().alwaysAnswer(retryable());
+    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 10, DELIVERY_MAX_ATTEMPTS: 3 } });
+    const id = (await request(t.app).post('/notifications').send(body)).body.id;
+    await eventually(() => t.repository.get(id)?.delivery.status === 'failed');
+    expect(t.repository.get(id)?.delivery).toMatchObject({ attempts: 3, error: 'Gave up after 3 attempts: Pushover answered 503' });
+    expect(provider.sent).toHaveLength(3);
+  });
+
+  it('answers 201 once the first attempt timed out and records it as pending', async () => {
+    const hanging = deferred();
+    const provider = new FakePushProvider().willAnswer(hanging.promise);
+    const t = buildTestApp({ provider, config: { PROVIDER_TIMEOUT_MS: 1, DELIVERY_RETRY_MIN_MS: 60_000 } });
+    const started = Date.now();
+    const res = await request(t.app).post('/notifications').send(body);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: expect.stringMatching(/did not finish within/) });
+    hanging.resolve({ request: 'late' });
+    await t.delivery.stop();
+  });
+
+  it('persists the attempt as pending with its count before the request goes out', async () => {
+    const hanging = deferred();
+    const repository = new InMemoryNotificationRepository([pendingRecord('A')]);
+    const w = worker(repository, new FakePushProvider().willAnswer(hanging.promise));
+    const done = w.deliverNow(repository.get('A')!);
+    await eventually(() => repository.get('A')?.delivery.attempts === 1);
+    expect(repository.get('A')?.delivery).toMatchObject({ status: 'pending', attempts: 1, lastAttemptAt: expect.any(String) });
+    hanging.resolve({ request: 'r' });
+    expect((await done).delivery).toMatchObject({ status: 'sent', attempts: 1, request: 'r' });
+  });
+
+  it('sends a notification once even when asked twice at the same time', async () => {
+    const repository = new InMemoryNotificationRepository([pendingRecord('A')]);
+    const provider = new FakePushProvider();
+    const w = worker(repository, provider);
+    await Promise.all([w.deliverNow(repository.get('A')!), w.deliverNow(repository.get('A')!)]);
+    await w.deliverNow(repository.get('A')!);
+    expect(provider.sent).toHaveLength(1);
+  });
+
+  it('resumes pending deliveries after a restart and leaves sent, failed and skipped ones alone', async () => {
+    const repository = new InMemoryNotificationRepository([
+      pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(Date.now() - 1000).toISOString(), error: 'Pushover answered 503' }),
+      pendingRecord('S', { status: 'sent', attempts: 1, request: 'old' }),
+      pendingRecord('F', { status: 'failed', attempts: 1, error: 'bad' }),
+      pendingRecord('K', { status: 'skipped' }),
+    ]);
+    const provider = new FakePushProvider();
+    const w = worker(repository, provider);
+    expect(w.resume()).toBe(1);
+    await eventually(() => repository.get('P')?.delivery.status === 'sent');
+    expect(repository.get('P')?.delivery).toEqual({ status: 'sent', attempts: 2, request: 'req-1', lastAttemptAt: expect.any(String) });
+    expect(provider.sent).toHaveLength(1);
+    await w.stop();
+  });
+
+  it('waits for the planned time of a resumed retry', async () => {
+    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(Date.now() + 150).toISOString() })]);
+    const provider = new FakePushProvider();
+    const w = worker(repository, provider);
+    const started = Date.now();
+    w.resume();
+    await eventually(() => provider.sent.length === 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    await w.stop();
+  });
+
+  it('does not send a notification deleted before its retry', async () => {
+    const provider = new FakePushProvider().willAnswer(retryable());
+    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30 } });
+    const id = (await request(t.app).post('/notifications').send(body)).body.id;
+    await request(t.app).delete(`/notifications/${id}`);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(provider.sent).toHaveLength(1);
+  });
+
+  it('keeps at most two sends in flight', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    const repository = new InMemoryNotificationRepository(['A', 'B', 'C'].map((id) => pendingRecord(id)));
+    const provider = new FakePushProvider().willAnswer(...gates.map((g) => g.promise));
+    const w = worker(repository, provider);
+    const all = ['A', 'B', 'C'].map((id) => w.deliverNow(repository.get(id)!));
+    await eventually(() => provider.sent.length === 2);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(provider.sent).toHaveLength(2);
+    gates.forEach((g, i) => g.resolve({ request: `r${i}` }));
+    await Promise.all(all);
+    expect(provider.sent).toHaveLength(3);
+  });
+
+  it('stops without sending what is scheduled; the record stays pending for the next start', async () => {
+    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(Date.now() + 50).toISOString() })]);
+    const provider = new FakePushProvider();
+    const w = worker(repository, provider);
+    w.resume();
+    await w.stop();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(provider.sent).toHaveLength(0);
+    expect(repository.get('P')?.delivery.status).toBe('pending');
+  });
+});

@@ -1,0 +1,18 @@
+import type { AttachmentStore } from '../../src/domain/attachment-store.js';
+
+/** AttachmentStore in a Map, for tests that do not care about files. */
+export class InMemoryAttachmentStore implements AttachmentStore {
+  readonly files = new Map<string, Buffer>();
+
+  async save(id: string, data: Buffer): Promise<void> {
+    this.files.set(id, Buffer.from(data));
+  }
+
+  async read(id: string): Promise<Buffer | undefined> {
+    return this.files.get(id);
+  }
+
+  async remove(id: string): Promise<void> {
+    this.files.delete(id);
+  }
+}

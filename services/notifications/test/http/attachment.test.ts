@@ -1,0 +1,138 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { EXECUTABLE, GIF, JPEG, PDF, PNG, pngOfSize, TEXT, WEBP } from '../support/files.js';
+import { buildTestApp } from '../support/test-app.js';
+
+const valid = { recipient: 'ops', title: 'Camera', message: 'Motion at the door' };
+const MiB5 = 5 * 1024 * 1024;
+const asJson = (data: Buffer, contentType: string, filename = 'file.bin') => ({ filename, contentType, data: data.toString('base64') });
+
+describe('POST /notifications with an attachment', () => {
+  it.each([
+    ['image/png', PNG],
+    ['image/jpeg', JPEG],
+    ['image/gif', GIF],
+    ['image/webp', WEBP],
+    ['application/pdf', PDF],
+    ['text/plain', TEXT],
+  ])('stores a %s attachment sent as base64 JSON', async (contentType, data) => {
+    const { app, attachments } = buildTestApp();
+    const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(data, contentType, 'f') });
+    expect(res.status).toBe(201);
+    expect(res.body.attachment).toEqual({ filename: 'f', contentType, size: data.length });
+    expect(await attachments.read(res.body.id)).toEqual(data);
+  });
+
+  it('forwards images to the provider and keeps documents out of the push', async () => {
+    const { app, provider } = buildTestApp();
+    await request(app).post('/notifications').send({ ...valid, attachment: asJson(PNG, 'image/png', 'door.png') });
+    await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'application/pdf', 'r.pdf') });
+    expect(provider.sent[0]?.attachment).toEqual({ filename: 'door.png', contentType: 'image/png', data: PNG });
+    expect(provider.sent[1]?.attachment).toBeUndefined();
+  });
+
+  it('returns 400 when the declared type does not match the bytes', async () => {
+    const { app, attachments } = buildTestApp();
+    const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'image/png') });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/declared as image\/png but its bytes are application\/pdf/);
+    expect((attachments as unknown as { files: Map<string, Buffer> }).files.size).toBe(0);
+  });
+
+  it('returns 415 for bytes that are no supported image or document', async () => {
+    const res = await request(buildTestApp().app).post('/notifications').send({ ...valid, attachment: asJson(EXECUTABLE, 'application/octet-stream') });
+    expect(res.status).toBe(415);
+  });
+
+  it('returns 400 when data is not base64', async () => {
+    const res = await request(buildTestApp().app)
+      .post('/notifications')
+      .send({ ...valid, attachment: { filename: 'a', contentType: 'image/png', data: '***' } });
+    expect(res.status).toBe(400);
+  });
+
+  it('accepts exactly 5 MiB and returns 413 for one byte more', async () => {
+    const { app } = buildTestApp();
+    const ok = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5), 'image/png') });
+    expect(ok.status).toBe(201);
+    const tooBig = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5 + 1), 'image/png') });
+    expect(tooBig.status).toBe(413);
+  });
+
+  it('keeps the small JSON limit on other routes', async () => {
+    const res = await request(buildTestApp().app).post('/notifications/ops/read-all').send({ pad: 'x'.repeat(200_000) });
+    expect(res.status).toBe(413);
+  });
+
+  it('stores a file sent as multipart/form-data with typed fields', async () => {
+    const { app, attachments, provider } = buildTestApp();
+    const res = await request(app)
+      .post('/notifications')
+      .field('recipient', 'ops')
+      .field('title', 'Camera')
+      .field('message', 'Motion')
+      .field('priority', '1')
+      .field('html', 'true')
+      .attach('attachment', JPEG, { filename: 'door.jpg', contentType: 'image/jpeg' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ priority: 1, html: true, attachment: { filename: 'door.jpg', contentType: 'image/jpeg', size: JPEG.length } });
+    expect(await attachments.read(res.body.id)).toEqual(JPEG);
+    expect(provider.sent[0]?.attachment?.data).toEqual(JPEG);
+  });
+
+  it('returns 413 for a multipart file over 5 MiB', async () => {
+    const res = await request(buildTestApp().app)
+      .post('/notifications')
+      .field('recipient', 'ops')
+      .field('message', 'Motion')
+      .attach('file', pngOfSize(MiB5 + 1), { filename: 'big.png', contentType: 'image/png' });
+    expect(res.status).toBe(413);
+  });
+
+  it('returns 400 for a multipart file whose declared type does not match its bytes', async () => {
+    const res = await request(buildTestApp().app)
+      .post('/notifications')
+      .field('recipient', 'ops')
+      .field('message', 'Motion')
+      .attach('file', TEXT, { filename: 'x.png', contentType: 'image/png' });
+    expect(res.status).toBe(400);
+  });
+
+  it('validates multipart fields with the same limits', async () => {
+    const res = await request(buildTestApp().app).post('/notifications').field('recipient', 'ops').field('message', 'm'.repeat(1025));
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('GET /notifications/single/:id/attachment', () => {
+  it('downloads the file with its type and a safe Content-Disposition', async () => {
+    const { app } = buildTestApp();
+    const created = await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(PDF, 'application/pdf', '../../etc/"report"\r\n.pdf') });
+    expect(created.body.attachment.filename).toBe('report.pdf');
+    const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`).buffer(true).parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-disposition']).toBe('attachment; filename=report.pdf');
+    expect(res.body).toEqual(PDF);
+  });
+
+  it('returns 404 ATTACHMENT_NOT_FOUND for a notification without attachment', async () => {
+    const { app } = buildTestApp();
+    const created = await request(app).post('/notifications').send(valid);
+    const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatch(/no attachment/);
+  });
+
+  it('returns 404 for an unknown id', async () => {
+    const res = await request(buildTestApp().app).get('/notifications/single/NOPE/attachment');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'No notification with id NOPE', solution: expect.any(String) });
+  });
+});

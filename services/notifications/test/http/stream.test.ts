@@ -1,0 +1,81 @@
+import { get, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTestApp, eventually } from '../support/test-app.js';
+
+interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** Connects to the stream and collects parsed events until closed. */
+function subscribe(port: number, recipient: string): Promise<{ events: SseEvent[]; raw: () => string; res: IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const req = get({ host: '127.0.0.1', port, path: `/notifications/${recipient}/stream` }, (res) => {
+      let buffer = '';
+      const events: SseEvent[] = [];
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (const block of buffer.split('\n\n').slice(0, -1)) {
+          const event = /^event: (.+)$/m.exec(block)?.[1];
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (event && data) events.push({ event, data: JSON.parse(data) });
+        }
+        buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2);
+      });
+      resolve({ events, raw: () => buffer, res });
+    });
+    req.on('error', reject);
+  });
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+async function listen(t: ReturnType<typeof buildTestApp>): Promise<number> {
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server!.once('listening', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+describe('GET /notifications/:recipient/stream', () => {
+  it("streams created, read, unread and deleted events of that recipient only", { timeout: 10_000 }, async () => {
+    const t = buildTestApp();
+    const port = await listen(t);
+    const { events, res } = await subscribe(port, 'ops');
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    await eventually(() => t.hub.size === 1);
+
+    await request(t.app).post('/notifications').send({ recipient: 'family', message: 'not for ops' });
+    const id = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'for ops' })).body.id;
+    await request(t.app).patch(`/notifications/${id}/read`);
+    await request(t.app).patch(`/notifications/${id}/unread`);
+    await request(t.app).post('/notifications/ops/read-all');
+    await request(t.app).delete(`/notifications/${id}`);
+
+    await eventually(() => events.some((e) => e.event === 'deleted'));
+    expect(events.map((e) => e.event)).toEqual(['created', 'delivery', 'read', 'unread', 'read-all', 'deleted']);
+    expect(events[0]!.data).toMatchObject({ id, recipient: 'ops', message: 'for ops' });
+    expect(events[2]!.data).toMatchObject({ id, read: true });
+    expect(events[4]!.data).toEqual({ updated: 1, readAt: expect.any(String) });
+    expect(events[5]!.data).toEqual({ id });
+    res.destroy();
+    await eventually(() => t.hub.size === 0);
+  });
+
+  it('sends heartbeats while idle', { timeout: 10_000 }, async () => {
+    const t = buildTestApp({ config: { SSE_HEARTBEAT_MS: 50 } });
+    const port = await listen(t);
+    const chunks: string[] = [];
+    const { res } = await subscribe(port, 'ops');
+    res.on('data', (c: string) => chunks.push(c));
+    await eventually(() => chunks.join('').includes(': heartbeat'));
+    res.destroy();
+    t.hub.closeAll();
+  });
+});
