@@ -37,6 +37,18 @@ describe('GET /devices', () => {
     expect(res.body.channels[1].on).toBe(true);
   });
 
+  it('answers with fresh states after a change, not with an earlier list', async () => {
+    t = await buildTestApp();
+    const before = await request(t.app).get('/devices');
+
+    t.cloud.pressButton('plug-1', 0);
+    const after = await request(t.app).get('/devices');
+
+    expect(before.body[0].channels[0].on).toBeNull();
+    expect(after.body[0].channels[0].on).toBe(true);
+    expect(after.headers['content-type']).toContain('application/json');
+  });
+
   it('forgets channel states while a device is offline and shows it online again', async () => {
     t = await buildTestApp();
     await request(t.app).put('/devices/plug-1/channels/0').send({ on: true });

@@ -53,8 +53,14 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
 /** The known devices and their channel states; every change goes through here and is announced once. */
 export class DeviceRegistry {
   private readonly devices = new Map<string, Device>();
+  private changes = 0;
 
   constructor(private readonly emit: Emit) {}
+
+  /** Grows with every change of any device (including last-seen times): lets callers cache what they derive. */
+  get revision(): number {
+    return this.changes;
+  }
 
   list(): Device[] {
     return [...this.devices.values()].map(copyDevice);
@@ -81,6 +87,7 @@ export class DeviceRegistry {
     for (const [uuid, device] of this.devices) {
       if (incoming.has(uuid)) continue;
       this.devices.delete(uuid);
+      this.changes += 1;
       result.removed += 1;
       this.emit({ type: 'device-removed', uuid, name: device.name });
     }
@@ -88,6 +95,7 @@ export class DeviceRegistry {
       const previous = this.devices.get(cloud.uuid);
       if (previous && sameDescription(previous, cloud)) {
         if (cloud.online) previous.lastSeenAt = nowIso;
+        this.changes += 1;
         continue;
       }
       if (previous) result.updated += 1;
@@ -107,6 +115,7 @@ export class DeviceRegistry {
     const previous = this.devices.get(cloud.uuid);
     const device = describe(cloud, previous, nowIso);
     this.devices.set(cloud.uuid, device);
+    this.changes += 1;
     this.emit({ type: 'device', device: copyDevice(device) });
     if (previous && previous.online !== device.online) {
       const { uuid, name, online } = device;
@@ -117,7 +126,9 @@ export class DeviceRegistry {
   /** Forgets a channel's state (e.g. a command whose outcome is unknown); the next toggle reads it first. */
   forgetChannel(uuid: string, channel: number): void {
     const state = this.devices.get(uuid)?.channels.find((c) => c.channel === channel);
-    if (state) state.on = null;
+    if (!state) return;
+    state.on = null;
+    this.changes += 1;
   }
 
   /** Records a channel state; announces it only when it changed. Unknown devices or channels are ignored. */
@@ -126,6 +137,7 @@ export class DeviceRegistry {
     const state = device?.channels.find((c) => c.channel === channel);
     if (!device || !state) return;
     device.lastSeenAt = nowIso;
+    this.changes += 1;
     if (state.on === on) return;
     state.on = on;
     this.emit({ type: 'channel', uuid, name: device.name, channel, on, source });
@@ -136,6 +148,7 @@ export class DeviceRegistry {
     const device = this.devices.get(uuid);
     if (!device) return;
     if (online) device.lastSeenAt = nowIso;
+    this.changes += 1;
     if (device.online === online) return;
     device.online = online;
     if (!online) for (const c of device.channels) c.on = null;

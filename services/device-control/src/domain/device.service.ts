@@ -83,6 +83,11 @@ export class DeviceService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Changes whenever listDevices() would answer differently. */
+  get revision(): number {
+    return this.registry.revision;
+  }
+
   listDevices(): DeviceView[] {
     return this.registry.list().map(toDeviceView);
   }

@@ -41,6 +41,8 @@ function toBody(d: DeviceView): DeviceBody {
 
 /** GET /devices, GET /devices/:uuid, toggle, switch and sync. */
 export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
+  // The list is polled far more often than it changes: serialize it once per change.
+  let listCache: { revision: number; json: string } | undefined;
   api.route({
     method: 'get',
     path: '/devices',
@@ -48,7 +50,10 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     tags: ['devices'],
     responses: { 200: { description: 'The known devices', schema: DeviceSchema.array() } },
     handler: (_input, _req, res) => {
-      res.json(devices.listDevices().map(toBody));
+      if (listCache?.revision !== devices.revision) {
+        listCache = { revision: devices.revision, json: JSON.stringify(devices.listDevices().map(toBody)) };
+      }
+      res.type('application/json').send(listCache.json);
     },
   });
 
