@@ -1,0 +1,226 @@
+import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
+import type { CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
+import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
+import {
+  parseOnline,
+  parseSystemAll,
+  parseTogglePush,
+  replyErrorCode,
+  toCloudDevice,
+  type ChannelReading,
+  type SwitchProtocol,
+} from './meross-payloads.js';
+import type { SecretRedactor } from './meross-secrets.js';
+
+interface DeviceEntry {
+  def: MerossDeviceDefinition;
+  object: LibraryDevice;
+  online: boolean;
+  commandReady: boolean;
+  protocol: SwitchProtocol | null;
+  states: Map<number, boolean>;
+}
+
+interface MerossDevicesDeps {
+  lib: LibraryCloud;
+  commandTimeoutMs: number;
+  redactor: SecretRedactor;
+  log: Logger;
+  emit: (event: CloudEvent) => void;
+  assertSessionUp: () => void;
+}
+
+/** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
+export class MerossDevices {
+  private readonly entries = new Map<string, DeviceEntry>();
+  private lastMqttError: string | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: MerossDevicesDeps) {
+    const { lib } = deps;
+    lib.on('deviceInitialized', (uuid: string, def: MerossDeviceDefinition, object: LibraryDevice) => this.adopt(uuid, def, object));
+    for (const event of ['connected', 'close', 'reconnect']) lib.on(event, (uuid: string) => this.updateReady(uuid));
+    lib.on('data', (uuid: string, namespace: string, payload: unknown) => this.onPush(uuid, namespace, payload));
+  }
+
+  /** Makes the entries match a fetched list: gone devices are dropped, presence follows the list. */
+  reconcile(list: MerossDeviceDefinition[]): void {
+    const uuids = new Set(list.map((d) => d.uuid));
+    for (const uuid of this.entries.keys()) {
+      if (uuids.has(uuid)) continue;
+      this.entries.delete(uuid);
+      delete this.deps.lib.devices[uuid];
+    }
+    for (const def of list) {
+      const entry = this.entries.get(def.uuid);
+      if (!entry) continue;
+      entry.def = def;
+      entry.online = def.onlineStatus === 1;
+      if (!entry.online) entry.states.clear();
+    }
+  }
+
+  describe(list: MerossDeviceDefinition[]): CloudDevice[] {
+    return list.map((def) => {
+      const entry = this.entries.get(def.uuid);
+      return toCloudDevice(def, {
+        online: entry?.online ?? def.onlineStatus === 1,
+        commandReady: entry?.commandReady ?? false,
+        protocol: entry?.protocol ?? null,
+      });
+    });
+  }
+
+  async readChannels(uuid: string): Promise<ChannelReading[]> {
+    const entry = this.assertReachable(uuid);
+    return this.read(entry, false);
+  }
+
+  async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
+    const entry = this.assertReachable(uuid);
+    // The switch namespace depends on the device (ToggleX or the old Toggle): learn it before the first command.
+    if (entry.protocol === null) await this.read(entry, false);
+    if (entry.protocol === 'none') {
+      throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} reports no switch (neither togglex nor toggle)`);
+    }
+    if (entry.protocol === 'toggle' && channel !== 0) {
+      throw new AppError('VALIDATION_FAILED', `Device ${uuid} has only channel 0`, {
+        details: [{ path: 'channel', message: 'this device has only channel 0' }],
+      });
+    }
+    await this.send(entry, `switching channel ${channel}`, (object, done) =>
+      entry.protocol === 'toggle' ? object.controlToggle(on, done) : object.controlToggleX(channel, on, done),
+    );
+    this.record(entry, [{ channel, on }], 'command');
+  }
+
+  /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */
+  stop(): void {
+    this.stopped = true;
+    for (const device of Object.values(this.deps.lib.devices)) {
+      for (const waiting of Object.values(device.waitingMessageIds)) clearTimeout(waiting.timeout);
+    }
+    this.deps.lib.disconnectAll(true);
+  }
+
+  onLibraryError(error: unknown, uuid?: string): void {
+    const message = this.deps.redactor.describe(error);
+    if (this.stopped || message === this.lastMqttError) return;
+    this.lastMqttError = message;
+    this.deps.log.warn({ uuid, error: message }, 'meross-cloud reported an error');
+  }
+
+  private adopt(uuid: string, def: MerossDeviceDefinition, object: LibraryDevice): void {
+    const entry = this.entries.get(uuid);
+    if (!entry) {
+      const online = def.onlineStatus === 1;
+      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map() });
+      return;
+    }
+    // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
+    if (entry.object !== object) Object.assign(object.waitingMessageIds, entry.object.waitingMessageIds);
+    entry.def = def;
+    entry.object = object;
+  }
+
+  private isChannelUp(def: MerossDeviceDefinition): boolean {
+    return this.deps.lib.mqttConnections[def.domain ?? '']?.client?.connected === true;
+  }
+
+  private updateReady(uuid: string): void {
+    const entry = this.entries.get(uuid);
+    if (!entry) return;
+    const ready = this.isChannelUp(entry.def);
+    if (ready === entry.commandReady) return;
+    entry.commandReady = ready;
+    if (ready) this.lastMqttError = null;
+    this.deps.log.info({ uuid, commandReady: ready }, 'meross command channel changed');
+    if (ready && entry.online) {
+      // States may have changed while the channel was down: read them once (this also learns the switch protocol).
+      void this.read(entry, true)
+        .catch((err: unknown) => this.deps.log.warn({ uuid, error: this.deps.redactor.describe(err) }, 'could not read device state'))
+        .finally(() => this.emitDevice(entry));
+    } else {
+      this.emitDevice(entry);
+    }
+  }
+
+  private emitDevice(entry: DeviceEntry): void {
+    if (this.entries.get(entry.def.uuid) !== entry) return;
+    const [device] = this.describe([entry.def]);
+    if (device) this.deps.emit({ type: 'device', device });
+  }
+
+  private onPush(uuid: string, namespace: string, payload: unknown): void {
+    const entry = this.entries.get(uuid);
+    if (!entry) return;
+    if (namespace === 'Appliance.System.Online') {
+      const online = parseOnline(payload);
+      if (online !== null) this.setOnline(entry, online);
+      return;
+    }
+    const readings = parseTogglePush(namespace, payload);
+    if (readings.length === 0) return;
+    this.setOnline(entry, true);
+    this.record(entry, readings, 'push');
+  }
+
+  private setOnline(entry: DeviceEntry, online: boolean): void {
+    if (entry.online === online) return;
+    entry.online = online;
+    if (!online) entry.states.clear();
+    this.deps.emit({ type: 'online', uuid: entry.def.uuid, online });
+  }
+
+  private record(entry: DeviceEntry, readings: ChannelReading[], source: 'command' | 'push'): void {
+    for (const { channel, on } of readings) {
+      if (entry.states.get(channel) === on) continue;
+      entry.states.set(channel, on);
+      this.deps.emit({ type: 'channel', uuid: entry.def.uuid, channel, on, source });
+    }
+  }
+
+  private async read(entry: DeviceEntry, announce: boolean): Promise<ChannelReading[]> {
+    const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
+    const all = parseSystemAll(payload);
+    if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
+    entry.protocol = all.protocol;
+    if (announce) this.record(entry, all.channels, 'push');
+    else for (const { channel, on } of all.channels) entry.states.set(channel, on);
+    return all.channels;
+  }
+
+  private assertReachable(uuid: string): DeviceEntry {
+    this.deps.assertSessionUp();
+    const entry = this.entries.get(uuid);
+    if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
+    if (!entry.online) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} is offline`);
+    if (!this.isChannelUp(entry.def)) {
+      throw new AppError('DEVICE_NOT_CONTROLLABLE', `The command channel (MQTT) to device ${uuid} is not connected`);
+    }
+    return entry;
+  }
+
+  /** One MQTT request through the library, bounded by our timeout; an ERROR reply is a failure. */
+  private async send(entry: DeviceEntry, what: string, run: (object: LibraryDevice, done: LibraryCallback<unknown>) => void): Promise<unknown> {
+    const uuid = entry.def.uuid;
+    const work = new Promise<unknown>((resolve, reject) => {
+      run(entry.object, (err, payload) => (err ? reject(err) : resolve(payload)));
+    });
+    let payload: unknown;
+    try {
+      payload = await withTimeout(work, this.deps.commandTimeoutMs, what);
+    } catch (err) {
+      if (err instanceof TimeoutError || (err instanceof Error && err.message === 'Timeout')) {
+        throw new AppError('CLOUD_TIMEOUT', `Device ${uuid} did not answer ${what} within ${this.deps.commandTimeoutMs} ms`);
+      }
+      if (err instanceof Error && err.message.includes('no data connection')) {
+        throw new AppError('DEVICE_NOT_CONTROLLABLE', `The command channel (MQTT) to device ${uuid} is not connected`);
+      }
+      throw new AppError('CLOUD_ERROR', `Device ${uuid}: ${what} failed (${this.deps.redactor.describe(err)})`);
+    }
+    const code = replyErrorCode(payload);
+    if (code !== null) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR (code ${code}) to ${what}`);
+    return payload;
+  }
+}

@@ -1,0 +1,106 @@
+import { z } from '@homeops/common';
+import type { CloudChannel, CloudDevice } from '../../domain/device-cloud.js';
+import { CloudCallError } from './meross-codes.js';
+import type { MerossDeviceDefinition } from './meross-library.js';
+
+/** How a device is switched: ToggleX (per channel), Toggle (old single-channel plugs), or not at all. */
+export type SwitchProtocol = 'togglex' | 'toggle' | 'none';
+
+export interface ChannelReading {
+  channel: number;
+  on: boolean;
+}
+
+const DeviceDefinitionSchema = z.looseObject({
+  uuid: z.string().min(1),
+  deviceType: z.string(),
+  devName: z.string().optional(),
+  onlineStatus: z.number().optional(),
+  channels: z.array(z.looseObject({ devName: z.string().optional() }).nullable()).optional(),
+  fmwareVersion: z.string().optional(),
+  hdwareVersion: z.string().optional(),
+  domain: z.string().optional(),
+  reservedDomain: z.string().optional(),
+});
+
+/** Checks a devList answer before the library sees it; anything odd rejects the whole list. */
+export function assertDeviceList(data: unknown, mqttDomain: string): MerossDeviceDefinition[] {
+  const parsed = z.array(DeviceDefinitionSchema).safeParse(data);
+  if (!parsed.success) throw new CloudCallError('malformed', null, '/v1/Device/devList: not a list of devices');
+  // The library routes commands by `domain`; a device without one would have no command channel.
+  return parsed.data.map((d) => ({ ...d, domain: d.domain || d.reservedDomain || mqttDomain }));
+}
+
+function channelsOf(def: MerossDeviceDefinition): CloudChannel[] {
+  const listed = def.channels ?? [];
+  if (listed.length <= 1) return [{ channel: 0, name: def.devName || def.uuid }];
+  return listed.map((c, i) => ({ channel: i, name: c?.devName || (i === 0 ? 'All' : `Channel ${i}`) }));
+}
+
+/** The domain's view of a devList entry plus what the adapter knows about its command channel. */
+export function toCloudDevice(
+  def: MerossDeviceDefinition,
+  live: { online: boolean; commandReady: boolean; protocol: SwitchProtocol | null },
+): CloudDevice {
+  const device: CloudDevice = {
+    uuid: def.uuid,
+    name: def.devName || def.uuid,
+    type: def.deviceType,
+    online: live.online,
+    commandReady: live.commandReady,
+    // Until System.All says otherwise, anything but a hub is assumed to switch like a plug.
+    switchable: live.protocol === null ? !def.deviceType.startsWith('msh') : live.protocol !== 'none',
+    channels: channelsOf(def),
+  };
+  if (def.fmwareVersion) device.firmware = def.fmwareVersion;
+  if (def.hdwareVersion) device.hardware = def.hdwareVersion;
+  return device;
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+function readings(value: unknown, defaultChannel = 0): ChannelReading[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.flatMap((entry) => {
+    const e = record(entry);
+    if (!e || (e.onoff !== 0 && e.onoff !== 1)) return [];
+    const channel = typeof e.channel === 'number' && Number.isInteger(e.channel) ? e.channel : defaultChannel;
+    return [{ channel, on: e.onoff === 1 }];
+  });
+}
+
+/** Channel states and switch protocol from an Appliance.System.All answer; null when it is not one. */
+export function parseSystemAll(payload: unknown): { online: boolean | null; protocol: SwitchProtocol; channels: ChannelReading[] } | null {
+  const all = record(record(payload)?.all);
+  if (!all) return null;
+  const online = parseOnline(record(all.system));
+  const togglex = record(all.digest)?.togglex;
+  if (togglex !== undefined) return { online, protocol: 'togglex', channels: readings(togglex) };
+  const toggle = record(all.control)?.toggle;
+  if (toggle !== undefined) return { online, protocol: 'toggle', channels: readings(toggle) };
+  return { online, protocol: 'none', channels: [] };
+}
+
+/** Channel states from an Appliance.Control.ToggleX or Appliance.Control.Toggle push. */
+export function parseTogglePush(namespace: string, payload: unknown): ChannelReading[] {
+  const body = record(payload);
+  if (namespace === 'Appliance.Control.ToggleX') return readings(body?.togglex);
+  if (namespace === 'Appliance.Control.Toggle') return readings(body?.toggle);
+  return [];
+}
+
+/** Presence from `{ online: { status } }` (1 online, 2 offline); null when absent. */
+export function parseOnline(payload: unknown): boolean | null {
+  const status = record(record(payload)?.online)?.status;
+  return status === 1 ? true : status === 2 ? false : null;
+}
+
+/** The `{ error: { code } }` of an ERROR reply, which meross-cloud passes on as a success. */
+export function replyErrorCode(payload: unknown): string | null {
+  const error = record(payload)?.error;
+  if (error === undefined) return null;
+  const code = record(error)?.code;
+  return typeof code === 'number' || typeof code === 'string' ? String(code) : 'unknown';
+}

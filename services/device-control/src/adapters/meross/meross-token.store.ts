@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from '@homeops/common';
+
+const StoredTokenSchema = z.object({
+  version: z.literal(1),
+  account: z.string(),
+  token: z.string().min(1),
+  key: z.string().min(1),
+  userId: z.string().min(1),
+  userEmail: z.string().nullable(),
+  /** host[:port] of the API after any region redirect. */
+  domain: z.string().min(1),
+  mqttDomain: z.string().nullable(),
+  savedAt: z.string(),
+});
+
+/** A session token as persisted between restarts (the file is a secret: mode 0600). */
+export type StoredToken = z.infer<typeof StoredTokenSchema>;
+
+/**
+ * Keeps the token of one account across restarts. The account fingerprint covers the e-mail and the configured
+ * API URL only, not the domain in use: unlike meross-cloud's own hash, it still matches after a region redirect.
+ */
+export class TokenStore {
+  readonly account: string;
+
+  constructor(
+    private readonly file: string | undefined,
+    email: string,
+    apiUrl: string,
+  ) {
+    this.account = createHash('sha256').update(`${email.trim().toLowerCase()}\n${apiUrl}`).digest('hex');
+  }
+
+  /** The saved token of this account, or null (no file, another account, unreadable). */
+  async load(): Promise<StoredToken | null> {
+    if (!this.file) return null;
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return null;
+    }
+    await chmod(this.file, 0o600).catch(() => undefined);
+    try {
+      const parsed = StoredTokenSchema.safeParse(JSON.parse(text));
+      return parsed.success && parsed.data.account === this.account ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async save(token: Omit<StoredToken, 'version' | 'account' | 'savedAt'>): Promise<void> {
+    if (!this.file) return;
+    const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: new Date().toISOString() };
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    await chmod(temp, 0o600);
+    await rename(temp, this.file);
+  }
+
+  async clear(): Promise<void> {
+    if (this.file) await rm(this.file, { force: true });
+  }
+}

@@ -1,0 +1,419 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AdapterHost, type RemoteCloud } from '../emulator/adapter-process.js';
+import { eventually } from '../emulator/child-output.js';
+import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
+import { createTestPki, type TestPki } from '../emulator/pki.js';
+
+const PLUG = 'plug0000000000000000000000000001';
+const STRIP = 'strip000000000000000000000000002';
+const OLD_PLUG = 'oldplug0000000000000000000000003';
+const HUB = 'hub00000000000000000000000000004';
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+describe('MerossCloud adapter: the real meross-cloud library against the emulated cloud', () => {
+  let pki: TestPki;
+  let account: EmulatedAccount;
+  let emulator: MerossEmulator;
+  let dir: string;
+  let host: AdapterHost;
+  const adapters: RemoteCloud[] = [];
+  const emulators: MerossEmulator[] = [];
+  /** Every secret any test's session had: the output of the whole run must contain none of them. */
+  const secrets: Record<string, string> = {};
+
+  beforeAll(() => {
+    pki = createTestPki();
+    host = new AdapterHost(pki.caFile);
+  });
+  afterAll(async () => {
+    await host.close();
+    pki.remove();
+  });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'meross-adapter-'));
+    account = createAccount();
+    emulator = await startEmulator();
+  });
+
+  afterEach(async () => {
+    await Promise.all(adapters.splice(0).map((a) => a.stop()));
+    const n = Object.keys(secrets).length;
+    Object.assign(secrets, {
+      [`password${n}`]: account.password,
+      [`passwordMd5${n}`]: md5(account.password),
+      [`key${n}`]: account.key,
+      [`mqttPassword${n}`]: md5(`${account.userId}${account.key}`),
+    });
+    for (const e of emulators) e.api.issuedTokens.forEach((t, i) => (secrets[`token${n}.${e.host}.${i}`] = t));
+    await Promise.all(emulators.splice(0).map((e) => e.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function startEmulator(): Promise<MerossEmulator> {
+    const started = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+    emulators.push(started);
+    return started;
+  }
+
+  async function startAdapter(overrides: { tooManyTokensWaitMs?: number; commandTimeoutMs?: number } = {}): Promise<RemoteCloud> {
+    const adapter = await host.create({
+        email: account.email,
+        password: account.password,
+        apiUrl: emulator.apiUrl,
+        tokenFile: join(dir, 'data', 'cloud-token.json'),
+        requestTimeoutMs: 2_000,
+        commandTimeoutMs: 1_000,
+        loginBackoffMs: 300,
+        retryBackoffMs: 300,
+        maxBackoffMs: 2_000,
+        tooManyTokensWaitMs: 60_000,
+        ...overrides,
+    });
+    adapters.push(adapter);
+    return adapter;
+  }
+
+  async function connected(adapter: RemoteCloud): Promise<void> {
+    await adapter.start();
+    await eventually(async () => (await adapter.status()).state === 'connected', 'the session to connect');
+  }
+
+  async function commandReady(adapter: RemoteCloud, uuid: string): Promise<void> {
+    await eventually(async () => (await adapter.listDevices()).find((d) => d.uuid === uuid)?.commandReady, `${uuid} to be command-ready`);
+  }
+
+  describe('session', () => {
+    it('logs in once, lists every device of the account and reports the session connected', async () => {
+      const adapter = await startAdapter();
+
+      await connected(adapter);
+      const devices = await adapter.listDevices();
+
+      expect(emulator.api.calls.signIn).toBe(1);
+      expect(devices.map((d) => d.uuid).sort()).toEqual([HUB, OLD_PLUG, PLUG, STRIP].sort());
+      const strip = devices.find((d) => d.uuid === STRIP);
+      expect(strip).toMatchObject({ name: 'Power strip', type: 'mss425f', online: true, switchable: true, firmware: '6.1.8' });
+      expect(strip?.channels).toEqual([
+        { channel: 0, name: 'All' },
+        { channel: 1, name: 'Monitor' },
+        { channel: 2, name: 'Printer' },
+        { channel: 3, name: 'Router' },
+        { channel: 4, name: 'USB' },
+      ]);
+      expect(await adapter.status()).toMatchObject({ backend: 'meross', state: 'connected', retryAt: null });
+      expect(adapter.events.some((e) => e.type === 'session' && e.status.state === 'connected')).toBe(true);
+    });
+
+    it('saves the token with mode 0600 and reuses it after a restart without signing in again', async () => {
+      const first = await startAdapter();
+      await connected(first);
+      await first.stop();
+      const tokenFile = join(dir, 'data', 'cloud-token.json');
+      expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+      expect(readFileSync(tokenFile, 'utf8')).not.toContain(account.password);
+
+      const second = await startAdapter();
+      await connected(second);
+
+      expect(emulator.api.calls.signIn).toBe(1);
+      expect(emulator.api.calls.devList).toBe(2);
+      expect(await second.listDevices()).toHaveLength(4);
+    });
+
+    it('logs in exactly once more when the cloud rejects the token, and keeps the new token', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      emulator.api.revokeTokens();
+
+      const devices = await adapter.listDevices();
+      await adapter.listDevices();
+
+      expect(devices).toHaveLength(4);
+      expect(emulator.api.calls.rejectedToken).toBe(1);
+      expect(emulator.api.calls.signIn).toBe(2);
+      expect((await adapter.status()).state).toBe('connected');
+    });
+
+    it('starts while the API is down, answers CLOUD_UNAVAILABLE with Retry-After, and connects once it is back', async () => {
+      emulator.api.mode = 'unavailable';
+      const adapter = await startAdapter();
+
+      await adapter.start();
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
+      const failure = await adapter.failure(adapter.listDevices());
+      const status = await adapter.status();
+      emulator.api.mode = 'up';
+      await eventually(async () => (await adapter.status()).state === 'connected', 'the session to connect', 15_000);
+
+      expect(failure.code).toBe('CLOUD_UNAVAILABLE');
+      expect(failure.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(status.lastError?.message).toContain('HTTP 503');
+      expect(status.retryAt).not.toBeNull();
+      expect(await adapter.listDevices()).toHaveLength(4);
+      expect(emulator.api.calls.signIn).toBe(1);
+    });
+
+    it('never reports an HTTP 503 device list as an empty account', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      emulator.api.mode = 'unavailable';
+
+      const failure = await adapter.failure(adapter.listDevices());
+
+      expect(failure.code).toBe('CLOUD_UNAVAILABLE');
+      emulator.api.mode = 'up';
+      expect(await adapter.listDevices()).toHaveLength(4);
+    });
+
+    it('answers CLOUD_TIMEOUT when the API does not answer the device list in time', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      emulator.api.mode = 'hang';
+
+      const failure = await adapter.failure(adapter.listDevices());
+
+      expect(failure.code).toBe('CLOUD_TIMEOUT');
+    });
+
+    it('follows a 1030 region redirect and reuses the regional token after a restart', async () => {
+      const region = await startEmulator();
+      emulator.api.redirect = { domain: region.apiUrl, mqttDomain: region.host };
+      const first = await startAdapter();
+      await connected(first);
+      await commandReady(first, PLUG);
+      await first.setChannel(PLUG, 0, true);
+      await first.stop();
+
+      const second = await startAdapter();
+      await connected(second);
+
+      expect(region.device(PLUG).isOn(0)).toBe(true);
+      expect(emulator.api.calls.signIn).toBe(1);
+      expect(region.api.calls.signIn).toBe(1);
+      expect(emulator.api.calls.devList).toBe(0);
+      expect(region.api.calls.rejectedToken).toBe(0);
+      expect(await second.listDevices()).toHaveLength(4);
+    });
+
+    it('survives a 1030 redirect without data (meross-cloud would throw) and backs off', async () => {
+      emulator.api.redirect = 'without-data';
+      const adapter = await startAdapter();
+
+      await adapter.start();
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
+      const status = await adapter.status();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+      expect(status.lastError?.code).toBe(1030);
+      expect(host.alive).toBe(true);
+      // 300 ms, 600 ms, ... : a few attempts in a second, not a tight loop.
+      expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(1);
+      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+    });
+
+    it('waits out error 1301 (too many tokens) without logging in again and reports it', async () => {
+      emulator.api.tooManyTokens = true;
+      const adapter = await startAdapter({ tooManyTokensWaitMs: 60_000 });
+
+      await adapter.start();
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const status = await adapter.status();
+
+      expect(emulator.api.calls.signIn).toBe(1);
+      expect(status.lastError?.code).toBe(1301);
+      expect(Date.parse(status.retryAt ?? '') - Date.now()).toBeGreaterThan(50_000);
+      const failure = await adapter.failure(adapter.listDevices());
+      expect(failure.code).toBe('CLOUD_UNAVAILABLE');
+      expect(failure.retryAfterSeconds).toBeGreaterThan(50);
+    });
+
+    it('stops for good on wrong credentials instead of retrying the login', async () => {
+      account = { ...account, password: 'not-the-password' };
+      const adapter = await startAdapter();
+
+      await adapter.start();
+      await eventually(async () => (await adapter.status()).state === 'failed', 'the session to fail');
+      await new Promise((resolve) => setTimeout(resolve, 800));
+
+      expect(emulator.api.calls.signIn).toBe(1);
+      expect((await adapter.status()).lastError?.code).toBe(1004);
+    });
+  });
+
+  describe('devices', () => {
+    it('switches a channel on and off and the emulated device follows', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, STRIP);
+
+      await adapter.setChannel(STRIP, 2, true);
+      const afterOn = emulator.device(STRIP).isOn(2);
+      await adapter.setChannel(STRIP, 2, false);
+
+      expect(afterOn).toBe(true);
+      expect(emulator.device(STRIP).isOn(2)).toBe(false);
+      expect(emulator.requests('Appliance.Control.ToggleX', 'SET').map((r) => r.payload)).toEqual([
+        { togglex: { channel: 2, onoff: 1 } },
+        { togglex: { channel: 2, onoff: 0 } },
+      ]);
+      expect(adapter.events).toContainEqual({ type: 'channel', uuid: STRIP, channel: 2, on: true, source: 'command' });
+    });
+
+    it('reads channel states from Appliance.System.All', async () => {
+      emulator.device(STRIP).set(3, true);
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, STRIP);
+
+      const states = await adapter.readChannels(STRIP);
+
+      expect(states).toEqual([
+        { channel: 0, on: false },
+        { channel: 1, on: false },
+        { channel: 2, on: false },
+        { channel: 3, on: true },
+        { channel: 4, on: false },
+      ]);
+    });
+
+    it('switches an old single-channel plug with Appliance.Control.Toggle', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, OLD_PLUG);
+
+      await adapter.setChannel(OLD_PLUG, 0, true);
+
+      expect(emulator.device(OLD_PLUG).isOn(0)).toBe(true);
+      expect(emulator.requests('Appliance.Control.Toggle', 'SET').map((r) => r.payload)).toEqual([{ toggle: { onoff: 1 } }]);
+      expect(await adapter.readChannels(OLD_PLUG)).toEqual([{ channel: 0, on: true }]);
+    });
+
+    it('reports a hub as not switchable once System.All shows no switch, and refuses to switch it', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, HUB);
+
+      const hub = await eventually(async () => (await adapter.listDevices()).find((d) => d.uuid === HUB && !d.switchable), 'the hub');
+      const failure = await adapter.failure(adapter.setChannel(HUB, 0, true));
+
+      expect(hub.switchable).toBe(false);
+      expect(failure.code).toBe('DEVICE_NOT_CONTROLLABLE');
+    });
+
+    it('turns a physical button press (cloud push) into a channel event', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+
+      emulator.pressButton(PLUG, 0);
+
+      await eventually(
+        () => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on && e.source === 'push'),
+        'the push event',
+      );
+    });
+
+    it('reports a device going offline and refuses commands to it with DEVICE_NOT_CONTROLLABLE', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+
+      emulator.setOnline(PLUG, false);
+      await eventually(() => adapter.events.find((e) => e.type === 'online' && e.uuid === PLUG && !e.online), 'the offline event');
+      const failure = await adapter.failure(adapter.setChannel(PLUG, 0, true));
+
+      expect(failure.code).toBe('DEVICE_NOT_CONTROLLABLE');
+      expect(emulator.requests('Appliance.Control.ToggleX', 'SET')).toHaveLength(0);
+    });
+
+    it('turns an ERROR reply into CLOUD_ERROR with the device code', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+      emulator.device(PLUG).errorCode = 5020;
+
+      const failure = await adapter.failure(adapter.setChannel(PLUG, 0, true));
+
+      expect(failure.code).toBe('CLOUD_ERROR');
+      expect(failure.message).toContain('5020');
+    });
+
+    it('answers CLOUD_TIMEOUT when the device never replies', async () => {
+      const adapter = await startAdapter({ commandTimeoutMs: 500 });
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+      emulator.device(PLUG).dropReplies = true;
+
+      const started = Date.now();
+      const failure = await adapter.failure(adapter.setChannel(PLUG, 0, true));
+
+      expect(failure.code).toBe('CLOUD_TIMEOUT');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('answers DEVICE_NOT_FOUND for a uuid the account does not have', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+
+      const failure = await adapter.failure(adapter.setChannel('nope', 0, true));
+
+      expect(failure.code).toBe('DEVICE_NOT_FOUND');
+    });
+
+    it('re-fetching the list keeps one device per uuid, drops removed ones and still commands the rest', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+
+      await adapter.listDevices();
+      emulator.removeDevice(HUB);
+      const devices = await adapter.listDevices();
+      await adapter.setChannel(PLUG, 0, true);
+
+      expect(devices.map((d) => d.uuid).sort()).toEqual([OLD_PLUG, PLUG, STRIP].sort());
+      expect(emulator.device(PLUG).isOn(0)).toBe(true);
+      expect(adapter.events.filter((e) => e.type === 'channel' && e.uuid === PLUG && e.source === 'command')).toHaveLength(1);
+    });
+
+    it('reconnects to the broker after a restart and commands work again', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+
+      await emulator.restartBroker(200);
+      await eventually(() => adapter.events.find((e) => e.type === 'device' && e.device.uuid === PLUG && !e.device.commandReady), 'the drop');
+      await commandReady(adapter, PLUG);
+      await adapter.setChannel(PLUG, 0, true);
+
+      expect(emulator.device(PLUG).isOn(0)).toBe(true);
+      expect(emulator.broker.connections).toBeGreaterThanOrEqual(2);
+    }, 20_000);
+  });
+
+  it('writes no password, password hash, token or key to its output, even at debug level', async () => {
+    const adapter = await startAdapter();
+    await connected(adapter);
+    await commandReady(adapter, STRIP);
+    await adapter.setChannel(STRIP, 1, true);
+    await adapter.readChannels(STRIP);
+    emulator.api.revokeTokens();
+    await adapter.listDevices();
+    await adapter.stop();
+
+    const ownTokens = emulator.api.issuedTokens;
+    const all = { ...secrets, ...Object.fromEntries(ownTokens.map((t, i) => [`own token ${i}`, t])) };
+    expect(ownTokens).toHaveLength(2);
+    expect(Object.keys(secrets).length).toBeGreaterThan(40);
+    expect(host.output.text).toContain('meross api call');
+    expect(host.output.text).toContain('commandReady');
+    expect(host.output.leaked({ ...all, password: account.password, key: account.key, md5: md5(account.password) })).toEqual([]);
+    expect(host.alive).toBe(true);
+  });
+});

@@ -1,0 +1,132 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CloudDevice, CloudEvent, CloudStatus } from '../../src/domain/device-cloud.js';
+import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
+import { ChildOutput } from './child-output.js';
+
+const HOST_SCRIPT = fileURLToPath(new URL('./adapter-host.ts', import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+/** An AppError as it crossed the process boundary. */
+export interface RemoteError {
+  name?: string;
+  code?: string;
+  message?: string;
+  retryAfterSeconds?: number;
+}
+
+type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: RemoteError };
+type EventMessage = { handle: number; event: CloudEvent };
+
+/**
+ * A child process that trusts the emulator's CA and runs MerossCloud instances (one per test, many per process:
+ * starting a TypeScript child takes seconds). All output of the process is captured.
+ */
+export class AdapterHost {
+  readonly output: ChildOutput;
+  exitCode: number | null = null;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private readonly clouds = new Map<number, RemoteCloud>();
+  private nextId = 1;
+  private readonly exited: Promise<void>;
+
+  constructor(caFile: string) {
+    this.child = fork(HOST_SCRIPT, [], {
+      cwd: PACKAGE_DIR,
+      execArgv: ['--conditions=source', '--import', 'tsx'],
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: caFile },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    this.output = new ChildOutput(this.child);
+    this.child.on('message', (message: Reply | EventMessage) => {
+      if ('event' in message) {
+        this.clouds.get(message.handle)?.events.push(message.event);
+        return;
+      }
+      const call = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.ok) call?.resolve(message.value);
+      else call?.reject(Object.assign(new Error(message.error.message), message.error));
+    });
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code) => {
+        this.exitCode = code ?? -1;
+        for (const call of this.pending.values()) call.reject(new Error(`adapter process exited (${code})`));
+        resolve();
+      }),
+    );
+  }
+
+  private readonly child: ChildProcess;
+
+  get alive(): boolean {
+    return this.exitCode === null;
+  }
+
+  /** A new MerossCloud in the child (not started). */
+  async create(options: Omit<MerossCloudOptions, 'logger'>): Promise<RemoteCloud> {
+    const handle = (await this.send({ create: options })) as number;
+    const cloud = new RemoteCloud((method, args) => this.send({ handle, method, args }));
+    this.clouds.set(handle, cloud);
+    return cloud;
+  }
+
+  /** Ends the process (its adapters stop first); killed if it does not exit within 5 s. */
+  async close(): Promise<void> {
+    if (!this.alive) return;
+    this.child.disconnect();
+    const kill = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
+    await this.exited;
+    clearTimeout(kill);
+  }
+
+  private send(message: object): Promise<unknown> {
+    if (!this.alive) return Promise.reject(new Error('adapter process is not running'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.send({ id, ...message });
+    });
+  }
+}
+
+/** One MerossCloud in the host process: the DeviceCloud methods over IPC, and the events it emitted. */
+export class RemoteCloud {
+  readonly events: CloudEvent[] = [];
+
+  constructor(private readonly call: (method: string, args: unknown[]) => Promise<unknown>) {}
+
+  start(): Promise<void> {
+    return this.call('start', []) as Promise<void>;
+  }
+
+  stop(): Promise<void> {
+    return this.call('stop', []) as Promise<void>;
+  }
+
+  status(): Promise<CloudStatus> {
+    return this.call('status', []) as Promise<CloudStatus>;
+  }
+
+  listDevices(): Promise<CloudDevice[]> {
+    return this.call('listDevices', []) as Promise<CloudDevice[]>;
+  }
+
+  readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
+    return this.call('readChannels', [uuid]) as Promise<Array<{ channel: number; on: boolean }>>;
+  }
+
+  setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
+    return this.call('setChannel', [uuid, channel, on]) as Promise<void>;
+  }
+
+  /** The error a call failed with (fails the test when it succeeds). */
+  async failure(call: Promise<unknown>): Promise<RemoteError> {
+    try {
+      await call;
+    } catch (err) {
+      return err as RemoteError;
+    }
+    throw new Error('expected the call to fail');
+  }
+}

@@ -1,0 +1,92 @@
+/** How a test describes one device of the emulated account. */
+export interface EmulatedDeviceSpec {
+  uuid: string;
+  name: string;
+  type: string;
+  /** Channel names after channel 0; empty for a single-channel plug. */
+  outlets?: string[];
+  /** togglex (most devices), toggle (old single-channel plugs) or none (e.g. a hub). */
+  protocol?: 'togglex' | 'toggle' | 'none';
+  online?: boolean;
+  firmware?: string;
+}
+
+/** One emulated device: its channel states and the faults a test switched on. */
+export class EmulatedDevice {
+  readonly uuid: string;
+  name: string;
+  readonly type: string;
+  readonly outlets: string[];
+  readonly protocol: 'togglex' | 'toggle' | 'none';
+  readonly firmware: string;
+  online: boolean;
+  /** Requests are received but never answered. */
+  dropReplies = false;
+  /** Requests are answered with method ERROR and this code. */
+  errorCode: number | null = null;
+  private readonly states = new Map<number, boolean>();
+
+  constructor(spec: EmulatedDeviceSpec) {
+    this.uuid = spec.uuid;
+    this.name = spec.name;
+    this.type = spec.type;
+    this.outlets = spec.outlets ?? [];
+    this.protocol = spec.protocol ?? 'togglex';
+    this.firmware = spec.firmware ?? '6.1.8';
+    this.online = spec.online ?? true;
+    for (const channel of this.channelNumbers()) this.states.set(channel, false);
+  }
+
+  channelNumbers(): number[] {
+    return [0, ...this.outlets.map((_, i) => i + 1)];
+  }
+
+  isOn(channel: number): boolean {
+    return this.states.get(channel) ?? false;
+  }
+
+  /** Sets a channel; on a strip, channel 0 switches every outlet, as the real ones do. */
+  set(channel: number, on: boolean): boolean {
+    if (!this.states.has(channel)) return false;
+    if (channel === 0) for (const c of this.states.keys()) this.states.set(c, on);
+    else this.states.set(channel, on);
+    return true;
+  }
+
+  /** The devList entry the Meross API returns for this device. */
+  listEntry(mqttHost: string): Record<string, unknown> {
+    return {
+      uuid: this.uuid,
+      onlineStatus: this.online ? 1 : 2,
+      devName: this.name,
+      devIconId: 'device001',
+      bindTime: 1_700_000_000,
+      deviceType: this.type,
+      subType: 'eu',
+      channels: [{}, ...this.outlets.map((devName) => ({ type: 'Switch', devName }))],
+      region: 'eu',
+      fmwareVersion: this.firmware,
+      hdwareVersion: '6.0.0',
+      userDevIcon: '',
+      iconType: 1,
+      skillNumber: '',
+      domain: mqttHost,
+      reservedDomain: mqttHost,
+    };
+  }
+
+  /** The payload of a GETACK to Appliance.System.All. */
+  systemAll(userId: string, mqttHost: string): Record<string, unknown> {
+    const lmTime = Math.floor(Date.now() / 1000);
+    const system = {
+      hardware: { type: this.type, subType: 'eu', version: '6.0.0', uuid: this.uuid, macAddress: '48:e1:e9:00:00:01' },
+      firmware: { version: this.firmware, server: mqttHost, port: 2001, userId: Number(userId) },
+      time: { timestamp: lmTime, timezone: 'Europe/Berlin' },
+      online: { status: this.online ? 1 : 2 },
+    };
+    if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };
+    if (this.protocol === 'none') return { all: { system, digest: { hub: { hubId: 1, mode: 0, subdevice: [] } } } };
+    const togglex = this.channelNumbers().map((channel) => ({ channel, onoff: this.isOn(channel) ? 1 : 0, lmTime }));
+    return { all: { system, digest: { togglex, triggerx: [], timerx: [] } } };
+  }
+}

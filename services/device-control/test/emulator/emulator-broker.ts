@@ -1,0 +1,161 @@
+import { createServer, type Server } from 'node:tls';
+import type { Socket } from 'node:net';
+import aedes from 'aedes';
+import type { AuthenticateError, Client, PublishPacket } from 'aedes';
+import type { EmulatedDevice } from './emulated-device.js';
+import { md5, type EmulatedAccount } from './emulator-api.js';
+
+/** The port meross-cloud hard-codes for MQTT. */
+export const MQTT_PORT = 2001;
+
+/** One request a device received over MQTT. */
+export interface ReceivedRequest {
+  uuid: string;
+  method: string;
+  namespace: string;
+  payload: unknown;
+  at: number;
+}
+
+interface MerossMessage {
+  header: { messageId: string; namespace: string; method: string; from: string; timestamp: number; sign: string };
+  payload: Record<string, unknown>;
+}
+
+/** The MQTTS side of the emulated cloud: authenticates app clients and answers for the devices. */
+export class EmulatorBroker {
+  readonly received: ReceivedRequest[] = [];
+  connections = 0;
+  private broker: ReturnType<typeof aedes.createBroker> | undefined;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly host: string,
+    private readonly tls: { cert: string; key: string },
+    private readonly account: EmulatedAccount,
+    private readonly devices: Map<string, EmulatedDevice>,
+  ) {}
+
+  get running(): boolean {
+    return this.server !== undefined;
+  }
+
+  async listen(): Promise<void> {
+    const broker = aedes.createBroker({
+      authenticate: (client, username, password, done) => this.authenticate(client, username, password, done),
+      authorizeSubscribe: (_client, sub, done) => done(this.mayRead(sub.topic) ? null : new Error('not allowed'), sub),
+      authorizePublish: (client, packet, done) => done(client === null || this.deviceOf(packet.topic) ? null : new Error('not allowed')),
+    });
+    broker.on('publish', (packet, client) => {
+      if (client) this.onRequest(packet);
+    });
+    broker.on('client', () => (this.connections += 1));
+    const server = createServer(this.tls, (socket) => broker.handle(socket));
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(MQTT_PORT, this.host, () => resolve());
+    });
+    this.broker = broker;
+    this.server = server;
+  }
+
+  async close(): Promise<void> {
+    const { broker, server } = this;
+    this.broker = undefined;
+    this.server = undefined;
+    if (!server || !broker) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    await closed;
+  }
+
+  /** A message from a device to the account's app topic, as the real cloud relays it. */
+  push(uuid: string, namespace: string, payload: unknown): void {
+    this.publish(`/app/${this.account.userId}/subscribe`, this.message(uuid, namespace, 'PUSH', payload, randomId()));
+  }
+
+  private authenticate(
+    _client: Client,
+    username: string | undefined,
+    password: Buffer | undefined,
+    done: (error: AuthenticateError | null, success: boolean | null) => void,
+  ): void {
+    const { userId, key } = this.account;
+    if (username === userId && password?.toString() === md5(`${userId}${key}`)) return done(null, true);
+    const error = Object.assign(new Error('bad username or password'), { returnCode: 4 }) as AuthenticateError;
+    done(error, null);
+  }
+
+  private mayRead(topic: string): boolean {
+    const { userId } = this.account;
+    return topic === `/app/${userId}/subscribe` || (topic.startsWith(`/app/${userId}-`) && topic.endsWith('/subscribe'));
+  }
+
+  private deviceOf(topic: string): EmulatedDevice | undefined {
+    const uuid = /^\/appliance\/([^/]+)\/subscribe$/.exec(topic)?.[1];
+    return uuid === undefined ? undefined : this.devices.get(uuid);
+  }
+
+  private onRequest(packet: PublishPacket): void {
+    const device = this.deviceOf(packet.topic);
+    if (!device) return;
+    let request: MerossMessage;
+    try {
+      request = JSON.parse(packet.payload.toString()) as MerossMessage;
+    } catch {
+      return;
+    }
+    const { header, payload } = request;
+    this.received.push({ uuid: device.uuid, method: header.method, namespace: header.namespace, payload, at: Date.now() });
+    if (!device.online || device.dropReplies || !header.from?.startsWith('/app/')) return;
+    const reply = (method: string, body: unknown) =>
+      this.publish(header.from, this.message(device.uuid, header.namespace, method, body, header.messageId));
+    if (md5(`${header.messageId}${this.account.key}${header.timestamp}`) !== header.sign) {
+      return reply('ERROR', { error: { code: 5001, detail: 'sign error' } });
+    }
+    if (device.errorCode !== null) return reply('ERROR', { error: { code: device.errorCode, detail: 'device error' } });
+    const call = `${header.method} ${header.namespace}`;
+    if (call === 'GET Appliance.System.All') return reply('GETACK', device.systemAll(this.account.userId, this.host));
+    if (call === 'GET Appliance.System.Online') return reply('GETACK', { online: { status: device.online ? 1 : 2 } });
+    if (call === 'SET Appliance.Control.ToggleX' && device.protocol === 'togglex') {
+      const entries = ([] as unknown[]).concat(payload.togglex ?? []) as Array<{ channel?: unknown; onoff?: unknown }>;
+      const ok = entries.length > 0 && entries.every((e) => typeof e.channel === 'number' && device.set(e.channel, e.onoff === 1));
+      return ok ? reply('SETACK', {}) : reply('ERROR', { error: { code: 5000, detail: 'bad channel' } });
+    }
+    if (call === 'SET Appliance.Control.Toggle' && device.protocol === 'toggle') {
+      device.set(0, (payload.toggle as { onoff?: unknown } | undefined)?.onoff === 1);
+      return reply('SETACK', {});
+    }
+    reply('ERROR', { error: { code: 5000, detail: 'unsupported' } });
+  }
+
+  private message(uuid: string, namespace: string, method: string, payload: unknown, messageId: string): MerossMessage {
+    const timestamp = Math.floor(Date.now() / 1000);
+    return {
+      header: {
+        messageId,
+        namespace,
+        method,
+        from: `/appliance/${uuid}/publish`,
+        timestamp,
+        sign: md5(`${messageId}${this.account.key}${timestamp}`),
+      },
+      payload: payload as Record<string, unknown>,
+    };
+  }
+
+  private publish(topic: string, message: MerossMessage): void {
+    const packet = { cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(message)), qos: 0, retain: false, dup: false } as const;
+    this.broker?.publish(packet, () => undefined);
+  }
+}
+
+function randomId(): string {
+  return md5(`${Math.random()}${Date.now()}`);
+}
