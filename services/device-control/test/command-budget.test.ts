@@ -57,6 +57,23 @@ describe('account command budget', () => {
     expect(retried.status).toBe(200);
   });
 
+  it('gives the command back when the device went offline while the command waited in its queue', async () => {
+    t = await buildTestApp({ service: { maxCommandsPerMinute: 2, commandTimeoutMs: 5000 } });
+    t.cloud.holdCommands();
+    const first = request(t.app).put('/devices/plug-1/channels/0').send({ on: true }).then((r) => r);
+    await expect.poll(() => t.cloud.heldCount).toBe(1);
+    const queued = request(t.app).put('/devices/plug-1/channels/0').send({ on: false }).then((r) => r);
+    await expect.poll(() => t.devices.health().commands.usedLastMinute).toBe(2);
+
+    t.cloud.setOnline('plug-1', false);
+    t.cloud.releaseAll();
+
+    expect((await first).status).toBe(200);
+    expect((await queued).status).toBe(409);
+    expect(t.devices.health().commands.usedLastMinute).toBe(1);
+    expect(t.cloud.callsOf('setChannel')).toHaveLength(1);
+  });
+
   it('shows the budget use in /health', async () => {
     t = await buildTestApp({ service: { maxCommandsPerMinute: 5 } });
     await request(t.app).put('/devices/plug-1/channels/0').send({ on: true });

@@ -1,12 +1,12 @@
-import { AppError, type Logger } from '@homeops/common';
-import { callCloud } from './cloud-call.js';
+import type { Logger } from '@homeops/common';
+import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
-import { CommandBudget, type BudgetTicket } from './command-budget.js';
+import { CommandBudget } from './command-budget.js';
 import type { CloudEvent, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type SyncResult } from './device-registry.js';
-import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
+import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
 
@@ -21,12 +21,7 @@ export interface DeviceServiceOptions {
   refreshStatesAfterSync?: boolean;
 }
 
-/** What a switch command did. */
-export interface ChannelCommandResult {
-  device: string;
-  channel: number;
-  on: boolean;
-}
+export type { ChannelCommandResult };
 
 /** What /health reports about devices, sync and commands. */
 export interface DeviceServiceHealth {
@@ -39,8 +34,8 @@ export interface DeviceServiceHealth {
 export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
   private readonly registry = new DeviceRegistry((event) => this.publish(event));
-  private readonly queue = new DeviceQueue();
   private readonly budget: CommandBudget;
+  private readonly commands: ChannelCommands;
   private readonly syncer: DeviceSync;
   private unsubscribe: (() => void) | undefined;
 
@@ -51,6 +46,15 @@ export class DeviceService {
     private readonly clock: Clock = systemClock,
   ) {
     this.budget = new CommandBudget(options.maxCommandsPerMinute, clock);
+    this.commands = new ChannelCommands({
+      cloud,
+      registry: this.registry,
+      queue: new DeviceQueue(),
+      budget: this.budget,
+      clock,
+      logger,
+      commandTimeoutMs: options.commandTimeoutMs,
+    });
     this.syncer = new DeviceSync({
       cloud,
       registry: this.registry,
@@ -59,7 +63,9 @@ export class DeviceService {
       intervalSeconds: options.syncIntervalSeconds,
       timeoutMs: options.requestTimeoutMs,
       publish: (event) => this.publish(event),
-      afterSync: () => this.refreshUnknownStates(),
+      afterSync: () => {
+        if (options.refreshStatesAfterSync !== false) this.commands.refreshUnknownStates();
+      },
     });
   }
 
@@ -103,16 +109,12 @@ export class DeviceService {
 
   /** Flips a channel; an unknown state is read from the device first. */
   toggleChannel(uuid: string, channel: number): Promise<ChannelCommandResult> {
-    return this.command(uuid, channel, async () => {
-      const known = this.registry.get(uuid)?.channels.find((c) => c.channel === channel)?.on ?? null;
-      const current = known ?? (await this.readChannel(uuid, channel));
-      return this.switchChannel(uuid, channel, !current);
-    });
+    return this.commands.toggle(uuid, channel);
   }
 
-  /** Switches a channel on or off; sent even when the state already matches, since ours may be stale. */
+  /** Switches a channel on or off (idempotent). */
   setChannel(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
-    return this.command(uuid, channel, () => this.switchChannel(uuid, channel, on));
+    return this.commands.set(uuid, channel, on);
   }
 
   health(): DeviceServiceHealth {
@@ -121,78 +123,6 @@ export class DeviceService {
       devices: this.registry.counts(),
       commands: { limitPerMinute: this.budget.limit, usedLastMinute: this.budget.used() },
     };
-  }
-
-  /** Checks, spends one command of the budget, then runs the work in the device's queue. */
-  private command(uuid: string, channel: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
-    const device = assertKnownDevice(this.registry.get(uuid), uuid);
-    assertChannelOf(device, channel);
-    assertControllable(device);
-    const ticket = this.budget.assertTake();
-    return this.queue.run(uuid, async () => {
-      // Earlier commands in the queue may have taken a while: the device may be gone or offline now.
-      const current = assertKnownDevice(this.registry.get(uuid), uuid);
-      assertControllable(current);
-      const on = await this.spending(ticket, work);
-      return { device: current.name, channel, on };
-    });
-  }
-
-  /** A command that never reached the cloud (session down) gives its budget back. */
-  private async spending<T>(ticket: BudgetTicket, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'CLOUD_UNAVAILABLE') this.budget.refund(ticket);
-      throw err;
-    }
-  }
-
-  private async readChannel(uuid: string, channel: number): Promise<boolean> {
-    const ticket = this.budget.assertTake();
-    const states = await this.spending(ticket, () =>
-      this.callCloud(`reading device ${uuid}`, this.options.commandTimeoutMs, () => this.cloud.readChannels(uuid)),
-    );
-    const now = this.nowIso();
-    for (const s of states) this.registry.setChannel(uuid, s.channel, s.on, 'read', now);
-    const state = states.find((s) => s.channel === channel);
-    if (!state) throw new AppError('CLOUD_ERROR', `Device ${uuid} did not report the state of channel ${channel}`);
-    return state.on;
-  }
-
-  private async switchChannel(uuid: string, channel: number, on: boolean): Promise<boolean> {
-    try {
-      await this.callCloud(`switching device ${uuid}`, this.options.commandTimeoutMs, () =>
-        this.cloud.setChannel(uuid, channel, on),
-      );
-    } catch (err) {
-      // Timed out: the device may or may not have switched, so its state is unknown until read again.
-      if (err instanceof AppError && err.code === 'CLOUD_TIMEOUT') this.registry.forgetChannel(uuid, channel);
-      throw err;
-    }
-    this.registry.setChannel(uuid, channel, on, 'command', this.nowIso());
-    return on;
-  }
-
-  /** Reads unknown states in the background, keeping half of the budget for callers. */
-  private refreshUnknownStates(): void {
-    if (this.options.refreshStatesAfterSync === false) return;
-    for (const device of this.listDevices()) {
-      if (!device.controllable || device.channels.every((c) => c.on !== null)) continue;
-      const ticket = this.budget.tryTake(Math.ceil(this.budget.limit / 2));
-      if (!ticket) return;
-      void this.queue
-        .run(device.uuid, () => this.spending(ticket, () => this.readAll(device.uuid)))
-        .catch((err: unknown) => this.logger.warn({ uuid: device.uuid, err }, 'could not read device state'));
-    }
-  }
-
-  private async readAll(uuid: string): Promise<void> {
-    const states = await this.callCloud(`reading device ${uuid}`, this.options.commandTimeoutMs, () =>
-      this.cloud.readChannels(uuid),
-    );
-    const now = this.nowIso();
-    for (const s of states) this.registry.setChannel(uuid, s.channel, s.on, 'read', now);
   }
 
   private applyCloudEvent(event: CloudEvent): void {
@@ -212,10 +142,6 @@ export class DeviceService {
         if (event.status.state === 'connected') this.syncer.onSessionUp();
         break;
     }
-  }
-
-  private callCloud<T>(what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
-    return callCloud(work, { what, timeoutMs, status: () => this.cloud.status(), now: () => this.clock.now() });
   }
 
   private publish(event: DeviceEvent): void {

@@ -1,0 +1,141 @@
+import { AppError, type ErrorCode, type Logger } from '@homeops/common';
+import { callCloud } from './cloud-call.js';
+import type { Clock } from './clock.js';
+import type { CommandBudget, BudgetTicket } from './command-budget.js';
+import type { DeviceCloud } from './device-cloud.js';
+import type { DeviceQueue } from './device-queue.js';
+import type { DeviceRegistry } from './device-registry.js';
+import { isControllable } from './device.js';
+import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
+
+/** Failures that mean the command never left the service (a timeout or a cloud error may have reached the device). */
+const NOT_SENT = new Set<ErrorCode>([
+  'CLOUD_UNAVAILABLE',
+  'DEVICE_NOT_FOUND',
+  'DEVICE_NOT_CONTROLLABLE',
+  'COMMAND_BUDGET_EXHAUSTED',
+  'VALIDATION_FAILED',
+]);
+
+/** What a switch command did. */
+export interface ChannelCommandResult {
+  device: string;
+  channel: number;
+  on: boolean;
+}
+
+interface ChannelCommandsDeps {
+  cloud: DeviceCloud;
+  registry: DeviceRegistry;
+  queue: DeviceQueue;
+  budget: CommandBudget;
+  clock: Clock;
+  logger: Logger;
+  commandTimeoutMs: number;
+}
+
+/** Switching and reading channels: checks, the account budget, the per-device queue, our own timeouts. */
+export class ChannelCommands {
+  private readonly cloud: DeviceCloud;
+  private readonly registry: DeviceRegistry;
+  private readonly budget: CommandBudget;
+
+  constructor(private readonly deps: ChannelCommandsDeps) {
+    this.cloud = deps.cloud;
+    this.registry = deps.registry;
+    this.budget = deps.budget;
+  }
+
+  /** Flips a channel; an unknown state is read from the device first. */
+  toggle(uuid: string, channel: number): Promise<ChannelCommandResult> {
+    return this.command(uuid, channel, async () => {
+      const known = this.registry.get(uuid)?.channels.find((c) => c.channel === channel)?.on ?? null;
+      const current = known ?? (await this.readChannel(uuid, channel));
+      return this.switchChannel(uuid, channel, !current);
+    });
+  }
+
+  /** Switches a channel on or off; sent even when the state already matches, since ours may be stale. */
+  set(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
+    return this.command(uuid, channel, () => this.switchChannel(uuid, channel, on));
+  }
+
+  /** Checks, spends one command of the budget, then runs the work in the device's queue. */
+  private command(uuid: string, channel: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
+    const device = assertKnownDevice(this.registry.get(uuid), uuid);
+    assertChannelOf(device, channel);
+    assertControllable(device);
+    const ticket = this.budget.assertTake();
+    return this.deps.queue.run(uuid, () =>
+      this.spending(ticket, async () => {
+        // Earlier commands in the queue may have taken a while: the device may be gone or offline now.
+        const current = assertKnownDevice(this.registry.get(uuid), uuid);
+        assertControllable(current);
+        const on = await work();
+        return { device: current.name, channel, on };
+      }),
+    );
+  }
+
+  /** A command refused before it reached the cloud (checks, session down, budget) gives its budget back. */
+  private async spending<T>(ticket: BudgetTicket, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof AppError && NOT_SENT.has(err.code)) this.budget.refund(ticket);
+      throw err;
+    }
+  }
+
+  private async readChannel(uuid: string, channel: number): Promise<boolean> {
+    const ticket = this.budget.assertTake();
+    const states = await this.spending(ticket, () => this.readStates(uuid));
+    const state = states.find((s) => s.channel === channel);
+    if (!state) throw new AppError('CLOUD_ERROR', `Device ${uuid} did not report the state of channel ${channel}`);
+    return state.on;
+  }
+
+  private async switchChannel(uuid: string, channel: number, on: boolean): Promise<boolean> {
+    try {
+      await this.callCloud(`switching device ${uuid}`, this.deps.commandTimeoutMs, () =>
+        this.cloud.setChannel(uuid, channel, on),
+      );
+    } catch (err) {
+      // Timed out: the device may or may not have switched, so its state is unknown until read again.
+      if (err instanceof AppError && err.code === 'CLOUD_TIMEOUT') this.registry.forgetChannel(uuid, channel);
+      throw err;
+    }
+    this.registry.setChannel(uuid, channel, on, 'command', this.nowIso());
+    return on;
+  }
+
+  /** Reads unknown states in the background, keeping half of the budget for callers. */
+  refreshUnknownStates(): void {
+    for (const device of this.registry.list()) {
+      if (!isControllable(device) || device.channels.every((c) => c.on !== null)) continue;
+      const ticket = this.budget.tryTake(Math.ceil(this.budget.limit / 2));
+      if (!ticket) return;
+      void this.deps.queue
+        .run(device.uuid, () => this.spending(ticket, () => this.readStates(device.uuid)))
+        .catch((err: unknown) => this.deps.logger.warn({ uuid: device.uuid, err }, 'could not read device state'));
+    }
+  }
+
+  /** Reads every channel of the device and records what it reports. */
+  private async readStates(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
+    const states = await this.callCloud(`reading device ${uuid}`, this.deps.commandTimeoutMs, () =>
+      this.cloud.readChannels(uuid),
+    );
+    const now = this.nowIso();
+    for (const s of states) this.registry.setChannel(uuid, s.channel, s.on, 'read', now);
+    return states;
+  }
+
+  private callCloud<T>(what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+    return callCloud(work, { what, timeoutMs, status: () => this.cloud.status(), now: () => this.deps.clock.now() });
+  }
+
+  private nowIso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}
