@@ -40,7 +40,7 @@ function worker(repository: InMemoryNotificationRepository, provider: FakePushPr
 describe('delivery worker', () => {
   it('answers 201 with pending after a retryable failure, then retries with backoff until sent', async () => {
     const provider = new FakePushProvider().willAnswer(retryable(), retryable(), { request: 'r-3' });
-    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30, DELIVERY_MAX_ATTEMPTS: 5 } });
+    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30, DELIVERY_MAX_ATTEMPTS: 5 } });
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.status).toBe(201);
     expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: 'Pushover answered 503', nextAttemptAt: expect.any(String) });
@@ -54,7 +54,7 @@ describe('delivery worker', () => {
 
   it('marks a permanent failure failed with the provider errors and never retries it', async () => {
     const provider = new FakePushProvider().willAnswer(permanent(['application token is invalid']));
-    const t = buildTestApp({ provider });
+    const t = await buildTestApp({ provider });
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.body.delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'Pushover rejected the message: application token is invalid' });
     await new Promise((r) => setTimeout(r, 150));
@@ -63,14 +63,14 @@ describe('delivery worker', () => {
   });
 
   it('marks a 429 failed with a quota message', async () => {
-    const t = buildTestApp({ provider: new FakePushProvider().willAnswer(quotaSpent()) });
+    const t = await buildTestApp({ provider: new FakePushProvider().willAnswer(quotaSpent()) });
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.body.delivery).toMatchObject({ status: 'failed', error: expect.stringMatching(/monthly message quota is used up/) });
   });
 
   it('gives up after the maximum attempts', async () => {
     const provider = new FakePushProvider().alwaysAnswer(retryable());
-    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 10, DELIVERY_MAX_ATTEMPTS: 3 } });
+    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 10, DELIVERY_MAX_ATTEMPTS: 3 } });
     const id = (await request(t.app).post('/notifications').send(body)).body.id;
     await eventually(() => t.repository.get(id)?.delivery.status === 'failed');
     expect(t.repository.get(id)?.delivery).toMatchObject({ attempts: 3, error: 'Gave up after 3 attempts: Pushover answered 503' });
@@ -80,7 +80,7 @@ describe('delivery worker', () => {
   it('answers 201 once the first attempt timed out and records it as pending', async () => {
     const hanging = deferred();
     const provider = new FakePushProvider().willAnswer(hanging.promise);
-    const t = buildTestApp({ provider, config: { PROVIDER_TIMEOUT_MS: 1, DELIVERY_RETRY_MIN_MS: 60_000 } });
+    const t = await buildTestApp({ provider, config: { PROVIDER_TIMEOUT_MS: 1, DELIVERY_RETRY_MIN_MS: 60_000 } });
     const started = Date.now();
     const res = await request(t.app).post('/notifications').send(body);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -138,7 +138,7 @@ describe('delivery worker', () => {
 
   it('does not send a notification deleted before its retry', async () => {
     const provider = new FakePushProvider().willAnswer(retryable());
-    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30 } });
+    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30 } });
     const id = (await request(t.app).post('/notifications').send(body)).body.id;
     await request(t.app).delete(`/notifications/${id}`);
     await new Promise((r) => setTimeout(r, 120));

@@ -1,5 +1,7 @@
+import { existsSync, readdirSync } from 'node:fs';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { attachmentDirOf } from '../../src/build-adapters.js';
 import { EXECUTABLE, GIF, JPEG, PDF, PNG, pngOfSize, TEXT, WEBP } from '../support/files.js';
 import { buildTestApp } from '../support/test-app.js';
 
@@ -16,7 +18,7 @@ describe('POST /notifications with an attachment', () => {
     ['application/pdf', PDF],
     ['text/plain', TEXT],
   ])('stores a %s attachment sent as base64 JSON', async (contentType, data) => {
-    const { app, attachments } = buildTestApp();
+    const { app, attachments } = await buildTestApp();
     const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(data, contentType, 'f') });
     expect(res.status).toBe(201);
     expect(res.body.attachment).toEqual({ filename: 'f', contentType, size: data.length });
@@ -24,7 +26,7 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('forwards images to the provider and keeps documents out of the push', async () => {
-    const { app, provider } = buildTestApp();
+    const { app, provider } = await buildTestApp();
     await request(app).post('/notifications').send({ ...valid, attachment: asJson(PNG, 'image/png', 'door.png') });
     await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'application/pdf', 'r.pdf') });
     expect(provider.sent[0]?.attachment).toEqual({ filename: 'door.png', contentType: 'image/png', data: PNG });
@@ -32,27 +34,30 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('returns 400 when the declared type does not match the bytes', async () => {
-    const { app, attachments } = buildTestApp();
+    const { app, storagePath, repository } = await buildTestApp();
     const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'image/png') });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/declared as image\/png but its bytes are application\/pdf/);
-    expect((attachments as unknown as { files: Map<string, Buffer> }).files.size).toBe(0);
+    expect(res.body.details).toEqual([expect.objectContaining({ path: 'body.attachment.contentType' })]);
+    const dir = attachmentDirOf(storagePath!);
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    expect(repository.stats().records).toBe(0);
   });
 
   it('returns 415 for bytes that are no supported image or document', async () => {
-    const res = await request(buildTestApp().app).post('/notifications').send({ ...valid, attachment: asJson(EXECUTABLE, 'application/octet-stream') });
+    const res = await request((await buildTestApp()).app).post('/notifications').send({ ...valid, attachment: asJson(EXECUTABLE, 'application/octet-stream') });
     expect(res.status).toBe(415);
   });
 
   it('returns 400 when data is not base64', async () => {
-    const res = await request(buildTestApp().app)
+    const res = await request((await buildTestApp()).app)
       .post('/notifications')
       .send({ ...valid, attachment: { filename: 'a', contentType: 'image/png', data: '***' } });
     expect(res.status).toBe(400);
   });
 
   it('accepts exactly 5 MiB and returns 413 for one byte more', async () => {
-    const { app } = buildTestApp();
+    const { app } = await buildTestApp();
     const ok = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5), 'image/png') });
     expect(ok.status).toBe(201);
     const tooBig = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5 + 1), 'image/png') });
@@ -60,12 +65,12 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('keeps the small JSON limit on other routes', async () => {
-    const res = await request(buildTestApp().app).post('/notifications/ops/read-all').send({ pad: 'x'.repeat(200_000) });
+    const res = await request((await buildTestApp()).app).post('/notifications/ops/read-all').send({ pad: 'x'.repeat(200_000) });
     expect(res.status).toBe(413);
   });
 
   it('stores a file sent as multipart/form-data with typed fields', async () => {
-    const { app, attachments, provider } = buildTestApp();
+    const { app, attachments, provider } = await buildTestApp();
     const res = await request(app)
       .post('/notifications')
       .field('recipient', 'ops')
@@ -81,7 +86,7 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('returns 413 for a multipart file over 5 MiB', async () => {
-    const res = await request(buildTestApp().app)
+    const res = await request((await buildTestApp()).app)
       .post('/notifications')
       .field('recipient', 'ops')
       .field('message', 'Motion')
@@ -90,7 +95,7 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('returns 400 for a multipart file whose declared type does not match its bytes', async () => {
-    const res = await request(buildTestApp().app)
+    const res = await request((await buildTestApp()).app)
       .post('/notifications')
       .field('recipient', 'ops')
       .field('message', 'Motion')
@@ -99,14 +104,14 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('validates multipart fields with the same limits', async () => {
-    const res = await request(buildTestApp().app).post('/notifications').field('recipient', 'ops').field('message', 'm'.repeat(1025));
+    const res = await request((await buildTestApp()).app).post('/notifications').field('recipient', 'ops').field('message', 'm'.repeat(1025));
     expect(res.status).toBe(400);
   });
 });
 
 describe('GET /notifications/single/:id/attachment', () => {
   it('downloads the file with its type and a safe Content-Disposition', async () => {
-    const { app } = buildTestApp();
+    const { app } = await buildTestApp();
     const created = await request(app)
       .post('/notifications')
       .send({ ...valid, attachment: asJson(PDF, 'application/pdf', '../../etc/"report"\r\n.pdf') });
@@ -123,7 +128,7 @@ describe('GET /notifications/single/:id/attachment', () => {
   });
 
   it('returns 404 ATTACHMENT_NOT_FOUND for a notification without attachment', async () => {
-    const { app } = buildTestApp();
+    const { app } = await buildTestApp();
     const created = await request(app).post('/notifications').send(valid);
     const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`);
     expect(res.status).toBe(404);
@@ -131,7 +136,7 @@ describe('GET /notifications/single/:id/attachment', () => {
   });
 
   it('returns 404 for an unknown id', async () => {
-    const res = await request(buildTestApp().app).get('/notifications/single/NOPE/attachment');
+    const res = await request((await buildTestApp()).app).get('/notifications/single/NOPE/attachment');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: 'No notification with id NOPE', solution: expect.any(String) });
   });

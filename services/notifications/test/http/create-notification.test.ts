@@ -2,17 +2,18 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
-import { buildTestApp } from '../support/test-app.js';
+import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 const valid = { recipient: 'ops', title: 'Disk', message: 'Disk almost full' };
 
-async function post(body: object, app = buildTestApp().app) {
-  return request(app).post('/notifications').send(body);
+async function post(body: object, app?: TestApp['app']) {
+  return request(app ?? (await buildTestApp()).app).post('/notifications').send(body);
 }
 
 describe('POST /notifications', () => {
   it('returns 201 with the stored record, unread, delivery sent after the first attempt', async () => {
-    const { app, repository, provider } = buildTestApp();
+    const { app, repository, provider } = await buildTestApp();
     const res = await post({ ...valid, priority: 1, sound: 'siren', url: 'https://example.org/x', urlTitle: 'See' }, app);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -34,7 +35,7 @@ describe('POST /notifications', () => {
   });
 
   it('defaults priority to 0 and sends it as asked, not a fixed priority or sound', async () => {
-    const { app, provider } = buildTestApp();
+    const { app, provider } = await buildTestApp();
     const res = await post(valid, app);
     expect(res.body.priority).toBe(0);
     expect(provider.sent[0]).toEqual({ title: 'Disk', message: 'Disk almost full', priority: 0 });
@@ -42,7 +43,7 @@ describe('POST /notifications', () => {
 
   it('stores delivery "skipped" and calls no provider when delivery is off', async () => {
     const provider = new FakePushProvider(false);
-    const { app } = buildTestApp({ provider });
+    const { app } = await buildTestApp({ provider });
     const res = await post(valid, app);
     expect(res.status).toBe(201);
     expect(res.body.delivery).toEqual({ status: 'skipped', attempts: 0 });
@@ -50,7 +51,7 @@ describe('POST /notifications', () => {
   });
 
   it('gives every notification a distinct id', async () => {
-    const { app } = buildTestApp();
+    const { app } = await buildTestApp();
     const ids = await Promise.all(Array.from({ length: 20 }, () => post(valid, app).then((r) => r.body.id)));
     expect(new Set(ids).size).toBe(20);
   });
@@ -108,7 +109,7 @@ describe('POST /notifications', () => {
   });
 
   it('accepts every built-in sound and returns 400 for an unknown one', async () => {
-    const { app } = buildTestApp();
+    const { app } = await buildTestApp();
     for (const sound of PUSHOVER_SOUNDS) expect((await post({ ...valid, sound }, app)).status).toBe(201);
     const res = await post({ ...valid, sound: 'kazoo' });
     expect(res.status).toBe(400);
@@ -121,7 +122,7 @@ describe('POST /notifications', () => {
   });
 
   it('passes html and device through to the provider', async () => {
-    const { app, provider } = buildTestApp();
+    const { app, provider } = await buildTestApp();
     const res = await post({ ...valid, html: true, device: 'phone,tablet' }, app);
     expect(res.body).toMatchObject({ html: true, device: 'phone,tablet' });
     expect(provider.sent[0]).toMatchObject({ html: true, device: 'phone,tablet' });
@@ -133,14 +134,15 @@ describe('POST /notifications', () => {
   });
 
   it('returns 400 with the common body for malformed JSON', async () => {
-    const res = await request(buildTestApp().app).post('/notifications').set('Content-Type', 'application/json').send('{"recipient":');
+    const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'application/json').send('{"recipient":');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String) });
   });
 
   it('returns 503 and stores nothing when the history cannot be written', async () => {
-    const { app, repository, provider } = buildTestApp();
-    (repository as unknown as { failWrites: boolean }).failWrites = true;
+    const repository = new InMemoryNotificationRepository();
+    const { app, provider } = await buildTestApp({ repository });
+    repository.failWrites = true;
     const res = await post(valid, app);
     expect(res.status).toBe(503);
     expect(provider.sent).toHaveLength(0);

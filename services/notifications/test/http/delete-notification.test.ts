@@ -5,7 +5,7 @@ import { buildTestApp } from '../support/test-app.js';
 
 describe('DELETE /notifications/:id', () => {
   it('returns 204 and removes the record and its attachment from storage', async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     const created = await request(t.app)
       .post('/notifications')
       .send({ recipient: 'ops', message: 'm', attachment: { filename: 'a.png', contentType: 'image/png', data: PNG.toString('base64') } });
@@ -21,7 +21,7 @@ describe('DELETE /notifications/:id', () => {
   });
 
   it('returns 404 for an unknown id, and for a second delete', async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     const id = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'm' })).body.id;
     await request(t.app).delete(`/notifications/${id}`);
     const res = await request(t.app).delete(`/notifications/${id}`);

@@ -6,7 +6,7 @@ import { buildTestApp } from '../support/test-app.js';
 
 describe('GET /health', () => {
   it('reports ok, the version 0.0.7, storage, provider and process diagnostics', async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'm' });
     const res = await request(t.app).get('/health');
     expect(res.status).toBe(200);
@@ -16,7 +16,7 @@ describe('GET /health', () => {
       version: '0.0.7',
       uptimeSeconds: expect.any(Number),
       problems: [],
-      storage: { path: ':memory:', writable: true, records: 1, lastWriteAt: expect.any(String), lastError: null },
+      storage: { path: t.storagePath, writable: true, records: 1, fileBytes: expect.any(Number), lastWriteAt: expect.any(String), lastError: null },
       provider: { enabled: true, lastSuccessAt: expect.any(String), lastError: null, retriesScheduled: 0 },
       streams: 0,
       process: { pid: process.pid, node: process.version, memory: { rssBytes: expect.any(Number) }, loadAverage: expect.any(Array) },
@@ -24,7 +24,7 @@ describe('GET /health', () => {
   });
 
   it('says degraded, and why, when delivery is off', async () => {
-    const res = await request(buildTestApp({ provider: new FakePushProvider(false) }).app).get('/health');
+    const res = await request((await buildTestApp({ provider: new FakePushProvider(false) })).app).get('/health');
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('degraded');
     expect(res.body.provider.enabled).toBe(false);
@@ -34,7 +34,7 @@ describe('GET /health', () => {
   it('says degraded when the last delivery failed and shows the quota', async () => {
     const provider = new FakePushProvider().willAnswer(retryable());
     provider.quota = { limit: 10000, remaining: 0, resetAt: '2026-12-01T00:00:00.000Z' };
-    const t = buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 60_000 } });
+    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 60_000 } });
     await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'm' });
     const res = await request(t.app).get('/health');
     expect(res.body.status).toBe('degraded');
@@ -45,7 +45,7 @@ describe('GET /health', () => {
 
   it('returns 503 with status error when the history cannot be written', async () => {
     const repository = new InMemoryNotificationRepository();
-    const t = buildTestApp({ repository });
+    const t = await buildTestApp({ repository });
     repository.failWrites = true;
     await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'm' });
     const res = await request(t.app).get('/health');
@@ -54,7 +54,7 @@ describe('GET /health', () => {
   });
 
   it('is reachable without the API key, while other routes need it', async () => {
-    const t = buildTestApp({ config: { API_KEY: 'k'.repeat(32) } });
+    const t = await buildTestApp({ config: { API_KEY: 'k'.repeat(32) } });
     expect((await request(t.app).get('/health')).status).toBe(200);
     expect((await request(t.app).get('/notifications/ops')).status).toBe(401);
     expect((await request(t.app).get('/notifications/ops').set('X-API-Key', 'k'.repeat(32))).status).toBe(200);
@@ -63,7 +63,7 @@ describe('GET /health', () => {
 
 describe('GET /openapi.json', () => {
   it('documents every route of the service', async () => {
-    const res = await request(buildTestApp().app).get('/openapi.json');
+    const res = await request((await buildTestApp()).app).get('/openapi.json');
     expect(Object.keys(res.body.paths).sort()).toEqual([
       '/health',
       '/notifications',

@@ -1,17 +1,18 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { buildTestApp } from '../support/test-app.js';
+import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 const fixedClock = (iso: string) => ({ now: () => new Date(iso) });
 
 async function create(app: TestAppLike, recipient = 'ops'): Promise<string> {
   return (await request(app).post('/notifications').send({ recipient, title: 't', message: 'm' })).body.id;
 }
-type TestAppLike = ReturnType<typeof buildTestApp>['app'];
+type TestAppLike = TestApp['app'];
 
 describe('PATCH /notifications/:id/read', () => {
   it('marks the notification read with readAt, persisted', async () => {
-    const t = buildTestApp({ clock: fixedClock('2026-01-02T03:04:05.000Z') });
+    const t = await buildTestApp({ clock: fixedClock('2026-01-02T03:04:05.000Z') });
     const id = await create(t.app);
     const res = await request(t.app).patch(`/notifications/${id}/read`);
     expect(res.status).toBe(200);
@@ -21,19 +22,20 @@ describe('PATCH /notifications/:id/read', () => {
 
   it('is idempotent: a second call keeps the first readAt and writes nothing', async () => {
     let now = '2026-01-02T00:00:00.000Z';
-    const t = buildTestApp({ clock: { now: () => new Date(now) } });
+    const repository = new InMemoryNotificationRepository();
+    const t = await buildTestApp({ repository, clock: { now: () => new Date(now) } });
     const id = await create(t.app);
     await request(t.app).patch(`/notifications/${id}/read`);
-    const calls = (t.repository as unknown as { calls: string[] }).calls.length;
+    const calls = repository.calls.length;
     now = '2026-05-05T00:00:00.000Z';
     const again = await request(t.app).patch(`/notifications/${id}/read`);
     expect(again.status).toBe(200);
     expect(again.body.readAt).toBe('2026-01-02T00:00:00.000Z');
-    expect((t.repository as unknown as { calls: string[] }).calls).toHaveLength(calls);
+    expect(repository.calls).toHaveLength(calls);
   });
 
   it('returns 404 for an unknown id', async () => {
-    const res = await request(buildTestApp().app).patch('/notifications/NOPE/read');
+    const res = await request((await buildTestApp()).app).patch('/notifications/NOPE/read');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
   });
@@ -41,7 +43,7 @@ describe('PATCH /notifications/:id/read', () => {
 
 describe('PATCH /notifications/:id/unread', () => {
   it('marks the notification unread and clears readAt; repeating changes nothing', async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     const id = await create(t.app);
     await request(t.app).patch(`/notifications/${id}/read`);
     const res = await request(t.app).patch(`/notifications/${id}/unread`);
@@ -51,13 +53,13 @@ describe('PATCH /notifications/:id/unread', () => {
   });
 
   it('returns 404 for an unknown id', async () => {
-    expect((await request(buildTestApp().app).patch('/notifications/NOPE/unread')).status).toBe(404);
+    expect((await request((await buildTestApp()).app).patch('/notifications/NOPE/unread')).status).toBe(404);
   });
 });
 
 describe('POST /notifications/:recipient/read-all', () => {
   it("marks every unread notification of that recipient read and returns how many changed", async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     const a = await create(t.app);
     await create(t.app);
     const other = await create(t.app, 'family');
@@ -70,7 +72,7 @@ describe('POST /notifications/:recipient/read-all', () => {
   });
 
   it('returns updated 0 when called again', async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     await create(t.app);
     await request(t.app).post('/notifications/ops/read-all');
     expect((await request(t.app).post('/notifications/ops/read-all')).body).toEqual({ updated: 0 });

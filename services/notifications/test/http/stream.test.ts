@@ -2,7 +2,7 @@ import { get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, eventually } from '../support/test-app.js';
+import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
 
 interface SseEvent {
   event: string;
@@ -37,7 +37,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function listen(t: ReturnType<typeof buildTestApp>): Promise<number> {
+async function listen(t: TestApp): Promise<number> {
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server!.once('listening', resolve));
   return (server.address() as AddressInfo).port;
@@ -45,7 +45,7 @@ async function listen(t: ReturnType<typeof buildTestApp>): Promise<number> {
 
 describe('GET /notifications/:recipient/stream', () => {
   it("streams created, read, unread and deleted events of that recipient only", { timeout: 10_000 }, async () => {
-    const t = buildTestApp();
+    const t = await buildTestApp();
     const port = await listen(t);
     const { events, res } = await subscribe(port, 'ops');
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -69,7 +69,7 @@ describe('GET /notifications/:recipient/stream', () => {
   });
 
   it('sends heartbeats while idle', { timeout: 10_000 }, async () => {
-    const t = buildTestApp({ config: { SSE_HEARTBEAT_MS: 50 } });
+    const t = await buildTestApp({ config: { SSE_HEARTBEAT_MS: 50 } });
     const port = await listen(t);
     const chunks: string[] = [];
     const { res } = await subscribe(port, 'ops');

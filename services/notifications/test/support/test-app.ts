@@ -1,5 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLogger, EventStreamHub, type Logger } from '@homeops/common';
+import { afterEach } from 'vitest';
+import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
+import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import type { Express } from 'express';
+import { attachmentDirOf } from '../../src/build-adapters.js';
 import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { AttachmentStore } from '../../src/domain/attachment-store.js';
@@ -20,10 +27,13 @@ export interface TestApp {
   delivery: DeliveryWorker;
   ctx: NotificationContext;
   hub: EventStreamHub;
+  /** The history file (real repository only). */
+  storagePath?: string;
 }
 
 export interface TestAppOptions {
-  repository?: NotificationRepository;
+  /** Default: the real YAML repository in a fresh temp directory; `memory`: the in-memory fake. */
+  repository?: NotificationRepository | 'memory';
   attachments?: AttachmentStore;
   provider?: FakePushProvider;
   clock?: Clock;
@@ -32,20 +42,44 @@ export interface TestAppOptions {
 
 export const silentLogger: Logger = createLogger({ service: 'test', level: 'silent' });
 
-/** createApp over in-memory fakes (or the given adapters), with retries fast enough for tests. */
-export function buildTestApp(options: TestAppOptions = {}): TestApp {
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A fresh directory, removed after the test. */
+export async function makeTempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'notifications-routes-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The real YAML history and attachment files in a fresh directory; everything is closed and removed after the test. */
+export async function openRealStorage(): Promise<{ repository: YamlNotificationRepository; attachments: FileAttachmentStore; storagePath: string }> {
+  const storagePath = join(await makeTempDir(), 'notifications.yaml');
+  const repository = new YamlNotificationRepository(storagePath);
+  await repository.open();
+  cleanups.push(() => repository.close());
+  return { repository, attachments: new FileAttachmentStore(attachmentDirOf(storagePath)), storagePath };
+}
+
+/** createApp over the real YAML history in a temp dir (or the given adapters), a recording provider, fast retries. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const config: AppConfig = {
     ...parseConfig({ DELIVERY_RETRY_MIN_MS: '20', DELIVERY_RETRY_MAX_MS: '80', PROVIDER_TIMEOUT_MS: '1000' }),
     ...options.config,
   };
-  const repository = options.repository ?? new InMemoryNotificationRepository();
-  const attachments = options.attachments ?? new InMemoryAttachmentStore();
+  const real = options.repository === undefined ? await openRealStorage() : undefined;
+  const repository = real?.repository ?? (options.repository === 'memory' || !options.repository ? new InMemoryNotificationRepository() : options.repository);
+  const attachments = options.attachments ?? real?.attachments ?? new InMemoryAttachmentStore();
   const provider = options.provider ?? new FakePushProvider();
   const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
   const base = { logger: silentLogger, repository, attachments, provider, hub, ...(options.clock ? { clock: options.clock } : {}) };
   const { ctx, delivery } = buildDomain(base, config);
   const app = createApp({ ...base, events: ctx.events, delivery }, config);
-  return { app, repository, attachments, provider, delivery, ctx, hub };
+  // Retries must not outlive the test's storage.
+  cleanups.push(() => delivery.stop());
+  return { app, repository, attachments, provider, delivery, ctx, hub, ...(real ? { storagePath: real.storagePath } : {}) };
 }
 
 /** Waits until `check` holds (polling), or fails after `ms`. */

@@ -1,0 +1,87 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createLogger } from '@homeops/common';
+import { describe, expect, it } from 'vitest';
+import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
+import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
+import { attachmentDirOf } from '../../src/build-adapters.js';
+import { parseConfig } from '../../src/config.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
+import { startService } from '../../src/service-runner.js';
+import { FakePushProvider, retryable } from '../fakes/fake-push.provider.js';
+import { eventually, makeTempDir, silentLogger } from '../support/test-app.js';
+
+function capturingLogger() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = createLogger({ service: 'test', level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  return { logger, lines };
+}
+
+async function start(storagePath: string, provider: FakePushProvider, logger = silentLogger) {
+  const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', STORAGE_PATH: storagePath, DELIVERY_RETRY_MIN_MS: '40' });
+  const adapters = {
+    repository: new YamlNotificationRepository(storagePath),
+    attachments: new FileAttachmentStore(attachmentDirOf(storagePath)),
+    provider,
+  };
+  const service = await startService(config, logger, adapters, { handleSignals: false });
+  return { ...service, base: `http://127.0.0.1:${service.port}`, repository: adapters.repository };
+}
+
+const post = (base: string, body: object) =>
+  fetch(`${base}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('startService', () => {
+  it('resumes a pending delivery after a restart and sends it exactly once', { timeout: 15_000 }, async () => {
+    const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    const first = new FakePushProvider().alwaysAnswer(retryable());
+    const before = await start(storagePath, first);
+    const created = (await (await post(before.base, { recipient: 'ops', message: 'm' })).json()) as NotificationRecord;
+    expect(created.delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    await before.stop();
+    const attemptsBeforeRestart = first.sent.length;
+
+    const second = new FakePushProvider();
+    const after = await start(storagePath, second);
+    await eventually(() => after.repository.get(created.id)?.delivery.status === 'sent');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(second.sent).toHaveLength(1);
+    expect(after.repository.get(created.id)?.delivery.attempts).toBe(attemptsBeforeRestart + 1);
+    await after.stop();
+    expect(first.sent).toHaveLength(attemptsBeforeRestart);
+  });
+
+  it('keeps read status and records across a restart', async () => {
+    const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    const a = await start(storagePath, new FakePushProvider(false));
+    const { id } = (await (await post(a.base, { recipient: 'ops', message: 'm' })).json()) as NotificationRecord;
+    await fetch(`${a.base}/notifications/${id}/read`, { method: 'PATCH' });
+    await a.stop();
+    const b = await start(storagePath, new FakePushProvider(false));
+    const again = await (await fetch(`${b.base}/notifications/single/${id}`)).json();
+    expect(again).toMatchObject({ id, read: true, readAt: expect.any(String), delivery: { status: 'skipped' } });
+    await b.stop();
+  });
+
+  it('warns loudly at startup when delivery is off', async () => {
+    const { logger, lines } = capturingLogger();
+    const service = await start(join(await makeTempDir(), 'n.yaml'), new FakePushProvider(false), logger);
+    await service.stop();
+    expect(lines.find((l) => l.level === 40 && /PUSH DELIVERY IS OFF/.test(l.msg))).toBeDefined();
+  });
+
+  it('refuses to start on a corrupt history and leaves the file untouched', async () => {
+    const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    await writeFile(storagePath, 'notifications: [ {id: 1\n');
+    await expect(start(storagePath, new FakePushProvider(false))).rejects.toThrow(/notifications\.yaml/);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(storagePath, 'utf8')).toBe('notifications: [ {id: 1\n');
+  });
+
+  it('refuses a second service on the same history', async () => {
+    const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    const a = await start(storagePath, new FakePushProvider(false));
+    await expect(start(storagePath, new FakePushProvider(false))).rejects.toThrow();
+    await a.stop();
+  });
+});
