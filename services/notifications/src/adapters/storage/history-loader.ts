@@ -47,7 +47,7 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
   try {
     const data = await fs.readFile(path);
     snapshotBytes = data.length;
-    const snapshot = parseSnapshot(data.toString('utf8'));
+    const snapshot = parseSnapshot(data);
     generation = snapshot.generation;
     for (const record of snapshot.records) index.put(record);
   } catch (error) {

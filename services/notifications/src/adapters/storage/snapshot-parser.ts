@@ -1,5 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { NotificationRecord } from '../../domain/notification.js';
+import { parseFastSnapshot, type RawSnapshot } from './fast-snapshot.parser.js';
 import { describeRecordProblem } from './record-shape.js';
 import { SNAPSHOT_FORMAT } from './yaml-snapshot-format.js';
 
@@ -17,86 +18,6 @@ export class SnapshotError extends Error {
   ) {
     super(reason);
   }
-}
-
-interface RawSnapshot {
-  header: Record<string, unknown>;
-  items: Array<{ value: unknown; line: number }>;
-}
-
-const FIELD = /^( *)(- )?([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?$/;
-const INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
-const NOT_FAST = Symbol('not fast');
-
-// Only the values our writer emits; anything else (plain strings, comments after values…) goes to the full parser.
-function parseFastValue(raw: string): unknown {
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  if (raw === 'null') return null;
-  if (INTEGER.test(raw)) return Number(raw);
-  const first = raw[0];
-  if (first !== '"' && first !== '[' && first !== '{') return NOT_FAST;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return NOT_FAST;
-  }
-}
-
-/**
- * Reads the layout our writer produces (one `key: <JSON value>` per line) in one pass, several times faster than a
- * general YAML parser; returns undefined at the first line outside that layout so the caller uses the full parser.
- */
-function parseFast(text: string): RawSnapshot | undefined {
-  const header: Record<string, unknown> = {};
-  const items: RawSnapshot['items'] = [];
-  let inItems = false;
-  let current: Record<string, unknown> | undefined;
-  let nestedKey: string | undefined;
-  let nested: Record<string, unknown> | undefined;
-  let lineNumber = 0;
-  for (let pos = 0; pos < text.length; ) {
-    let end = text.indexOf('\n', pos);
-    if (end === -1) end = text.length;
-    const line = text.slice(pos, end);
-    pos = end + 1;
-    lineNumber++;
-    const trimmed = line.trimStart();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
-    const match = FIELD.exec(line);
-    if (match === null) return undefined;
-    const [, spaces, dash, key, raw] = match as unknown as [string, string, string | undefined, string, string | undefined];
-    const indent = spaces.length + (dash === undefined ? 0 : 2);
-    const value = raw === undefined ? undefined : parseFastValue(raw);
-    if (value === NOT_FAST) return undefined;
-    if (indent === 0) {
-      if (key in header || (raw === undefined && key !== 'notifications')) return undefined;
-      header[key] = raw === undefined ? [] : value;
-      inItems = raw === undefined;
-      continue;
-    }
-    if (!inItems) return undefined;
-    if (dash !== undefined && indent === 4) {
-      current = {};
-      items.push({ value: current, line: lineNumber });
-    } else if (dash !== undefined) {
-      return undefined;
-    }
-    if (indent === 4 && current !== undefined) {
-      if (key in current) return undefined;
-      current[key] = raw === undefined ? null : value;
-      nestedKey = raw === undefined ? key : undefined;
-      nested = undefined;
-    } else if (indent === 6 && current !== undefined && nestedKey !== undefined) {
-      if (nested === undefined) current[nestedKey] = nested = {};
-      if (key in nested) return undefined;
-      nested[key] = value ?? null;
-    } else {
-      return undefined;
-    }
-  }
-  if (Array.isArray(header.notifications)) header.notifications = items;
-  return { header, items };
 }
 
 /** Any valid YAML, with aliases and unknown tags refused (a "billion laughs" file fails before anything expands). */
@@ -121,8 +42,8 @@ function parseGeneral(text: string): RawSnapshot {
 }
 
 /** Parses and checks a snapshot; throws SnapshotError naming the line of the first problem. */
-export function parseSnapshot(text: string): LoadedSnapshot {
-  const { header, items } = parseFast(text) ?? parseGeneral(text);
+export function parseSnapshot(data: Buffer): LoadedSnapshot {
+  const { header, items } = parseFastSnapshot(data) ?? parseGeneral(data.toString('utf8'));
   if (header.format !== undefined && header.format !== SNAPSHOT_FORMAT) throw new SnapshotError(1, `unsupported format ${String(header.format)}`);
   const generation = header.generation ?? 1;
   if (!Number.isInteger(generation) || (generation as number) < 1) throw new SnapshotError(1, 'generation must be a positive integer');

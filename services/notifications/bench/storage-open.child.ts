@@ -1,0 +1,18 @@
+// Measured in its own process so RSS is that of a freshly started service holding the history.
+import { YamlNotificationRepository } from '../src/adapters/storage/yaml-notification.repository.js';
+import { RECIPIENTS } from './storage-bench-data.js';
+
+const repo = new YamlNotificationRepository(process.argv[2]!, { compactOnClose: false });
+const started = performance.now();
+await repo.open();
+const openMs = performance.now() - started;
+const latencies: number[] = [];
+for (let i = 0; i < 2000; i++) {
+  const t = performance.now();
+  repo.list(`recipient-${i % RECIPIENTS}`, { limit: 50 });
+  latencies.push(performance.now() - t);
+}
+latencies.sort((a, b) => a - b);
+const rssMb = process.memoryUsage().rss / 1024 / 1024;
+await repo.close();
+process.stdout.write(JSON.stringify({ records: repo.stats().records, openMs, rssMb, listP50Ms: latencies[1000], listP99Ms: latencies[1980] }));
