@@ -1,4 +1,5 @@
 import { createLogger, EventStreamHub, serve, type Logger } from '@homeops/common';
+import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp } from './app.js';
 import { deviceServiceOptions, readConfig, type Config } from './config.js';
@@ -17,11 +18,20 @@ function createCloud(config: Config, logger: Logger): DeviceCloud {
         );
       }
       return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES });
-    case 'meross':
-      // The Meross adapter (./adapters/meross/meross-cloud.adapter.js) is constructed here once it is ready.
-      throw new Error(
-        'CLOUD_BACKEND=meross is not available in this build yet; set CLOUD_BACKEND=simulator or remove the credentials',
-      );
+    case 'meross': {
+      const { CLOUD_EMAIL: email, CLOUD_PASSWORD: password } = config;
+      if (!email || !password) throw new Error('CLOUD_BACKEND=meross needs CLOUD_EMAIL and CLOUD_PASSWORD');
+      return new MerossCloud({
+        email,
+        password,
+        mfaCode: config.CLOUD_MFA_CODE,
+        apiUrl: config.CLOUD_API_URL,
+        tokenFile: config.CLOUD_TOKEN_FILE,
+        requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
+        commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+        logger: logger.child({ component: 'meross' }),
+      });
+    }
   }
 }
 

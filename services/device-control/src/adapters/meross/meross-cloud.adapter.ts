@@ -213,7 +213,9 @@ export class MerossCloud implements DeviceCloud {
       this.loginFailures = 0;
     } catch (err) {
       const signedIn = this.lib.token !== null && this.lib.token !== before;
-      if (!signedIn || isTokenRejected(err)) {
+      // An unreachable API issued no token: that is retried like any outage, not held against the login.
+      const unreachable = err instanceof CloudCallError && (err.kind === 'network' || err.kind === 'http');
+      if ((!signedIn && !unreachable) || isTokenRejected(err)) {
         this.loginFailures += 1;
         const wait =
           err instanceof CloudCallError && err.apiStatus === TOO_MANY_TOKENS

@@ -21,6 +21,11 @@ interface DeviceEntry {
   states: Map<number, boolean>;
 }
 
+/** 409 with the spec's exact error text; the reason goes into details. */
+function notControllable(reason: string): AppError {
+  return new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
+}
+
 interface MerossDevicesDeps {
   lib: LibraryCloud;
   commandTimeoutMs: number;
@@ -81,7 +86,7 @@ export class MerossDevices {
     // The switch namespace depends on the device (ToggleX or the old Toggle): learn it before the first command.
     if (entry.protocol === null) await this.read(entry, false);
     if (entry.protocol === 'none') {
-      throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} reports no switch (neither togglex nor toggle)`);
+      throw notControllable(`Device ${uuid} reports no switch (neither togglex nor toggle)`);
     }
     if (entry.protocol === 'toggle' && channel !== 0) {
       throw new AppError('VALIDATION_FAILED', `Device ${uuid} has only channel 0`, {
@@ -194,9 +199,9 @@ export class MerossDevices {
     this.deps.assertSessionUp();
     const entry = this.entries.get(uuid);
     if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
-    if (!entry.online) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} is offline`);
+    if (!entry.online) throw notControllable(`Device ${uuid} is offline`);
     if (!this.isChannelUp(entry.def)) {
-      throw new AppError('DEVICE_NOT_CONTROLLABLE', `The command channel (MQTT) to device ${uuid} is not connected`);
+      throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
     }
     return entry;
   }
@@ -215,7 +220,7 @@ export class MerossDevices {
         throw new AppError('CLOUD_TIMEOUT', `Device ${uuid} did not answer ${what} within ${this.deps.commandTimeoutMs} ms`);
       }
       if (err instanceof Error && err.message.includes('no data connection')) {
-        throw new AppError('DEVICE_NOT_CONTROLLABLE', `The command channel (MQTT) to device ${uuid} is not connected`);
+        throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
       }
       throw new AppError('CLOUD_ERROR', `Device ${uuid}: ${what} failed (${this.deps.redactor.describe(err)})`);
     }

@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../emulator/child-output.js';
+import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
+import { createTestPki, type TestPki } from '../emulator/pki.js';
+import { ServiceProcess } from './service-process.js';
+
+const PLUG = 'plug0000000000000000000000000001';
+
+interface DeviceBody {
+  uuid: string;
+  controllable: boolean;
+}
+
+describe('device-control end to end: the cloud session across restarts, outages and redirects', () => {
+  let pki: TestPki;
+  let account: EmulatedAccount;
+  let emulator: MerossEmulator;
+  let workDir: string;
+  const services: ServiceProcess[] = [];
+  const emulators: MerossEmulator[] = [];
+
+  beforeAll(() => {
+    pki = createTestPki();
+  });
+  afterAll(() => pki.remove());
+
+  beforeEach(async () => {
+    account = createAccount();
+    emulator = await startEmulator();
+    workDir = mkdtempSync(join(tmpdir(), 'device-control-session-'));
+  });
+
+  afterEach(async () => {
+    await Promise.all(services.splice(0).map((s) => s.stop()));
+    await Promise.all(emulators.splice(0).map((e) => e.stop()));
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  async function startEmulator(): Promise<MerossEmulator> {
+    const started = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+    emulators.push(started);
+    return started;
+  }
+
+  async function startService(apiUrl = emulator.apiUrl): Promise<ServiceProcess> {
+    const service = await ServiceProcess.start({ apiUrl, account, caFile: pki.caFile, workDir });
+    services.push(service);
+    return service;
+  }
+
+  async function controllable(service: ServiceProcess, uuid: string, timeoutMs = 10_000): Promise<void> {
+    await eventually(
+      async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === uuid)?.controllable,
+      `${uuid} to be controllable`,
+      timeoutMs,
+    );
+  }
+
+  it('reuses the saved token after a restart: no second sign-in', async () => {
+    const first = await startService();
+    await controllable(first, PLUG);
+    expect(await first.stop()).toBe(0);
+
+    const second = await startService();
+    await controllable(second, PLUG);
+    const toggled = await second.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
+
+    expect(toggled.status).toBe(200);
+    expect(emulator.api.calls.signIn).toBe(1);
+    expect(emulator.api.calls.rejectedToken).toBe(0);
+    expect(statSync(join(workDir, 'data', 'cloud-token.json')).mode & 0o777).toBe(0o600);
+  }, 30_000);
+
+  it('logs in exactly once again when the cloud revokes the token', async () => {
+    const service = await startService();
+    await controllable(service, PLUG);
+    emulator.api.revokeTokens();
+
+    const firstSync = await service.request('POST', '/devices/sync');
+    const secondSync = await service.request('POST', '/devices/sync');
+
+    expect(firstSync.status).toBe(200);
+    expect(firstSync.body).toMatchObject({ total: 4, added: 0, removed: 0 });
+    expect(secondSync.status).toBe(200);
+    expect(emulator.api.calls.rejectedToken).toBe(1);
+    expect(emulator.api.calls.signIn).toBe(2);
+  }, 30_000);
+
+  it('answers 503 with Retry-After while the cloud API is down at startup, then recovers by itself', async () => {
+    emulator.api.mode = 'unavailable';
+    const service = await startService();
+    await eventually(
+      async () => ((await service.request('GET', '/health')).body as { cloud: { state: string } }).cloud.state === 'backing-off',
+      'the session to back off',
+    );
+
+    const sync = await service.request('POST', '/devices/sync');
+    const health = await service.request('GET', '/health');
+    const devicesWhileDown = await service.request('GET', '/devices');
+    emulator.api.mode = 'up';
+    await controllable(service, PLUG, 20_000);
+
+    expect(sync.status).toBe(503);
+    expect(Number(sync.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'degraded', backend: 'meross', cloud: { state: 'backing-off' } });
+    expect(devicesWhileDown.body).toEqual([]);
+    expect(((await service.request('GET', '/health')).body as { status: string }).status).toBe('ok');
+    expect(emulator.api.calls.signIn).toBe(1);
+  }, 40_000);
+
+  it('reconnects to the broker after it restarts and switches again', async () => {
+    const service = await startService();
+    await controllable(service, PLUG);
+
+    await emulator.restartBroker(300);
+    await eventually(
+      async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === PLUG)?.controllable === false,
+      'the command channel to drop',
+    );
+    await controllable(service, PLUG, 20_000);
+    const toggled = await service.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
+
+    expect(toggled.status).toBe(200);
+    expect(emulator.device(PLUG).isOn(0)).toBe(true);
+  }, 40_000);
+
+  it('follows a 1030 region redirect: devices listed and switched in the other region', async () => {
+    const region = await startEmulator();
+    emulator.api.redirect = { domain: region.apiUrl, mqttDomain: region.host };
+    const service = await startService();
+    await controllable(service, PLUG);
+
+    const toggled = await service.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
+
+    expect(toggled.status).toBe(200);
+    expect(region.device(PLUG).isOn(0)).toBe(true);
+    expect(emulator.device(PLUG).isOn(0)).toBe(false);
+    expect(region.api.calls.signIn).toBe(1);
+    expect(emulator.api.calls.devList).toBe(0);
+  }, 30_000);
+
+  it('keeps serving when the region redirect comes without data (the library would throw)', async () => {
+    emulator.api.redirect = 'without-data';
+    const service = await startService();
+    await eventually(
+      async () => ((await service.request('GET', '/health')).body as { cloud: { lastError: { code: unknown } | null } }).cloud.lastError?.code === 1030,
+      'the redirect failure in /health',
+    );
+
+    const sync = await service.request('POST', '/devices/sync');
+
+    expect(sync.status).toBe(503);
+    expect(service.running).toBe(true);
+  }, 30_000);
+});
