@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { EventStreamHub, serve, type Logger } from '@homeops/common';
 import { buildDomain, createApp } from './app.js';
 import type { Config } from './config.js';
@@ -45,8 +46,12 @@ export async function startService(
     config.RETENTION_INTERVAL_MS,
   );
   const app = createApp({ ...base, events: ctx.events, delivery }, config);
+  let serverClosed: Promise<unknown> = Promise.resolve();
   const close = async () => {
+    // Live streams would hold the server open; requests in flight get to finish (serve cuts them after its grace
+    // period) before the history closes, so none of them is answered with a storage error.
     hub.closeAll();
+    await serverClosed;
     await retention.stop();
     await delivery.stop();
     await repository.close();
@@ -58,6 +63,7 @@ export async function startService(
     await repository.close().catch(() => undefined);
     throw err;
   }
+  serverClosed = once(running.server, 'close');
   delivery.resume();
   retention.start();
   return { port: running.port, stop: running.stop };

@@ -41,6 +41,15 @@ describe('POST /notifications', () => {
     expect(provider.sent[0]).toEqual({ title: 'Disk', message: 'Disk almost full', priority: 0 });
   });
 
+  it('stores the receipt Pushover returns for an emergency (priority 2) notification', async () => {
+    const provider = new FakePushProvider().willAnswer({ request: 'req-e', receipt: 'rcpt-123' });
+    const { app, repository } = await buildTestApp({ provider });
+    const res = await post({ ...valid, priority: 2 }, app);
+    expect(res.body.delivery).toMatchObject({ status: 'sent', request: 'req-e', receipt: 'rcpt-123' });
+    expect(repository.get(res.body.id)?.delivery.receipt).toBe('rcpt-123');
+    expect(provider.sent[0]?.priority).toBe(2);
+  });
+
   it('stores delivery "skipped" and calls no provider when delivery is off', async () => {
     const provider = new FakePushProvider(false);
     const { app } = await buildTestApp({ provider });

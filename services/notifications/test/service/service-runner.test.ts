@@ -85,3 +85,24 @@ describe('startService', () => {
     await a.stop();
   });
 });
+
+describe('RunningService.stop', () => {
+  it('lets a create in flight finish and persist before the history closes', { timeout: 15_000 }, async () => {
+    const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    let accept!: (receipt: { request: string }) => void;
+    const provider = new FakePushProvider().willAnswer(new Promise((resolve) => (accept = resolve)));
+    const service = await start(storagePath, provider);
+    const response = post(service.base, { recipient: 'ops', message: 'in flight' });
+    await eventually(() => provider.sent.length === 1);
+    const stopped = service.stop();
+    accept({ request: 'late-but-fine' });
+    const res = await response;
+    await stopped;
+    expect(res.status).toBe(201);
+    const reopened = new YamlNotificationRepository(storagePath);
+    await reopened.open();
+    const [record] = reopened.list('ops', { limit: 10 }).items;
+    await reopened.close();
+    expect(record?.delivery).toMatchObject({ status: 'sent', request: 'late-but-fine' });
+  });
+});
