@@ -32,6 +32,7 @@ export class NotificationIndex {
   private readonly byRecipient = new Map<string, RecipientEntries>();
   private readonly pendingIds = new Set<string>();
   private nextSeq = 0;
+  private restored = false;
 
   get size(): number {
     return this.byId.size;
@@ -68,23 +69,24 @@ export class NotificationIndex {
   restore(id: string, previous: Entry | undefined): void {
     this.delete(id);
     if (previous === undefined) return;
+    this.restored = true;
     this.attach(previous);
     this.byId.set(id, previous);
   }
 
   /** A page, newest first; `before` must be a record of this recipient. */
   list(recipient: string, query: ListQuery): NotificationPage {
-    const group = this.byRecipient.get(recipient);
-    let end = group === undefined ? 0 : (query.unreadOnly === true ? group.unread : group.all).length;
+    let cursor: Entry | undefined;
     if (query.before !== undefined) {
-      const cursor = this.byId.get(query.before);
+      cursor = this.byId.get(query.before);
       if (cursor === undefined || cursor.record.recipient !== recipient) {
         throw new AppError('NOTIFICATION_NOT_FOUND', `Cursor ${query.before} is not a notification of ${recipient}`);
       }
-      end = group === undefined ? 0 : lowerBound(query.unreadOnly === true ? group.unread : group.all, cursor.time, cursor.seq);
     }
+    const group = this.byRecipient.get(recipient);
     if (group === undefined) return { items: [], total: 0, unread: 0, nextCursor: null };
     const source = query.unreadOnly === true ? group.unread : group.all;
+    const end = cursor === undefined ? source.length : lowerBound(source, cursor.time, cursor.seq);
     const start = Math.max(0, end - Math.max(0, query.limit));
     const items: NotificationRecord[] = [];
     for (let i = end - 1; i >= start; i--) items.push(cloneRecord(source[i]!.record));
@@ -96,14 +98,18 @@ export class NotificationIndex {
     return (this.byRecipient.get(recipient)?.unread ?? []).map((entry) => entry.record);
   }
 
+  /** Records whose delivery is pending, oldest first (the order to resume them in). */
   pending(): NotificationRecord[] {
-    return [...this.pendingIds].map((id) => this.byId.get(id)!.record);
+    const entries = [...this.pendingIds].map((id) => this.byId.get(id)!);
+    entries.sort((a, b) => a.time - b.time || a.seq - b.seq);
+    return entries.map((entry) => entry.record);
   }
 
   /** Every record in insertion order (the order a snapshot is written in, so reloading keeps tie order). */
   records(): NotificationRecord[] {
     const entries = [...this.byId.values()];
-    entries.sort((a, b) => a.seq - b.seq);
+    // The map is in insertion order unless a rollback re-inserted an entry; sorting 100k entries stalls the loop.
+    if (this.restored) entries.sort((a, b) => a.seq - b.seq);
     return entries.map((entry) => entry.record);
   }
 

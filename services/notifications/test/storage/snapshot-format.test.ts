@@ -1,0 +1,40 @@
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { parseSnapshot } from '../../src/adapters/storage/snapshot-parser.js';
+import { formatHeader, formatRecord } from '../../src/adapters/storage/yaml-snapshot-format.js';
+import { makeRecord } from './make-record.js';
+
+const records = [
+  makeRecord({ title: 'plain', delivery: { status: 'pending', attempts: 0, nextAttemptAt: '2026-01-01T00:00:05.000Z' } }),
+  makeRecord({ title: 'Ünïcødé ✓ "quoted" back\\slash', message: 'tab\there\nnew line \u0085 \u2028', ttl: 60, html: false }),
+  makeRecord({ recipient: 'bob', priority: 2, attachment: { filename: 'x.pdf', contentType: 'application/pdf', size: 1024 } }),
+];
+
+function snapshotText(generation: number): string {
+  return formatHeader('notifications.yaml.3.journal', generation, false) + records.map(formatRecord).join('');
+}
+
+describe('YAML snapshot format', () => {
+  it('reads back what it writes, identically to js-yaml', () => {
+    const text = snapshotText(3);
+    expect(parseSnapshot(Buffer.from(text))).toEqual({ generation: 3, records });
+    expect(load(text)).toEqual({ format: 1, generation: 3, notifications: records });
+  });
+
+  it('reads the same records through the general parser once the file leaves the fast layout', () => {
+    const edited = snapshotText(4).replace('    title: "plain"', '    title: plain   # edited by hand');
+    expect(parseSnapshot(Buffer.from(edited))).toEqual({ generation: 4, records });
+  });
+
+  it('writes an empty history as an empty list that both parsers read', () => {
+    const text = formatHeader('notifications.yaml.1.journal', 1, true);
+    expect(parseSnapshot(Buffer.from(text))).toEqual({ generation: 1, records: [] });
+    expect(load(text)).toMatchObject({ notifications: [] });
+  });
+
+  it('names the line of a duplicate id', () => {
+    const text = formatHeader('j', 1, false) + formatRecord(records[0]!) + formatRecord(records[0]!);
+    const secondLine = (formatHeader('j', 1, false) + formatRecord(records[0]!)).split('\n').length;
+    expect(() => parseSnapshot(Buffer.from(text))).toThrow(expect.objectContaining({ line: secondLine, message: `duplicate id ${records[0]!.id}` }));
+  });
+});
