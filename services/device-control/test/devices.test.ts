@@ -49,6 +49,20 @@ describe('GET /devices', () => {
     expect(after.headers['content-type']).toContain('application/json');
   });
 
+  it('answers 304 to a poller whose copy is current, and the new list once something changed', async () => {
+    t = await buildTestApp();
+    const first = await request(t.app).get('/devices');
+
+    const unchanged = await request(t.app).get('/devices').set('If-None-Match', String(first.headers.etag));
+    t.cloud.pressButton('strip-1', 0);
+    const changed = await request(t.app).get('/devices').set('If-None-Match', String(first.headers.etag));
+
+    expect(first.headers.etag).toMatch(/^W\/"/);
+    expect(unchanged.status).toBe(304);
+    expect(changed.status).toBe(200);
+    expect(changed.body[1].channels[0].on).toBe(true);
+  });
+
   it('forgets channel states while a device is offline and shows it online again', async () => {
     t = await buildTestApp();
     await request(t.app).put('/devices/plug-1/channels/0').send({ on: true });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
@@ -23,6 +24,10 @@ const COMMAND_ERRORS = [
   'CLOUD_TIMEOUT',
 ] as const;
 
+function weakEtag(body: Buffer): string {
+  return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
 function toBody(d: DeviceView): DeviceBody {
   return {
     uuid: d.uuid,
@@ -41,8 +46,8 @@ function toBody(d: DeviceView): DeviceBody {
 
 /** GET /devices, GET /devices/:uuid, toggle, switch and sync. */
 export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
-  // The list is polled far more often than it changes: serialize it once per change.
-  let listCache: { revision: number; json: string } | undefined;
+  // The list is polled far more often than it changes: serialize it (and its ETag) once per change.
+  let listCache: { revision: number; body: Buffer; etag: string } | undefined;
   api.route({
     method: 'get',
     path: '/devices',
@@ -51,9 +56,10 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'The known devices', schema: DeviceSchema.array() } },
     handler: (_input, _req, res) => {
       if (listCache?.revision !== devices.revision) {
-        listCache = { revision: devices.revision, json: JSON.stringify(devices.listDevices().map(toBody)) };
+        const body = Buffer.from(JSON.stringify(devices.listDevices().map(toBody)));
+        listCache = { revision: devices.revision, body, etag: weakEtag(body) };
       }
-      res.type('application/json').send(listCache.json);
+      res.set({ 'Content-Type': 'application/json; charset=utf-8', ETag: listCache.etag }).send(listCache.body);
     },
   });
 

@@ -1,0 +1,124 @@
+/**
+ * What a toggle through the service adds to the cloud's own round trip (p50).
+ * The service (src/main.ts, CLOUD_BACKEND=meross, the real meross-cloud) runs in a child process against the
+ * in-repo Meross emulator; the baseline is a plain MQTT client sending the same signed SET ToggleX to the same
+ * broker and waiting for the SETACK. Samples alternate between the two so drift hits both alike.
+ * Run from services/device-control: npx tsx --conditions=source bench/toggle-latency.ts   (BENCH_SAMPLES, BENCH_LOG_LEVEL)
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mqtt from 'mqtt';
+import { createAccount, MerossEmulator, standardDevices } from '../test/emulator/meross-emulator.js';
+import { createTestPki } from '../test/emulator/pki.js';
+import { ServiceProcess } from '../test/e2e/service-process.js';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 250);
+const WARMUP = 20;
+const PLUG = 'plug0000000000000000000000000001';
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A bare app client: one signed SET ToggleX, resolved when the SETACK with the same messageId arrives. */
+async function connectBaseline(emulator: MerossEmulator, caFile: string) {
+  const { userId, key } = emulator.account;
+  const replyTopic = `/app/${userId}-bench/subscribe`;
+  const client = await mqtt.connectAsync({
+    protocol: 'mqtts',
+    host: emulator.host,
+    port: 2001,
+    ca: readFileSync(caFile),
+    clientId: `app:${randomBytes(8).toString('hex')}`,
+    username: userId,
+    password: md5(`${userId}${key}`),
+    reconnectPeriod: 0,
+  });
+  await client.subscribeAsync(replyTopic);
+  const waiting = new Map<string, () => void>();
+  client.on('message', (_topic, payload) => {
+    const id = (JSON.parse(payload.toString()) as { header: { messageId: string } }).header.messageId;
+    waiting.get(id)?.();
+  });
+  let on = false;
+  return {
+    async toggle(): Promise<void> {
+      on = !on;
+      const messageId = randomBytes(16).toString('hex');
+      const timestamp = Math.floor(Date.now() / 1000);
+      const header = { from: replyTopic, messageId, method: 'SET', namespace: 'Appliance.Control.ToggleX', payloadVersion: 1, sign: md5(`${messageId}${key}${timestamp}`), timestamp };
+      const acked = new Promise<void>((resolve) => waiting.set(messageId, resolve));
+      client.publish(`/appliance/${PLUG}/subscribe`, JSON.stringify({ header, payload: { togglex: { channel: 1, onoff: on ? 1 : 0 } } }));
+      await acked;
+      waiting.delete(messageId);
+    },
+    close: () => client.endAsync(),
+  };
+}
+
+function serviceToggle(service: ServiceProcess, agent: Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${service.baseUrl}/devices/${PLUG}/toggle`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`toggle answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end('{"channel":0}');
+  });
+}
+
+async function time(work: () => Promise<void>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const pki = createTestPki();
+const workDir = mkdtempSync(join(tmpdir(), 'toggle-bench-'));
+const account = createAccount();
+const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+const service = await ServiceProcess.start({
+  apiUrl: emulator.apiUrl,
+  account,
+  caFile: pki.caFile,
+  workDir,
+  env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', CLOUD_MAX_COMMANDS_PER_MINUTE: '600' },
+});
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+try {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const list = (await service.request('GET', '/devices')).body as Array<{ uuid: string; controllable: boolean }>;
+    if (list.find((d) => d.uuid === PLUG)?.controllable) break;
+    if (Date.now() > deadline) throw new Error('the plug never became controllable');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const baseline = await connectBaseline(emulator, pki.caFile);
+  const viaService: number[] = [];
+  const direct: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i += 1) {
+    const s = await time(() => serviceToggle(service, agent));
+    const d = await time(() => baseline.toggle());
+    if (i >= WARMUP) {
+      viaService.push(s);
+      direct.push(d);
+    }
+  }
+  await baseline.close();
+  const row = (name: string, v: number[]) => `${name.padEnd(34)} p50 ${percentile(v, 50).toFixed(2)} ms   p90 ${percentile(v, 90).toFixed(2)} ms`;
+  console.log(`toggle latency, ${SAMPLES} samples each (${process.version}, LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'})`);
+  console.log(row('emulator MQTT round trip (bare)', direct));
+  console.log(row('POST /devices/:uuid/toggle', viaService));
+  console.log(`added by the service (p50 difference): ${(percentile(viaService, 50) - percentile(direct, 50)).toFixed(2)} ms`);
+} finally {
+  agent.destroy();
+  await service.stop();
+  await emulator.stop();
+  pki.remove();
+  rmSync(workDir, { recursive: true, force: true });
+}
