@@ -1,0 +1,284 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
+import { expectErrorBody, hashDir, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** Every documented route, from the service's own OpenAPI document. */
+async function routesOf(port: number): Promise<Route[]> {
+  const res = await sendRaw(port, { method: 'GET', target: '/openapi.json' });
+  const doc = JSON.parse(res.body.toString('utf8')) as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops)
+      .filter((m) => METHODS.includes(m))
+      .map((method) => ({ method: method.toUpperCase(), path })),
+  );
+}
+
+// Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded
+// (Node's HTTP parser itself refuses raw non-ASCII bytes: see the parser-level test below).
+const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
+const encodeUtf8 = (s: string) => percentEncodeBytes(Buffer.from(s, 'utf8'));
+
+const pathParam = fc.oneof(
+  fc.constantFrom(
+    '..', '.', '%2e%2e', '..%2f..%2fetc%2fpasswd', '%2f', '%2F%2F', '%00', 'a%00b', '%', '%zz', '%E0%A4%A', '%C0%AF', '%ff%fe',
+    '%u002e', '~', '%20', '+', "'", '"', '%3Cscript%3E', '$%7Bx%7D', '*', 'null', '__proto__', 'constructor', 'prototype',
+    '%F0%9F%92%A9', '%ED%A0%80', '%EF%BB%BF', 'single', 'stream', 'read-all',
+  ),
+  fc.uint8Array({ minLength: 1, maxLength: 40 }).map(percentEncodeBytes),
+  fc.string({ minLength: 1, maxLength: 30 }).filter(rawSafe),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map(encodeUtf8),
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(encodeUtf8),
+  fc.integer({ min: 60, max: 4000 }).map((n) => 'a'.repeat(n)),
+  fc.integer({ min: 60, max: 1000 }).map((n) => encodeURIComponent('é'.repeat(n))),
+  fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
+);
+
+const queryValue = fc.oneof(
+  fc.constantFrom('true', 'false', '1', '0', '-1', '501', '1e3', 'NaN', '', '%', '%zz', '%00', 'a'.repeat(5000), '[]', '{}'),
+  fc.uint8Array({ maxLength: 30 }).map(percentEncodeBytes),
+  fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s.replace(/[\uD800-\uDFFF]/g, ''))),
+);
+const queryKey = fc.oneof(
+  fc.constantFrom('unread', 'limit', 'before', '__proto__', 'constructor', 'limit[]', 'unread[a]', 'a.b', '', '%00'),
+  fc.stringMatching(/^[a-z]{1,8}$/),
+);
+const query = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 6 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
+
+const anyField = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 }),
+);
+const notificationLike = fc.record(
+  {
+    recipient: anyField,
+    title: anyField,
+    message: anyField,
+    priority: fc.oneof(fc.integer({ min: -3, max: 3 }), anyField),
+    sound: fc.oneof(fc.constantFrom('pushover', 'none', 'siren', '../x'), anyField),
+    url: fc.oneof(fc.constantFrom('https://example.com', 'javascript:alert(1)', 'http://', 'file:///etc/passwd'), anyField),
+    html: anyField,
+    ttl: anyField,
+    device: anyField,
+    attachment: fc.oneof(
+      anyField,
+      fc.record({ filename: anyField, contentType: anyField, data: fc.oneof(fc.base64String({ maxLength: 64 }), anyField) }, { requiredKeys: [] }),
+    ),
+    channel: anyField,
+    on: anyField,
+  },
+  { requiredKeys: [] },
+);
+const body = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(''),
+  fc.json({ maxDepth: 3 }),
+  notificationLike.map((v) => JSON.stringify(v)),
+  fc.json({ maxDepth: 2 }).map((s) => s.slice(0, Math.max(0, s.length - 1))),
+  fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
+  fc.constantFrom('{"recipient":"a","message":"b",}', '{"a":1e999999}', `${'['.repeat(5000)}`, '\uFEFF{}', 'null', '"x"', '[]',
+    '{"__proto__":{"recipient":"a"},"message":"b"}', '{"constructor":{"prototype":{"x":1}},"recipient":"a","message":"b"}'),
+);
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/json; charset=bogus',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'multipart/form-data; boundary=xyz',
+  'multipart/form-data; boundary=',
+  'application/xml',
+  '',
+  ';;;',
+  'application/*',
+  'APPLICATION/JSON',
+);
+
+describe('notifications under hostile input (real service, real YAML history)', () => {
+  let service: RunningTestService;
+  let routes: Route[];
+  const acknowledged = new Map<string, unknown>();
+
+  beforeAll(async () => {
+    service = await startRealService(await makeStorageDir());
+    routes = await routesOf(service.port);
+    // Some history to hit, so reads and deletes find records.
+    for (const recipient of ['alice', 'bob']) {
+      const res = await sendRaw(service.port, {
+        method: 'POST',
+        target: '/notifications',
+        headers: [['Content-Type', 'application/json']],
+        body: JSON.stringify({ recipient, message: 'seed' }),
+      });
+      expect(res.status).toBe(201);
+    }
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    if (service) await removeDir(service.dir);
+  });
+
+  /** Sends the request; asserts no 5xx, an answer in bounded time, the error body on failure and no disk change on a rejection. */
+  async function assertSafe(request: RawRequest): Promise<RawResponse> {
+    const context = `${request.method} ${request.target.toString()}`;
+    const before = await hashDir(service.dir);
+    const res = await sendRaw(service.port, request, 5_000);
+    expect(res.status, `${context} answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`).toBeLessThan(500);
+    if (res.status >= 400) {
+      if (request.method !== 'HEAD') expectErrorBody(res, context);
+      expect(await hashDir(service.dir), `${context}: the history changed on a ${res.status}`).toBe(before);
+    }
+    if (request.method === 'POST' && res.status === 201) {
+      const record = JSON.parse(res.body.toString('utf8')) as { id: string };
+      acknowledged.set(record.id, record);
+    }
+    return res;
+  }
+
+  it('lists the routes it serves in /openapi.json', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('answers hostile path parameters on every route without a 5xx or a disk change', { timeout: 60_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 1_000 }), pathParam, pathParam, query, async (pick, a, b, q) => {
+        const route = routes[pick % routes.length]!;
+        let n = 0;
+        const target = route.path.replace(/\{\w+\}/g, () => (n++ === 0 ? a : b)) + q;
+        await assertSafe({ method: route.method, target: Buffer.from(target, 'utf8') });
+      }),
+      { numRuns: 250 },
+    );
+  });
+
+  it('answers random bodies, content types and methods on every route without a 5xx or a disk change', { timeout: 60_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 1_000 }),
+        fc.oneof(fc.constant(undefined), fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD')),
+        body,
+        contentType,
+        query,
+        async (pick, method, payload, type, q) => {
+          const route = routes[pick % routes.length]!;
+          const target = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'recipient' ? 'alice' : 'no-such-id')) + q;
+          const headers: Array<[string, string]> = type === undefined ? [] : [['Content-Type', type]];
+          await assertSafe({ method: method ?? route.method, target, headers, ...(payload === undefined ? {} : { body: payload }) });
+        },
+      ),
+      { numRuns: 250 },
+    );
+  });
+
+  it('answers multipart garbage on POST /notifications without a 5xx or a disk change', { timeout: 30_000 }, async () => {
+    const part = fc.record({
+      name: fc.constantFrom('recipient', 'message', 'title', 'priority', 'attachment', 'html', 'ttl', '', '__proto__', 'x'.repeat(300)),
+      filename: fc.option(fc.constantFrom('a.png', '../../etc/passwd', '', 'é.txt', '%00')),
+      type: fc.option(fc.constantFrom('image/png', 'text/plain', 'application/x-msdownload', '')),
+      value: fc.oneof(fc.string({ maxLength: 50 }), fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'))),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { maxLength: 5 }), fc.boolean(), fc.constantFrom('xyz', 'a b', '-'.repeat(80), ''), async (parts, terminate, boundary) => {
+        const lines = parts.map((p) =>
+          [
+            `--${boundary}`,
+            `Content-Disposition: form-data; name="${p.name}"${p.filename === null ? '' : `; filename="${p.filename}"`}`,
+            ...(p.type === null ? [] : [`Content-Type: ${p.type}`]),
+            '',
+            p.value,
+          ].join('\r\n'),
+        );
+        const payload = Buffer.from(`${lines.join('\r\n')}\r\n${terminate ? `--${boundary}--\r\n` : ''}`, 'latin1');
+        await assertSafe({
+          method: 'POST',
+          target: '/notifications',
+          headers: [['Content-Type', `multipart/form-data; boundary=${boundary}`]],
+          body: payload,
+        });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses bodies over the limits with 413 and the error body, on every route that reads one', { timeout: 30_000 }, async () => {
+    const big = (bytes: number) => JSON.stringify({ recipient: 'alice', message: 'x', title: 'y'.repeat(bytes) });
+    const cases: RawRequest[] = [
+      { method: 'POST', target: '/notifications', headers: [['Content-Type', 'application/json']], body: big(8 * 1024 * 1024) },
+      ...routes
+        .filter((r) => r.method !== 'GET' && r.path !== '/notifications')
+        .map((r) => ({
+          method: r.method,
+          target: r.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'recipient' ? 'alice' : 'no-such-id')),
+          headers: [['Content-Type', 'application/json']] as Array<[string, string]>,
+          body: big(200 * 1024),
+        })),
+    ];
+    for (const request of cases) {
+      const res = await assertSafe(request);
+      expect(res.status, `${request.method} ${request.target.toString()}`).toBe(413);
+    }
+  });
+
+  it('answers an empty body with a JSON content type as a validation failure, not a crash', async () => {
+    const res = await assertSafe({ method: 'POST', target: '/notifications', headers: [['Content-Type', 'application/json']], body: '' });
+    expect(res.status).toBe(400);
+  });
+
+  it('still serves, and the history it acknowledged loads again after a restart', { timeout: 30_000 }, async () => {
+    const health = await sendRaw(service.port, { method: 'GET', target: '/health' });
+    expect(health.status).toBe(200);
+    const { dir } = service;
+    await service.stop();
+    service = await startRealService(dir);
+    for (const [id, record] of acknowledged) {
+      const res = await sendRaw(service.port, { method: 'GET', target: `/notifications/single/${encodeURIComponent(id)}` });
+      expect(res.status, `acknowledged ${id}`).toBe(200);
+      expect(JSON.parse(res.body.toString('utf8'))).toEqual(record);
+    }
+  });
+});
+
+describe('notifications at the HTTP parser level', () => {
+  let service: RunningTestService;
+
+  beforeAll(async () => {
+    service = await startRealService(await makeStorageDir());
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    if (service) await removeDir(service.dir);
+  });
+
+  it('answers raw non-ASCII bytes in the request target with a 4xx and the error body', async () => {
+    const res = await sendRaw(service.port, { method: 'GET', target: Buffer.from('/notifications/caf\u00e9', 'utf8') });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expectErrorBody(res, 'GET /notifications/café (raw UTF-8)');
+  });
+
+  it('answers a path longer than the header limit with a 4xx and the error body', async () => {
+    const res = await sendRaw(service.port, { method: 'GET', target: `/notifications/${'a'.repeat(20_000)}` });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expectErrorBody(res, 'GET /notifications/<20,000 chars>');
+  });
+});

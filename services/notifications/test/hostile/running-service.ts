@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '@homeops/common';
+import { expect } from 'vitest';
+import { buildAdapters } from '../../src/build-adapters.js';
+import { parseConfig } from '../../src/config.js';
+import { startService } from '../../src/service-runner.js';
+import type { RawResponse } from './raw-http.js';
+
+/** The service as main starts it (real YAML history, real server), on 127.0.0.1 and a free port. */
+export interface RunningTestService {
+  port: number;
+  dir: string;
+  storagePath: string;
+  stop(): Promise<void>;
+}
+
+/** A fresh temp directory for one suite; remove it with `rm(dir, { recursive: true, force: true })`. */
+export function makeStorageDir(prefix = 'notifications-hostile-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** Starts the real wiring (buildAdapters + startService) on `dir/notifications.yaml`; extra env as the service reads it. */
+export async function startRealService(dir: string, env: Record<string, string> = {}, logger?: Logger): Promise<RunningTestService> {
+  const storagePath = join(dir, 'notifications.yaml');
+  const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'silent', ...env });
+  const log = logger ?? createLogger({ service: 'test', level: 'silent' });
+  const running = await startService(config, log, buildAdapters(config, log), { handleSignals: false });
+  return { port: running.port, dir, storagePath, stop: () => running.stop() };
+}
+
+/** A digest of every file name and byte under `dir`. */
+export async function hashDir(dir: string): Promise<string> {
+  const hash = createHash('sha256');
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+  for (const file of files) {
+    hash.update(`${file}\0`);
+    hash.update(await readFile(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** Asserts the common `{ error, solution }` JSON body of a failure. */
+export function expectErrorBody(response: RawResponse, context: string): void {
+  expect(response.headers['content-type'], `${context}: content type of a ${response.status}`).toMatch(/^application\/json/);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    throw new Error(`${context}: the ${response.status} body is not JSON: ${response.body.toString('utf8').slice(0, 200)}`);
+  }
+  expect(body, `${context}: body of a ${response.status}`).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
+}
+
+/** Removes a suite's directory. */
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
