@@ -1,6 +1,7 @@
 import { AppError } from '@homeops/common';
 import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
 import { cloneRecord, NotificationIndex } from '../../src/adapters/storage/notification-index.js';
+import { describeRecordProblem } from '../../src/adapters/storage/record-shape.js';
 import type { NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
 import type {
   ListQuery,
@@ -30,6 +31,8 @@ export class InMemoryNotificationRepository implements NotificationRepository {
 
   async insert(record: NotificationRecord): Promise<void> {
     this.write(`insert ${record.id}`);
+    const problem = describeRecordProblem(record);
+    if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
     if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
     this.index.put(cloneRecord(record));
   }

@@ -16,6 +16,15 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       expect(repo.get('unknown')).toBeUndefined();
     });
 
+    it('refuses a record it could not load back, and a duplicate id', async () => {
+      const repo = await create();
+      const record = makeRecord();
+      await repo.insert(record);
+      await expect(repo.insert({ ...makeRecord(), createdAt: 'yesterday' })).rejects.toThrow('createdAt must be a date');
+      await expect(repo.insert({ ...record, title: 'again' })).rejects.toThrow(`Notification id ${record.id} already exists`);
+      expect(repo.stats().records).toBe(1);
+    });
+
     it('lists newest first with totals, unread counts and a stable cursor', async () => {
       const repo = await create();
       const records = Array.from({ length: 7 }, (_, i) => makeRecord({ read: i % 3 === 0 }));
