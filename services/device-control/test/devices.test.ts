@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '@homeops/common';
+import { FakeDeviceCloud } from './fakes/fake-device-cloud.js';
 import { buildTestApp, type TestApp } from './support/test-app.js';
 
 let t: TestApp;
@@ -76,8 +78,26 @@ describe('GET /devices', () => {
     expect(online.body).toMatchObject({ online: true, controllable: true });
   });
 
-  it('is empty (not an error) before the first successful sync', async () => {
-    t = await buildTestApp({ start: false });
+  it('answers 503 with Retry-After, not an empty list, until the device list was loaded once', async () => {
+    const cloud = FakeDeviceCloud.withDefaults();
+    cloud.setSession('backing-off', { retryAt: new Date(Date.now() + 30_000).toISOString() });
+    cloud.failAlways('listDevices', new AppError('CLOUD_UNAVAILABLE', 'Not logged in yet'));
+    t = await buildTestApp({ cloud });
+
+    const list = await request(t.app).get('/devices');
+    const one = await request(t.app).get('/devices/plug-1');
+    const toggle = await request(t.app).post('/devices/plug-1/toggle').send({});
+
+    expect([list.status, one.status, toggle.status]).toEqual([503, 503, 503]);
+    expect(list.body.error).toBe('The device list has not been loaded from the cloud yet');
+    expect(Number(list.headers['retry-after'])).toBeGreaterThanOrEqual(29);
+    cloud.recover('listDevices');
+    cloud.setSession('connected');
+    await expect.poll(async () => (await request(t.app).get('/devices')).status, { timeout: 2000 }).toBe(200);
+  });
+
+  it('answers an empty list once an account without devices was loaded', async () => {
+    t = await buildTestApp({ cloud: new FakeDeviceCloud([]) });
 
     const res = await request(t.app).get('/devices');
 

@@ -118,12 +118,14 @@ describe('synchronization outside requests', () => {
     cloud.setSession('connecting');
     cloud.failNext('listDevices', 'unavailable');
     t = await buildTestApp({ cloud });
-    expect(t.devices.listDevices()).toEqual([]);
-    expect((await request(t.app).post('/devices/plug-1/toggle').send({})).status).toBe(404);
+    const early = await request(t.app).post('/devices/plug-1/toggle').send({});
+    expect(early.status).toBe(503);
+    expect(early.headers['retry-after']).toBe('5');
 
     cloud.setSession('connected');
 
-    await expect.poll(() => t.devices.listDevices().length, { timeout: 2000 }).toBe(5);
+    await expect.poll(() => t.devices.health().devices.total, { timeout: 2000 }).toBe(5);
+    expect((await request(t.app).post('/devices/plug-1/toggle').send({})).status).toBe(200);
   });
 
   it('reads unknown states in the background after a sync when enabled', async () => {

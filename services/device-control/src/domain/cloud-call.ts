@@ -4,7 +4,8 @@ import type { CloudStatus } from './device-cloud.js';
 /** Retry-After for an unavailable session that did not say when to come back. */
 const DEFAULT_RETRY_SECONDS = 5;
 
-function retryAfterFrom(status: CloudStatus, now: number): number {
+/** Seconds until the session's next attempt, or a short default when it gave no time. */
+export function retryAfterFrom(status: CloudStatus, now: number): number {
   const retryAt = status.retryAt ? Date.parse(status.retryAt) : Number.NaN;
   return Number.isFinite(retryAt) ? Math.max(1, Math.ceil((retryAt - now) / 1000)) : DEFAULT_RETRY_SECONDS;
 }

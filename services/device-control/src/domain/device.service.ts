@@ -1,6 +1,7 @@
-import type { Logger } from '@homeops/common';
+import { AppError, type Logger } from '@homeops/common';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
+import { retryAfterFrom } from './cloud-call.js';
 import { CommandBudget } from './command-budget.js';
 import type { CloudEvent, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
@@ -94,11 +95,14 @@ export class DeviceService {
     return this.registry.revision;
   }
 
+  /** Every known device; 503 until the list was loaded from the cloud once (an empty answer would be a lie). */
   listDevices(): DeviceView[] {
+    this.assertListLoaded();
     return this.registry.list().map(toDeviceView);
   }
 
   getDevice(uuid: string): DeviceView {
+    this.assertListLoaded();
     return toDeviceView(assertKnownDevice(this.registry.get(uuid), uuid));
   }
 
@@ -109,11 +113,13 @@ export class DeviceService {
 
   /** Flips a channel; an unknown state is read from the device first. */
   toggleChannel(uuid: string, channel: number): Promise<ChannelCommandResult> {
+    this.assertListLoaded();
     return this.commands.toggle(uuid, channel);
   }
 
   /** Switches a channel on or off (idempotent). */
   setChannel(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
+    this.assertListLoaded();
     return this.commands.set(uuid, channel, on);
   }
 
@@ -123,6 +129,14 @@ export class DeviceService {
       devices: this.registry.counts(),
       commands: { limitPerMinute: this.budget.limit, usedLastMinute: this.budget.used() },
     };
+  }
+
+  private assertListLoaded(): void {
+    if (this.syncer.status().lastSuccessAt !== null) return;
+    throw new AppError('CLOUD_UNAVAILABLE', 'The device list has not been loaded from the cloud yet', {
+      solution: 'Retry after the time given in Retry-After; see /health for the cloud session',
+      retryAfterSeconds: retryAfterFrom(this.cloud.status(), this.clock.now()),
+    });
   }
 
   private applyCloudEvent(event: CloudEvent): void {
