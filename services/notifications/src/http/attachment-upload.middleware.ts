@@ -54,6 +54,8 @@ const multipart: RequestHandler = (req, _res, next) => {
     const chunks: Buffer[] = [];
     file.on('data', (chunk: Buffer) => chunks.push(chunk));
     file.on('limit', () => fail(tooLarge()));
+    // A body cut short errors the file stream too; unhandled, that would be an uncaught exception.
+    file.on('error', () => fail(new AppError('VALIDATION_FAILED', 'Malformed multipart body')));
     file.on('close', () => {
       if (failure) return;
       body.attachment = { filename: info.filename || 'attachment', contentType: info.mimeType, data: Buffer.concat(chunks).toString('base64') };

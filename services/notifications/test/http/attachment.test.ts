@@ -103,6 +103,16 @@ describe('POST /notifications with an attachment', () => {
     expect(res.status).toBe(400);
   });
 
+  it('returns 400, and keeps running, for a multipart body cut off in the middle of the file', async () => {
+    const { app } = await buildTestApp();
+    const truncated = '--X\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nops\r\n--X\r\n' +
+      'Content-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG';
+    const res = await request(app).post('/notifications').set('Content-Type', 'multipart/form-data; boundary=X').send(truncated);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Malformed multipart body');
+    expect((await request(app).get('/health')).status).toBe(200);
+  });
+
   it('validates multipart fields with the same limits', async () => {
     const res = await request((await buildTestApp()).app).post('/notifications').field('recipient', 'ops').field('message', 'm'.repeat(1025));
     expect(res.status).toBe(400);
