@@ -1,0 +1,78 @@
+import type { LatencyResult, LoadResult } from './load.js';
+
+/** The machine and the moment a run was made on. */
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryGb: number;
+  node: string;
+  platform: string;
+  /** 1-minute load average when the run started and ended: how busy the machine was besides the bench. */
+  loadAverageStart: number;
+  loadAverageEnd: number;
+}
+
+/** Settings shared by every throughput run. */
+export interface RunSettings {
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  latencySeconds: number;
+}
+
+/** A service run next to the ceiling measured before and after it in the same run. */
+export interface Compared {
+  service: LoadResult;
+  ceilingRps: number;
+  /** service.rps / ceilingRps */
+  ratio: number;
+}
+
+/** Notifications at one history size. */
+export interface CreateStage {
+  stored: number;
+  seedMs: number;
+  startupMs: number;
+  create: Compared;
+}
+
+/** Toggle latency from device-control's own bench script, when it exists and ran. */
+export interface ToggleResult {
+  status: 'measured' | 'not measured';
+  reason?: string;
+  /** Added by the service path over the emulator's own round trip, p50. */
+  addedP50Ms?: number;
+  /** The emulator's own round trip and the toggle through the service, p50, when the script prints them. */
+  roundTripP50Ms?: number | undefined;
+  serviceP50Ms?: number | undefined;
+  command?: string;
+  raw?: unknown;
+}
+
+/** Everything one `pnpm bench` run measured. */
+export interface BenchResults {
+  command: string;
+  startedAt: string;
+  durationSeconds: number;
+  machine: MachineInfo;
+  settings: RunSettings;
+  ceilings: {
+    create: LoadResult[];
+    devices: LoadResult[];
+    /** One connection, sequential: the floor for the list latency. */
+    list?: LatencyResult;
+  };
+  notifications: {
+    stages: CreateStage[];
+    listAt100k?: { unloaded: LatencyResult; loaded: LoadResult; bytes: number };
+    startupAt100kMs?: number;
+    /** MiB from /proc: after startup, peak while holding exactly 100,000 (load and list included), after the create run. */
+    memoryAt100k?: { afterStartMb: number; peakAt100kMb: number; afterCreatesMb?: number; peakAfterCreatesMb?: number };
+  };
+  deviceControl: {
+    devices?: Compared & { deviceCount: number; bytes: number };
+    toggle: ToggleResult;
+  };
+  /** Anything that went wrong: non-2xx answers, connection errors, stages that could not run. */
+  problems: string[];
+}

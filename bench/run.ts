@@ -1,0 +1,109 @@
+// `pnpm bench`: both services beside bare Express 5 ceilings, in one run; writes docs/benchmarks.{md,json} and the plot.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { runDeviceControlPhase } from './device-control.phase.js';
+import { runNotificationsPhase, type PhaseContext } from './notifications.phase.js';
+import { cleanUpNow, installCleanupHandlers } from './processes.js';
+import { renderMarkdown } from './report-markdown.js';
+import type { BenchResults, RunSettings } from './results.js';
+import { buildServices, ROOT } from './services.js';
+import { evaluateTargets } from './targets.js';
+import { renderThroughputSvg } from './throughput-svg.js';
+
+// The targets are stated for 32 connections; only the durations may be shortened (e.g. while developing).
+const OVERRIDES = ['BENCH_SECONDS', 'BENCH_WARMUP_SECONDS', 'BENCH_LATENCY_SECONDS', 'BENCH_SKIP_BUILD'] as const;
+const settings: RunSettings = {
+  connections: 32,
+  seconds: Number(process.env.BENCH_SECONDS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
+  latencySeconds: Number(process.env.BENCH_LATENCY_SECONDS ?? 5),
+};
+const WATCHDOG_MS = 15 * 60 * 1000;
+
+function commandLine(): string {
+  const env = OVERRIDES.filter((name) => process.env[name] !== undefined).map((name) => `${name}=${process.env[name]}`);
+  return [...env, process.env.npm_lifecycle_event === 'bench' ? 'pnpm bench' : 'tsx bench/run.ts'].join(' ');
+}
+
+async function main(): Promise<number> {
+  installCleanupHandlers();
+  setTimeout(() => {
+    console.error(`bench: still running after ${WATCHDOG_MS / 60_000} min, giving up`);
+    cleanUpNow();
+    process.exit(2);
+  }, WATCHDOG_MS).unref();
+  const started = performance.now();
+  const results: BenchResults = {
+    command: commandLine(),
+    startedAt: new Date().toISOString(),
+    durationSeconds: 0,
+    machine: {
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      cores: cpus().length,
+      memoryGb: totalmem() / 1024 ** 3,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverageStart: loadavg()[0]!,
+      loadAverageEnd: NaN,
+    },
+    settings,
+    ceilings: { create: [], devices: [] },
+    notifications: { stages: [] },
+    deviceControl: { toggle: { status: 'not measured', reason: 'not run' } },
+    problems: [],
+  };
+  let failures = 0;
+  const ctx: PhaseContext = {
+    settings,
+    problems: results.problems,
+    fail: (what, error) => {
+      failures++;
+      const message = `${what} could not be measured: ${(error as Error).message}`;
+      results.problems.push(message);
+      console.error(message);
+    },
+    log: (line) => console.log(line),
+  };
+  if (process.env.BENCH_SKIP_BUILD === undefined) {
+    console.log('building both services (tsc -b) ...');
+    await buildServices();
+  }
+  await runNotificationsPhase(ctx, results);
+  await runDeviceControlPhase(ctx, results);
+  results.machine.loadAverageEnd = loadavg()[0]!;
+  results.durationSeconds = (performance.now() - started) / 1000;
+
+  const targets = evaluateTargets(results);
+  const docs = join(ROOT, 'docs');
+  mkdirSync(docs, { recursive: true });
+  writeFileSync(join(docs, 'benchmarks.json'), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
+  writeFileSync(join(docs, 'benchmarks.md'), renderMarkdown(results, targets));
+  const points = results.notifications.stages.map((s) => ({ stored: s.stored, rps: s.create.service.rps }));
+  const ceiling = results.notifications.stages[0]?.create.ceilingRps ?? 0;
+  writeFileSync(join(docs, 'create-throughput.svg'), renderThroughputSvg(points, ceiling, 'notifications: POST /notifications, 32 connections'));
+
+  console.log('\nratios to the bare Express 5 ceiling (same JSON, same connections, this run):');
+  for (const stage of results.notifications.stages) {
+    console.log(`  create with ${stage.stored.toLocaleString('en-US').padStart(7)} stored: ${(stage.create.ratio * 100).toFixed(1)}%`);
+  }
+  if (results.deviceControl.devices) console.log(`  GET /devices (50 devices):       ${(results.deviceControl.devices.ratio * 100).toFixed(1)}%`);
+  console.log('\ntargets:');
+  for (const t of targets) {
+    const value = t.measured === undefined ? 'not measured' : `${t.measured.toFixed(t.unit === 'ms' && t.measured < 10 ? 2 : 1)} ${t.unit}`;
+    console.log(`  [${t.status.padEnd(12)}] ${t.target}: ${value} (${t.comparison} ${t.limit} ${t.unit})`);
+  }
+  if (results.problems.length > 0) console.log(`\nproblems:\n${results.problems.map((p) => `  - ${p}`).join('\n')}`);
+  console.log(`\nwrote docs/benchmarks.md, docs/benchmarks.json, docs/create-throughput.svg in ${results.durationSeconds.toFixed(0)} s`);
+  // A stage that could not run is a failed bench; a missed target is a result.
+  return failures > 0 ? 1 : 0;
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  cleanUpNow();
+}

@@ -1,0 +1,98 @@
+import type { BenchResults } from './results.js';
+
+/** One target from the service issues, checked against what the run measured. */
+export interface TargetCheck {
+  source: string;
+  target: string;
+  /** Measured value in `unit`, or undefined when it was not measured. */
+  measured: number | undefined;
+  unit: '%' | 'ms' | 'MB';
+  limit: number;
+  comparison: '>=' | '<';
+  status: 'met' | 'missed' | 'not measured';
+  /** How the number was obtained, in a few words. */
+  basis: string;
+}
+
+function check(spec: Omit<TargetCheck, 'status'>): TargetCheck {
+  const { measured, limit, comparison } = spec;
+  let status: TargetCheck['status'] = 'not measured';
+  if (measured !== undefined && Number.isFinite(measured)) {
+    status = (comparison === '>=' ? measured >= limit : measured < limit) ? 'met' : 'missed';
+  }
+  return { ...spec, status };
+}
+
+const percent = (ratio: number | undefined) => (ratio === undefined ? undefined : ratio * 100);
+
+/** Every performance target of issues 3 (device-control) and 4 (notifications), in issue order. */
+export function evaluateTargets(results: BenchResults): TargetCheck[] {
+  const { connections } = results.settings;
+  const stage = (stored: number) => results.notifications.stages.find((s) => s.stored === stored);
+  const toggle = results.deviceControl.toggle;
+  return [
+    check({
+      source: 'issue 3',
+      target: 'GET /devices (50 devices) throughput vs bare Express 5',
+      measured: percent(results.deviceControl.devices?.ratio),
+      unit: '%',
+      limit: 80,
+      comparison: '>=',
+      basis: `req/s ratio, ${connections} connections`,
+    }),
+    check({
+      source: 'issue 3',
+      target: "toggle adds to the emulator's round trip (p50)",
+      measured: toggle.status === 'measured' ? toggle.addedP50Ms : undefined,
+      unit: 'ms',
+      limit: 2,
+      comparison: '<',
+      basis: toggle.status === 'measured' ? 'device-control bench/toggle-latency.ts' : (toggle.reason ?? 'not measured'),
+    }),
+    check({
+      source: 'issue 4',
+      target: 'create throughput with 10,000 stored vs bare Express 5',
+      measured: percent(stage(10_000)?.create.ratio),
+      unit: '%',
+      limit: 80,
+      comparison: '>=',
+      basis: `req/s ratio, ${connections} connections`,
+    }),
+    check({
+      source: 'issue 4',
+      target: 'create throughput with 100,000 stored vs bare Express 5',
+      measured: percent(stage(100_000)?.create.ratio),
+      unit: '%',
+      limit: 60,
+      comparison: '>=',
+      basis: `req/s ratio, ${connections} connections`,
+    }),
+    check({
+      source: 'issue 4',
+      target: "first page of a recipient's list with 100,000 stored, p50",
+      measured: results.notifications.listAt100k?.unloaded.p50Ms,
+      unit: 'ms',
+      limit: 5,
+      comparison: '<',
+      basis: 'one request at a time, keep-alive',
+    }),
+    check({
+      source: 'issue 4',
+      target: 'startup with 100,000 stored',
+      measured: results.notifications.startupAt100kMs,
+      unit: 'ms',
+      limit: 3_000,
+      comparison: '<',
+      basis: 'spawn to first 200 from /health',
+    }),
+    check({
+      source: 'issue 4',
+      target: 'resident memory at 100,000 stored',
+      measured: results.notifications.memoryAt100k?.peakAt100kMb,
+      unit: 'MB',
+      limit: 300,
+      comparison: '<',
+      basis: 'peak RSS (VmHWM) through startup and the list runs',
+    }),
+  ];
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { LoadResult } from '../bench/load.js';
+import { percentile } from '../bench/load.js';
+import { renderMarkdown } from '../bench/report-markdown.js';
+import type { BenchResults } from '../bench/results.js';
+import { evaluateTargets } from '../bench/targets.js';
+import { renderThroughputSvg } from '../bench/throughput-svg.js';
+import { findAddedP50, lastJsonObject, parseToggleText } from '../bench/toggle-script.js';
+
+function load(rps: number): LoadResult {
+  return { connections: 32, seconds: 10, rps, p50Ms: 10, p99Ms: 40, requests: rps * 10, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '201': rps * 10 } };
+}
+
+function results(overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle'] } = {}): BenchResults {
+  const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2400, 1800];
+  const ceiling = [load(3000), load(3000)];
+  const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, ratio: rps / 3000 } });
+  return {
+    command: 'pnpm bench',
+    startedAt: '2026-11-22T05:00:00.000Z',
+    durationSeconds: 200,
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryGb: 4, node: 'v20.20.2', platform: 'linux x64', loadAverageStart: 0.1, loadAverageEnd: 0.2 },
+    settings: { connections: 32, seconds: 10, warmupSeconds: 2, latencySeconds: 5 },
+    ceilings: { create: ceiling, devices: ceiling, list: { samples: 100, p50Ms: 0.4, p99Ms: 1, failures: 0 } },
+    notifications: {
+      stages: [stage(0, at0), stage(10_000, at10k), stage(100_000, at100k)],
+      listAt100k: { unloaded: { samples: 100, p50Ms: 0.9, p99Ms: 3, failures: 0 }, loaded: load(2000), bytes: 20_000 },
+      startupAt100kMs: overrides.startupMs ?? 2_000,
+      memoryAt100k: { afterStartMb: 200, peakAt100kMb: 250, afterCreatesMb: 260, peakAfterCreatesMb: 270 },
+    },
+    deviceControl: {
+      devices: { service: load(2700), ceilingRps: 3000, ratio: 0.9, deviceCount: 50, bytes: 15_000 },
+      toggle: overrides.toggle ?? { status: 'measured', addedP50Ms: 1.2, command: 'node bench/toggle-latency.ts' },
+    },
+    problems: [],
+  };
+}
+
+describe('bench targets', () => {
+  it('marks every target met when each number is inside its limit', () => {
+    const checks = evaluateTargets(results());
+
+    expect(checks).toHaveLength(7);
+    expect(checks.map((c) => c.status)).toEqual(Array(7).fill('met'));
+  });
+
+  it('marks a ratio below its limit and a slow startup as missed, with the measured numbers', () => {
+    const checks = evaluateTargets(results({ createRps: [2500, 2300, 1700], startupMs: 3_400 }));
+
+    const byTarget = Object.fromEntries(checks.map((c) => [c.target, c]));
+    expect(byTarget['create throughput with 10,000 stored vs bare Express 5']).toMatchObject({ status: 'missed', measured: (2300 / 3000) * 100 });
+    expect(byTarget['create throughput with 100,000 stored vs bare Express 5']).toMatchObject({ status: 'missed' });
+    expect(byTarget['startup with 100,000 stored']).toMatchObject({ status: 'missed', measured: 3_400 });
+  });
+
+  it('reports a toggle row that did not run as not measured, never as met', () => {
+    const checks = evaluateTargets(results({ toggle: { status: 'not measured', reason: 'script missing' } }));
+
+    expect(checks[1]).toMatchObject({ status: 'not measured', measured: undefined, basis: 'script missing' });
+  });
+});
+
+describe('bench report', () => {
+  it('renders a markdown table with every target, its number and its verdict', () => {
+    const res = results({ startupMs: 3_400 });
+
+    const markdown = renderMarkdown(res, evaluateTargets(res));
+
+    expect(markdown).toContain('| issue 4 | startup with 100,000 stored | 3400 ms | < 3,000 ms | **MISSED** |');
+    expect(markdown).toContain('| Test CPU | 2 | 4.0 GB | v20.20.2 |');
+    expect(markdown).toContain('`pnpm bench`');
+  });
+
+  it('draws one point per history size and the three reference levels in the SVG', () => {
+    const svg = renderThroughputSvg(
+      [
+        { stored: 0, rps: 2500 },
+        { stored: 10_000, rps: 2400 },
+        { stored: 100_000, rps: 1800 },
+      ],
+      3000,
+      'create <throughput>',
+    );
+
+    expect(svg.match(/<circle /g)).toHaveLength(3);
+    expect(svg).toContain('bare Express 5: 3,000');
+    expect(svg).toContain('target 60% (100,000)');
+    expect(svg).toContain('create &lt;throughput&gt;');
+    expect(svg.trim().endsWith('</svg>')).toBe(true);
+  });
+});
+
+describe('bench helpers', () => {
+  it('takes the nearest-rank percentile of sorted values', () => {
+    expect(percentile([1, 2, 3, 4], 0.5)).toBe(2);
+    expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
+    expect(percentile([], 0.5)).toBeNaN();
+  });
+
+  it("reads the toggle script's added p50 from its JSON line or, failing that, from its summary text", () => {
+    const json = lastJsonObject('toggle latency\n{"direct":{"p50Ms":0.5},"added":{"p50Ms":1.5}}\n');
+    const text = parseToggleText(
+      'emulator MQTT round trip (bare)    p50 0.47 ms   p90 0.76 ms\nPOST /devices/:uuid/toggle         p50 2.55 ms   p90 12.22 ms\nadded by the service (p50 difference): 2.08 ms\n',
+    );
+
+    expect(findAddedP50(json)).toBe(1.5);
+    expect(text).toEqual({ addedP50Ms: 2.08, roundTripP50Ms: 0.47, serviceP50Ms: 2.55 });
+  });
+});
