@@ -62,7 +62,7 @@ for (const stored of [0, 10_000, 100_000]) {
     const inserts = await measureInserts(path, stored);
     console.log(
       `stored=${stored}: inserts/s (32 writers, ${SECONDS}s)=${inserts.perSecond}, CPU per insert=${inserts.cpuUs} µs, max event-loop stall=${inserts.maxStallMs} ms; ` +
-        `open=${round(open.openMs)} ms, rss=${round(open.rssMb)} MB, list first page p50=${round(open.listP50Ms)} ms p99=${round(open.listP99Ms)} ms`,
+        `open=${round(open.openMs)} ms (CPU ${round(open.openCpuMs)} ms), rss=${round(open.rssMb)} MB, list first page p50=${round(open.listP50Ms)} ms p99=${round(open.listP99Ms)} ms`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

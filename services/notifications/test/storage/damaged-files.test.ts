@@ -1,6 +1,7 @@
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { encodeJournalEntry } from '../../src/adapters/storage/journal.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
@@ -50,6 +51,20 @@ describe('YamlNotificationRepository with a torn journal tail', () => {
     const repo = await openRepository(path);
     expect(repo.stats().records).toBe(1);
     expect(repo.list('mallory', { limit: 5 }).total).toBe(0);
+  });
+});
+
+describe('YamlNotificationRepository after an interrupted fold', () => {
+  it('ignores and removes journals already in the snapshot and a half-written temp file', async () => {
+    const { dir, path, ids } = await historyWith(2, { fold: true });
+    const generation = Number(/^generation: (\d+)$/m.exec(await readFile(path, 'utf8'))![1]);
+    const folded = makeRecord({ title: 'already folded, then removed' });
+    await writeFile(join(dir, `notifications.yaml.${generation - 1}.journal`), encodeJournalEntry({ put: folded }));
+    await writeFile(`${path}.tmp`, 'notifications:\n  - id: "half');
+    const repo = await openRepository(path);
+    expect(repo.get(folded.id)).toBeUndefined();
+    expect(ids.every((id) => repo.get(id) !== undefined)).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['notifications.yaml', `notifications.yaml.${generation}.journal`, 'notifications.yaml.lock']);
   });
 });
 

@@ -5,7 +5,15 @@ export interface RawSnapshot {
 }
 
 const NOT_FAST = Symbol('not fast');
-const [NEWLINE, SPACE, DASH, COLON, HASH, QUOTE, BACKSLASH, ZERO, NINE] = [0x0a, 0x20, 0x2d, 0x3a, 0x23, 0x22, 0x5c, 0x30, 0x39];
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const HASH = 0x23;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const ZERO = 0x30;
+const NINE = 0x39;
 
 function isKeyByte(byte: number, first: boolean): boolean {
   return (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || byte === 0x5f || (!first && byte >= ZERO && byte <= NINE);
@@ -26,6 +34,12 @@ class KeyCache {
     this.keys.set(hash, key);
     return key;
   }
+}
+
+function isWord(data: Buffer, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let i = 0; i < word.length; i++) if (data[start + i] !== word.charCodeAt(i)) return false;
+  return true;
 }
 
 function parseInteger(data: Buffer, start: number, end: number): number | typeof NOT_FAST {
@@ -56,10 +70,9 @@ function parseValue(data: Buffer, start: number, end: number): unknown {
     // buffer gives compact strings that do not pin the whole file in memory.
     if (i === end - 1) return data.toString(ascii ? 'latin1' : 'utf8', start + 1, end - 1);
   }
-  const text = end - start <= 5 ? data.toString('latin1', start, end) : '';
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (text === 'null') return null;
+  if (isWord(data, start, end, 'true')) return true;
+  if (isWord(data, start, end, 'false')) return false;
+  if (isWord(data, start, end, 'null')) return null;
   if (first === DASH || (first !== undefined && first >= ZERO && first <= NINE)) return parseInteger(data, start, end);
   if (first !== QUOTE && first !== 0x5b && first !== 0x7b) return NOT_FAST;
   try {
