@@ -99,7 +99,6 @@ describe('device-control end to end: the cloud session across restarts, outages 
 
     const sync = await service.request('POST', '/devices/sync');
     const health = await service.request('GET', '/health');
-    const devicesWhileDown = await service.request('GET', '/devices');
     emulator.api.mode = 'up';
     await controllable(service, PLUG, 20_000);
 
@@ -107,7 +106,6 @@ describe('device-control end to end: the cloud session across restarts, outages 
     expect(Number(sync.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'degraded', backend: 'meross', cloud: { state: 'backing-off' } });
-    expect(devicesWhileDown.body).toEqual([]);
     expect(((await service.request('GET', '/health')).body as { status: string }).status).toBe('ok');
     expect(emulator.api.calls.signIn).toBe(1);
   }, 40_000);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ChildOutput, eventually } from '../emulator/child-output.js';
 import type { EmulatedAccount } from '../emulator/meross-emulator.js';
@@ -35,6 +36,7 @@ export class ServiceProcess {
     workDir: string;
     env?: Record<string, string>;
   }): Promise<ServiceProcess> {
+    const port = await freePort();
     const child = spawn(process.execPath, ['--conditions=source', '--import', TSX_LOADER, MAIN], {
       cwd: options.workDir,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,7 +44,7 @@ export class ServiceProcess {
         PATH: process.env.PATH ?? '',
         NODE_EXTRA_CA_CERTS: options.caFile,
         HOST: '127.0.0.1',
-        PORT: '0',
+        PORT: String(port),
         LOG_LEVEL: 'debug',
         CLOUD_BACKEND: 'meross',
         CLOUD_EMAIL: options.account.email,
@@ -57,10 +59,10 @@ export class ServiceProcess {
       },
     });
     const service = new ServiceProcess(child);
-    service.port = await eventually(() => {
+    service.port = port;
+    await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${service.output.text.slice(-2000)}`);
-      const line = service.output.text.split('\n').find((l) => l.includes('"msg":"listening"'));
-      return line ? (JSON.parse(line) as { port: number }).port : undefined;
+      return (await fetch(`${service.baseUrl}/health`).catch(() => null)) !== null;
     }, 'the service to listen', 20_000);
     return service;
   }
@@ -92,6 +94,15 @@ export class ServiceProcess {
     clearTimeout(kill);
     return code;
   }
+}
+
+/** A port nobody listens on right now (the service binds it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** A GET /events subscription that collects every event until closed. */
