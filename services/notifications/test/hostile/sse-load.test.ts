@@ -1,0 +1,92 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NotificationRecord } from '../../src/domain/notification.js';
+import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
+import { sendRaw } from './raw-http.js';
+import { openRawStream, type RawStream } from './raw-stream.js';
+
+const servers: Server[] = [];
+const streams: RawStream[] = [];
+afterEach(async () => {
+  for (const stream of streams.splice(0)) stream.socket.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** The service's app (default hub limits) on a real server on 127.0.0.1. */
+async function listen(): Promise<{ t: TestApp; port: number; server: Server }> {
+  const t = await buildTestApp({ repository: 'memory' });
+  const server = t.app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { t, port: (server.address() as AddressInfo).port, server };
+}
+
+function bigRecord(i: number): NotificationRecord {
+  return {
+    id: `slow-${i}`,
+    recipient: 'ops',
+    title: 't'.repeat(250),
+    message: 'm'.repeat(1024),
+    priority: 0,
+    read: false,
+    readAt: null,
+    createdAt: new Date().toISOString(),
+    delivery: { status: 'skipped', attempts: 0 },
+  };
+}
+
+const connections = (server: Server) => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+
+describe('notifications event stream under load', () => {
+  it('disconnects a client that never reads instead of buffering for it, and keeps serving a reading client', { timeout: 30_000 }, async () => {
+    const { t, port, server } = await listen();
+    const stalled = await openRawStream(port, '/notifications/ops/stream', { read: false });
+    const reader = await openRawStream(port, '/notifications/ops/stream');
+    streams.push(stalled, reader);
+    await eventually(() => t.hub.size === 2);
+    const heapBefore = process.memoryUsage().heapUsed;
+
+    // ~30 MB of realistic events (1.5 KB each), in batches so the socket buffers really fill.
+    let published = 0;
+    for (let batch = 0; batch < 400 && t.hub.size === 2; batch++) {
+      for (let i = 0; i < 50; i++) t.ctx.events.publish({ type: 'created', recipient: 'ops', notification: bigRecord(published++) });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await eventually(() => t.hub.size === 1, 5_000);
+    expect(published * 1500, 'bytes produced before the stalled client was cut').toBeLessThan(30 * 1024 * 1024);
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+    await eventually(() => t.ctx.events.size === 1, 2_000);
+    expect(await connections(server)).toBe(1);
+
+    t.ctx.events.publish({ type: 'created', recipient: 'ops', notification: bigRecord(999_999) });
+    await reader.waitFor('"id":"slow-999999"', 10_000);
+  });
+
+  it('serves 500 concurrent event-stream clients: one create reaches every one of them', { timeout: 60_000 }, async () => {
+    const { t, port } = await listen();
+    const clients: RawStream[] = [];
+    for (let i = 0; i < 500; i += 50) {
+      const batch = await Promise.all(Array.from({ length: 50 }, () => openRawStream(port, '/notifications/fan-out/stream')));
+      clients.push(...batch);
+      streams.push(...batch);
+    }
+    await eventually(() => t.hub.size === 500, 15_000);
+
+    const started = Date.now();
+    const res = await sendRaw(port, {
+      method: 'POST',
+      target: '/notifications',
+      headers: [['Content-Type', 'application/json']],
+      body: JSON.stringify({ recipient: 'fan-out', message: 'to all 500' }),
+    });
+    expect(res.status).toBe(201);
+    const { id } = JSON.parse(res.body.toString('utf8')) as { id: string };
+    await Promise.all(clients.map((client) => client.waitFor(`"id":"${id}"`, 15_000)));
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(clients.every((c) => !c.closed)).toBe(true);
+  });
+});
