@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Logger } from './logger.js';
 
@@ -22,11 +23,34 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Requests Node's parser refuses (bad bytes in the target, headers over the limit) never reach Express;
+ * answer them with the common error body too instead of Node's empty 400.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? { error: 'Request headers or URL too long', solution: 'Send a shorter URL and fewer or smaller headers' }
+      : { error: 'Malformed HTTP request', solution: 'Send a valid HTTP/1.1 request; percent-encode non-ASCII characters in the URL' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Listens, and stops gracefully: no new connections, in-flight requests finish, adapters close, bounded time. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger } = options;
   const graceMs = options.graceMs ?? 10_000;
   const server = app.listen(options.port, options.host ?? '0.0.0.0');
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -39,12 +63,16 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   const stop = () => {
     stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last request finishes; close them as they do.
       server.closeIdleConnections();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);
       cut.unref();
+      sweep.unref();
       await options.close?.();
       await closed;
       clearTimeout(cut);
+      clearInterval(sweep);
       logger.info('stopped');
     })();
     return stopping;

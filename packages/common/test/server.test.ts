@@ -1,0 +1,56 @@
+import { connect } from 'node:net';
+import express from 'express';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serve, type RunningServer } from '../src/index.js';
+import { captureLogger } from './helpers.js';
+
+function rawRequest(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let data = '';
+    socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+    socket.on('end', () => resolve(data));
+    socket.on('error', reject);
+    socket.setTimeout(5000, () => reject(new Error('no answer')));
+  });
+}
+
+describe('serve', () => {
+  let running: RunningServer | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+  });
+
+  async function start(handler: express.RequestHandler = (_req, res) => void res.json({ ok: true })) {
+    const app = express();
+    app.get('/{*any}', handler);
+    running = await serve({ app, port: 0, host: '127.0.0.1', logger: captureLogger().logger, graceMs: 500 });
+    return running.port;
+  }
+
+  it('answers a request target with raw non-ASCII bytes with 400 and the error body', async () => {
+    const port = await start();
+    const answer = await rawRequest(port, 'GET /caf\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ error: 'Malformed HTTP request', solution: expect.any(String) });
+  });
+
+  it('answers headers over the limit with 431 and the error body', async () => {
+    const port = await start();
+    const answer = await rawRequest(port, `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '').error).toBe('Request headers or URL too long');
+  });
+
+  it('lets an in-flight request finish when stopped', async () => {
+    const port = await start((_req, res) => void setTimeout(() => res.json({ late: true }), 200));
+    const pending = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.json());
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = running!.stop();
+    expect(await pending).toEqual({ late: true });
+    await stopped;
+    running = undefined;
+    await expect(fetch(`http://127.0.0.1:${port}/again`)).rejects.toThrow();
+  });
+});
