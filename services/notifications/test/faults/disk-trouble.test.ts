@@ -10,8 +10,7 @@ import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { PNG } from '../support/files.js';
 import { makeTempDir, silentLogger } from '../support/test-app.js';
 import { FaultyFs } from '../storage/faulty-fs.js';
-import { sendRaw, type RawResponse } from '../hostile/raw-http.js';
-import { expectErrorBody } from '../hostile/running-service.js';
+import { expectErrorBody, sendRaw, type RawResponse } from '../hostile/raw-http.js';
 
 interface Harness {
   fs: FaultyFs;

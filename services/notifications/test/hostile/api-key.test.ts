@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendRaw, type RawResponse } from './raw-http.js';
-import { expectErrorBody, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
+import { expectErrorBody, sendRaw, type RawResponse } from './raw-http.js';
+import { makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
 
 const API_KEY = 'hostile-test-key-0123456789';
 const PUBLIC = ['/health', '/docs', '/openapi.json'];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
-import { expectErrorBody, hashDir, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
+import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
+import { hashDir, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
 
 interface Route {
   method: string;

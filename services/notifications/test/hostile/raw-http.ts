@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { expect } from 'vitest';
 
 /** A request sent byte for byte: the target is not normalized (`..`, `%2f`, raw UTF-8 and bad escapes reach the server). */
 export interface RawRequest {
@@ -104,4 +105,16 @@ export function sendRaw(port: number, request: RawRequest, timeoutMs = 5_000): P
 /** Percent-encodes every byte (valid UTF-8 or not). */
 export function percentEncodeBytes(bytes: Uint8Array): string {
   return [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+}
+
+/** Asserts the common `{ error, solution }` JSON body of a failure. */
+export function expectErrorBody(response: RawResponse, context: string): void {
+  expect(response.headers['content-type'], `${context}: content type of a ${response.status}`).toMatch(/^application\/json/);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    throw new Error(`${context}: the ${response.status} body is not JSON: ${response.body.toString('utf8').slice(0, 200)}`);
+  }
+  expect(body, `${context}: body of a ${response.status}`).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
 }

@@ -3,11 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '@homeops/common';
-import { expect } from 'vitest';
 import { buildAdapters } from '../../src/build-adapters.js';
 import { parseConfig } from '../../src/config.js';
 import { startService } from '../../src/service-runner.js';
-import type { RawResponse } from './raw-http.js';
 
 /** The service as main starts it (real YAML history, real server), on 127.0.0.1 and a free port. */
 export interface RunningTestService {
@@ -45,18 +43,6 @@ export async function hashDir(dir: string): Promise<string> {
     hash.update('\0');
   }
   return hash.digest('hex');
-}
-
-/** Asserts the common `{ error, solution }` JSON body of a failure. */
-export function expectErrorBody(response: RawResponse, context: string): void {
-  expect(response.headers['content-type'], `${context}: content type of a ${response.status}`).toMatch(/^application\/json/);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body.toString('utf8'));
-  } catch {
-    throw new Error(`${context}: the ${response.status} body is not JSON: ${response.body.toString('utf8').slice(0, 200)}`);
-  }
-  expect(body, `${context}: body of a ${response.status}`).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
 }
 
 /** Removes a suite's directory. */
