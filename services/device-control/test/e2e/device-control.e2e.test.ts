@@ -23,7 +23,7 @@ interface DeviceBody {
   channels: Array<{ channel: number; name: string; on: boolean | null }>;
 }
 
-describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross against the emulated Meross cloud', () => {
+describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross against the emulated Meross cloud', { timeout: 20_000 }, () => {
   let pki: TestPki;
   let account: EmulatedAccount;
   let emulator: MerossEmulator;

@@ -15,7 +15,7 @@ const HUB = 'hub00000000000000000000000000004';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
-describe('MerossCloud adapter: the real meross-cloud library against the emulated cloud', () => {
+describe('MerossCloud adapter: the real meross-cloud library against the emulated cloud', { timeout: 20_000 }, () => {
   let pki: TestPki;
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
@@ -26,10 +26,11 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
   /** Every secret any test's session had: the output of the whole run must contain none of them. */
   const secrets: Record<string, string> = {};
 
-  beforeAll(() => {
+  beforeAll(async () => {
     pki = createTestPki();
     host = new AdapterHost(pki.caFile);
-  });
+    await host.ready();
+  }, 30_000);
   afterAll(async () => {
     await host.close();
     pki.remove();
@@ -168,6 +169,22 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
       expect(failure.code).toBe('CLOUD_UNAVAILABLE');
       emulator.api.mode = 'up';
+      expect(await adapter.listDevices()).toHaveLength(4);
+    });
+
+    it.each([
+      ['no list at all', null],
+      ['an entry without deviceType (meross-cloud would throw)', [{ uuid: 'x1', devName: 'x' }]],
+    ])('rejects a device list with %s instead of reporting an empty or broken account', async (_name, data) => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      emulator.api.devListData = data;
+
+      const failure = await adapter.failure(adapter.listDevices());
+      emulator.api.devListData = undefined;
+
+      expect(failure.code).toBe('CLOUD_ERROR');
+      expect(host.alive).toBe(true);
       expect(await adapter.listDevices()).toHaveLength(4);
     });
 
@@ -382,6 +399,21 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect(adapter.events.filter((e) => e.type === 'channel' && e.uuid === PLUG && e.source === 'command')).toHaveLength(1);
     });
 
+    it('survives malformed pushes (not JSON, no header) and keeps handling the next ones', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+
+      emulator.broker.pushRaw('this is not json');
+      emulator.broker.pushRaw('{"payload":{"togglex":{"channel":0,"onoff":1}}}');
+      emulator.broker.pushRaw('{"header":{"from":"/appliance/plug0000000000000000000000000001/publish","method":"PUSH","namespace":"Appliance.Control.ToggleX"},"payload":{"togglex":"garbage"}}');
+      emulator.pressButton(PLUG, 0);
+
+      await eventually(() => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on), 'the valid push after the broken ones');
+      expect(host.alive).toBe(true);
+      expect((await adapter.status()).state).toBe('connected');
+    });
+
     it('reconnects to the broker after a restart and commands work again', async () => {
       const adapter = await startAdapter();
       await connected(adapter);
@@ -394,7 +426,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
       expect(emulator.device(PLUG).isOn(0)).toBe(true);
       expect(emulator.broker.connections).toBeGreaterThanOrEqual(2);
-    }, 20_000);
+    });
   });
 
   it('writes no password, password hash, token or key to its output, even at debug level', async () => {

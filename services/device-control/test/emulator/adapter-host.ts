@@ -4,13 +4,17 @@ import { createLogger } from '@homeops/common';
 import { MerossCloud, type MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 
 type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel';
-type Call = { id: number; create: Omit<MerossCloudOptions, 'logger'> } | { id: number; handle: number; method: Method; args: unknown[] };
+type Call =
+  | { id: number; ping: true }
+  | { id: number; create: Omit<MerossCloudOptions, 'logger'> }
+  | { id: number; handle: number; method: Method; args: unknown[] };
 
 const logger = createLogger({ service: 'adapter-host', level: 'debug' });
 const clouds = new Map<number, MerossCloud>();
 let nextHandle = 1;
 
 function run(call: Call): unknown {
+  if ('ping' in call) return 'pong';
   if ('create' in call) {
     const handle = nextHandle++;
     const cloud = new MerossCloud({ ...call.create, logger: logger.child({ adapter: handle }) });

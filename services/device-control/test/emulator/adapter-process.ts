@@ -63,6 +63,11 @@ export class AdapterHost {
     return this.exitCode === null;
   }
 
+  /** Resolves once the child has loaded (starting a TypeScript child takes seconds on a busy machine). */
+  async ready(): Promise<void> {
+    await this.send({ ping: true });
+  }
+
   /** A new MerossCloud in the child (not started). */
   async create(options: Omit<MerossCloudOptions, 'logger'>): Promise<RemoteCloud> {
     const handle = (await this.send({ create: options })) as number;

@@ -28,6 +28,8 @@ export class EmulatorApi {
   mode: ApiMode = 'up';
   redirect: SignInRedirect = null;
   tooManyTokens = false;
+  /** When set, devList answers apiStatus 0 with this as data instead of the devices. */
+  devListData: unknown = undefined;
   readonly calls = { signIn: 0, devList: 0, getSubDevices: 0, logout: 0, rejectedToken: 0, badSignature: 0 };
   readonly issuedTokens: string[] = [];
   private readonly tokens = new Set<string>();
@@ -113,7 +115,7 @@ export class EmulatorApi {
     }
     if (path === '/v1/Device/devList') {
       this.calls.devList += 1;
-      this.answer(res, 0, this.devices().map((d) => d.listEntry(this.host)));
+      this.answer(res, 0, this.devListData !== undefined ? this.devListData : this.devices().map((d) => d.listEntry(this.host)));
     } else if (path === '/v1/Hub/getSubDevices') {
       this.calls.getSubDevices += 1;
       this.answer(res, 0, []);

@@ -80,6 +80,12 @@ export class EmulatorBroker {
     this.publish(`/app/${this.account.userId}/subscribe`, this.message(uuid, namespace, 'PUSH', payload, randomId()));
   }
 
+  /** Any text on the account's app topic, as a broken or hostile cloud might send it. */
+  pushRaw(text: string): void {
+    const packet = { cmd: 'publish', topic: `/app/${this.account.userId}/subscribe`, payload: Buffer.from(text), qos: 0, retain: false, dup: false } as const;
+    this.broker?.publish(packet, () => undefined);
+  }
+
   private authenticate(
     _client: Client,
     username: string | undefined,

@@ -1,6 +1,12 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
 import type { CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
-import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
+import type {
+  LibraryCallback,
+  LibraryCloud,
+  LibraryDevice,
+  LibraryMqttClient,
+  MerossDeviceDefinition,
+} from './meross-library.js';
 import {
   parseOnline,
   parseSystemAll,
@@ -38,6 +44,7 @@ interface MerossDevicesDeps {
 /** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
 export class MerossDevices {
   private readonly entries = new Map<string, DeviceEntry>();
+  private readonly guarded = new WeakSet<LibraryMqttClient>();
   private lastMqttError: string | null = null;
   private stopped = false;
 
@@ -132,7 +139,30 @@ export class MerossDevices {
     return this.deps.lib.mqttConnections[def.domain ?? '']?.client?.connected === true;
   }
 
+  /**
+   * meross-cloud's MQTT message handler reads `message.header.from` unchecked: a message without a header would
+   * throw inside mqtt.js and end the process. Each client gets a guard the moment it connects, before any message.
+   */
+  private guardMessageHandlers(): void {
+    for (const connection of Object.values(this.deps.lib.mqttConnections)) {
+      const client = connection.client;
+      if (!client || this.guarded.has(client)) continue;
+      this.guarded.add(client);
+      const emit = client.emit.bind(client);
+      client.emit = (event, ...args) => {
+        if (event !== 'message') return emit(event, ...args);
+        try {
+          return emit(event, ...args);
+        } catch (err) {
+          this.deps.log.warn({ error: this.deps.redactor.describe(err) }, 'ignored an MQTT message meross-cloud could not handle');
+          return true;
+        }
+      };
+    }
+  }
+
   private updateReady(uuid: string): void {
+    this.guardMessageHandlers();
     const entry = this.entries.get(uuid);
     if (!entry) return;
     const ready = this.isChannelUp(entry.def);

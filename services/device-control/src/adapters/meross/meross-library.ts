@@ -25,8 +25,14 @@ export interface LibraryDevice {
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
 }
 
+/** The mqtt.js client meross-cloud keeps per broker domain. */
+export interface LibraryMqttClient {
+  connected: boolean;
+  emit(event: string | symbol, ...args: unknown[]): boolean;
+}
+
 interface MqttConnection {
-  client: { connected: boolean } | null;
+  client: LibraryMqttClient | null;
 }
 
 /**
