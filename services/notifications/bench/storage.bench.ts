@@ -23,8 +23,9 @@ async function seed(path: string, count: number): Promise<void> {
   await repo.close(); // folds everything into the YAML snapshot
 }
 
-async function measureInserts(path: string, stored: number): Promise<{ perSecond: number; maxStallMs: number; cpuUs: number }> {
-  const repo = new YamlNotificationRepository(path);
+async function measureInserts(path: string, stored: number): Promise<{ perSecond: number; maxStallMs: number; cpuUs: number; folds: number }> {
+  let folds = 0;
+  const repo = new YamlNotificationRepository(path, { log: (level) => (folds += level === 'info' ? 1 : 0) });
   await repo.open();
   const stall = monitorEventLoopDelay({ resolution: 5 });
   stall.enable();
@@ -42,8 +43,9 @@ async function measureInserts(path: string, stored: number): Promise<{ perSecond
   const elapsed = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   stall.disable();
+  const foldsDuringRun = folds;
   await repo.close();
-  return { perSecond: Math.round(inserted / elapsed), maxStallMs: Math.round(stall.max / 1e6), cpuUs: Math.round((cpu.user + cpu.system) / inserted) };
+  return { perSecond: Math.round(inserted / elapsed), maxStallMs: Math.round(stall.max / 1e6), cpuUs: Math.round((cpu.user + cpu.system) / inserted), folds: foldsDuringRun };
 }
 
 function measureOpen(path: string): Record<string, number> {
@@ -61,7 +63,7 @@ for (const stored of [0, 10_000, 100_000]) {
     const open = measureOpen(path);
     const inserts = await measureInserts(path, stored);
     console.log(
-      `stored=${stored}: inserts/s (32 writers, ${SECONDS}s)=${inserts.perSecond}, CPU per insert=${inserts.cpuUs} µs, max event-loop stall=${inserts.maxStallMs} ms; ` +
+      `stored=${stored}: inserts/s (32 writers, ${SECONDS}s)=${inserts.perSecond}, CPU per insert=${inserts.cpuUs} µs, background folds=${inserts.folds}, max event-loop stall=${inserts.maxStallMs} ms; ` +
         `open=${round(open.openMs)} ms (CPU ${round(open.openCpuMs)} ms), rss=${round(open.rssMb)} MB, list first page p50=${round(open.listP50Ms)} ms p99=${round(open.listP99Ms)} ms`,
     );
   } finally {

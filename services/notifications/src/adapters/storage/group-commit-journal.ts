@@ -9,6 +9,7 @@ interface Commit {
   reject: (error: unknown) => void;
 }
 
+/** Callbacks that keep the repository's health figures (writable, last error, last write) current. */
 export interface JournalHooks {
   written(bytes: number): void;
   failed(error: unknown): void;

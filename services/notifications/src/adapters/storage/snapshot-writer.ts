@@ -3,6 +3,7 @@ import type { NotificationRecord } from '../../domain/notification.js';
 import type { StorageFs } from './storage-fs.js';
 import { formatHeader, formatRecord } from './yaml-snapshot-format.js';
 
+/** What to write as the new snapshot, and how. */
 export interface SnapshotWrite {
   path: string;
   journalName: string;

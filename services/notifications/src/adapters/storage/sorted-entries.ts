@@ -21,7 +21,7 @@ export function lowerBound<R>(entries: IndexEntry<R>[], time: number, seq: numbe
   return lo;
 }
 
-// New records almost always carry the newest createdAt, so the common case is a push.
+/** Inserts keeping ascending order; new records almost always carry the newest createdAt, so usually a push. */
 export function insertSorted<R>(entries: IndexEntry<R>[], entry: IndexEntry<R>): void {
   const last = entries[entries.length - 1];
   if (last === undefined || isBefore(last, entry.time, entry.seq)) {
@@ -31,6 +31,7 @@ export function insertSorted<R>(entries: IndexEntry<R>[], entry: IndexEntry<R>):
   entries.splice(lowerBound(entries, entry.time, entry.seq), 0, entry);
 }
 
+/** Removes this exact entry (found by its key) if present. */
 export function removeSorted<R>(entries: IndexEntry<R>[], entry: IndexEntry<R>): void {
   const at = lowerBound(entries, entry.time, entry.seq);
   if (entries[at] === entry) entries.splice(at, 1);

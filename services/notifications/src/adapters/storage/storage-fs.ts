@@ -55,6 +55,7 @@ export const nodeStorageFs: StorageFs = {
   },
 };
 
+/** True for ENOENT: the file simply is not there. */
 export function isNotFound(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }

@@ -198,6 +198,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   // Rotate to a new journal at a batch boundary, write the captured state as the new snapshot, drop old journals.
   private async compact(): Promise<void> {
     const journal = this.journal!;
+    const started = Date.now();
     const generation = this.generation + 1;
     const nextJournal = this.journalPath(generation);
     const capture = await journal.rotate(nextJournal, (previousBytes) => {
@@ -222,6 +223,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     if (bytes === undefined) throw new Error('a write failed while folding; the journal keeps everything');
     this.snapshotBytes = bytes;
     this.olderJournalBytes = 0;
+    this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${Date.now() - started} ms`);
     for (const old of await listJournalGenerations(this.fs, this.path)) {
       if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
     }

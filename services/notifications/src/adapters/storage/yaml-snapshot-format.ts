@@ -54,6 +54,7 @@ export function formatRecord(record: NotificationRecord): string {
   return text;
 }
 
+/** The comment block and top-level fields above the `notifications:` list. */
 export function formatHeader(journalName: string, generation: number, empty: boolean): string {
   return [
     '# Notification history of @homeops/notifications. Changes newer than this file are in the journal',
