@@ -12,4 +12,5 @@ export type DeviceEvent =
   | { type: 'sync'; ok: false; at: string; error: string }
   | { type: 'session'; status: CloudStatus };
 
+/** Receives every device event as it happens. */
 export type DeviceEventListener = (event: DeviceEvent) => void;

@@ -22,6 +22,7 @@ export interface DeviceServiceOptions {
   refreshStatesAfterSync?: boolean;
 }
 
+/** Re-exported for callers of the service. */
 export type { ChannelCommandResult };
 
 /** What /health reports about devices, sync and commands. */

@@ -27,6 +27,7 @@ export interface DeviceView extends Device {
   controllable: boolean;
 }
 
+/** The caller-facing copy of a device. */
 export function toDeviceView(device: Device): DeviceView {
   return { ...copyDevice(device), controllable: isControllable(device) };
 }

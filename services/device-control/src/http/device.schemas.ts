@@ -5,22 +5,27 @@ const nonNegativeIntText = z
   .regex(/^\d{1,6}$/, 'must be a non-negative integer')
   .transform(Number);
 
+/** `:uuid` of the device routes. */
 export const UuidParamsSchema = z.object({
   uuid: z.string().min(1).max(128).openapi({ description: 'Device uuid as listed by GET /devices' }),
 });
 
+/** `:uuid` and `:channel` of PUT /devices/:uuid/channels/:channel. */
 export const ChannelParamsSchema = UuidParamsSchema.extend({
   channel: nonNegativeIntText.openapi({ type: 'integer', description: 'Channel index (0 on single-channel plugs)' }),
 });
 
+/** Body of POST /devices/:uuid/toggle; the channel defaults to 0. */
 export const ToggleBodySchema = z
   .object({
     channel: z.number().int('must be an integer').min(0, 'must not be negative').default(0),
   })
   .openapi('ToggleRequest');
 
+/** Body of PUT /devices/:uuid/channels/:channel. */
 export const SetChannelBodySchema = z.object({ on: z.boolean() }).openapi('SetChannelRequest');
 
+/** One channel of a device with its state. */
 export const ChannelSchema = z
   .object({
     channel: z.number().int(),
@@ -29,6 +34,7 @@ export const ChannelSchema = z
   })
   .openapi('Channel');
 
+/** A device as GET /devices lists it: the spec fields first, then channels and diagnostics. */
 export const DeviceSchema = z
   .object({
     uuid: z.string(),
@@ -45,8 +51,10 @@ export const DeviceSchema = z
   })
   .openapi('Device');
 
+/** The JSON of one device. */
 export type DeviceBody = z.infer<typeof DeviceSchema>;
 
+/** Success body of toggle and switch (the spec's toggle body plus the new state). */
 export const CommandResultSchema = z
   .object({
     status: z.literal('success'),
@@ -57,6 +65,7 @@ export const CommandResultSchema = z
   })
   .openapi('CommandResult');
 
+/** Answer of POST /devices/sync. */
 export const SyncResultSchema = z
   .object({
     total: z.number().int(),

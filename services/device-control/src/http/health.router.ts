@@ -33,6 +33,7 @@ const HealthSchema = z
   })
   .openapi('DeviceControlHealth');
 
+/** What /health reads from. */
 export interface HealthDeps {
   cloud: DeviceCloud;
   devices: DeviceService;

@@ -5,6 +5,7 @@ import type { Clock } from '../../src/domain/clock.js';
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
+/** The app under test and the handles a test needs. */
 export interface TestApp {
   app: Express;
   cloud: FakeDeviceCloud;
@@ -13,6 +14,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** What a test may change from the defaults. */
 export interface TestAppOptions {
   cloud?: FakeDeviceCloud;
   service?: Partial<DeviceServiceOptions>;

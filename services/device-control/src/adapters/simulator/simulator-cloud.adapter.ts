@@ -2,6 +2,7 @@ import { AppError } from '@homeops/common';
 import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
+/** How the simulated account is made up and how slow it answers. */
 export interface SimulatorOptions {
   /** Devices beyond the three quick-start ones. */
   extraDevices?: number;
