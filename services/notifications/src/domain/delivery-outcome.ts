@@ -39,14 +39,14 @@ function describe(err: unknown): { text: string; retryable: boolean } {
   return { text: err instanceof Error ? err.message : String(err), retryable: true };
 }
 
-/** The delivery state after a failed attempt: retry later, or give up with the reason. */
-export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy): Delivery {
+/** The delivery state after a failed attempt: retry later (counted from when it failed), or give up with the reason. */
+export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy, failedAt = at): Delivery {
   const { text, retryable } = describe(err);
   const lastAttemptAt = at.toISOString();
   if (!retryable) return { status: 'failed', attempts, error: text, lastAttemptAt };
   if (attempts >= policy.maxAttempts) {
     return { status: 'failed', attempts, error: `Gave up after ${attempts} attempts: ${text}`, lastAttemptAt };
   }
-  const nextAttemptAt = new Date(at.getTime() + retryDelayMs(policy, attempts)).toISOString();
+  const nextAttemptAt = new Date(failedAt.getTime() + retryDelayMs(policy, attempts)).toISOString();
   return { status: 'pending', attempts, error: text, lastAttemptAt, nextAttemptAt };
 }

@@ -22,6 +22,8 @@ export interface DeliverySettings extends RetryPolicy {
 export class DeliveryWorker {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, Promise<NotificationRecord | undefined>>();
+  /** Outcomes the provider gave but the history could not record yet; recorded on the next try, never re-sent. */
+  private readonly unrecorded = new Map<string, Delivery>();
   private readonly limit: ConcurrencyLimit;
   private stopped = false;
 
@@ -91,6 +93,8 @@ export class DeliveryWorker {
   }
 
   private async runAttempt(id: string): Promise<NotificationRecord | undefined> {
+    const outcome = this.unrecorded.get(id);
+    if (outcome) return this.record(id, outcome);
     const record = this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
     if (!record || record.delivery.status !== 'pending' || this.stopped) return record;
@@ -106,17 +110,23 @@ export class DeliveryWorker {
       const receipt = await withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt');
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
-      delivery = failedDelivery(err, attempts, startedAt, this.settings);
+      delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now());
     }
+    return this.record(id, delivery);
+  }
+
+  private async record(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
+    this.unrecorded.set(id, delivery);
     const updated = await this.ctx.repository.update(id, { delivery });
+    this.unrecorded.delete(id);
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
     if (delivery.status === 'pending') {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
-      this.schedule(id, Number.isNaN(at) ? retryDelayMs(this.settings, attempts) : at - startedAt.getTime());
-      this.ctx.logger.warn({ id, attempts, error: delivery.error }, 'delivery failed; will retry');
+      this.schedule(id, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now().getTime());
+      this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed; will retry');
     } else if (delivery.status === 'failed') {
-      this.ctx.logger.warn({ id, attempts, error: delivery.error }, 'delivery failed permanently');
+      this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed permanently');
     }
     return updated;
   }

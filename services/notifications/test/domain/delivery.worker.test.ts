@@ -145,6 +145,28 @@ describe('delivery worker', () => {
     expect(provider.sent).toHaveLength(1);
   });
 
+  it('records an accepted send it could not write at first later, without sending it again', async () => {
+    const repository = new InMemoryNotificationRepository([pendingRecord('A')]);
+    const provider = new FakePushProvider();
+    const update = repository.update.bind(repository);
+    let failed = false;
+    // The history fails exactly once: on the write that records the provider's acceptance.
+    repository.update = async (id, patch) => {
+      if (patch.delivery?.status === 'sent' && !failed) {
+        failed = true;
+        throw new Error('disk full');
+      }
+      return update(id, patch);
+    };
+    const w = worker(repository, provider);
+    await w.deliverNow(repository.get('A')!);
+    expect(repository.get('A')?.delivery.status).toBe('pending');
+    await eventually(() => repository.get('A')?.delivery.status === 'sent');
+    expect(repository.get('A')?.delivery).toMatchObject({ status: 'sent', attempts: 1, request: 'req-1' });
+    expect(provider.sent).toHaveLength(1);
+    await w.stop();
+  });
+
   it('keeps at most two sends in flight', async () => {
     const gates = [deferred(), deferred(), deferred()];
     const repository = new InMemoryNotificationRepository(['A', 'B', 'C'].map((id) => pendingRecord(id)));
