@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FaultyFs } from './faulty-fs.js';
@@ -38,6 +38,8 @@ describe('YamlNotificationRepository when the disk fails', () => {
     fs.failSyncOnly = true;
     const phantom = makeRecord();
     await expect(repo.insert(phantom)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    // Gone from the file at once, not only before the next write: a restart now must not replay it.
+    await expect.poll(async () => (await readFile(`${path}.1.journal`, 'utf8')).includes(phantom.id)).toBe(false);
     fs.failWrites = undefined;
     const real = makeRecord();
     await repo.insert(real);

@@ -118,6 +118,7 @@ export class GroupCommitJournal {
   /** Waits for every queued change, then closes the file. */
   async close(): Promise<void> {
     await this.settled(this.lastSeq);
+    await this.repair().catch(() => undefined);
     await this.file?.close().catch(() => undefined);
     this.file = undefined;
   }
@@ -173,6 +174,8 @@ export class GroupCommitJournal {
       this.hooks.failed(error);
       for (const commit of failed) commit.reject(error);
       this.markSettled(failed[failed.length - 1]!.seq);
+      // Cut the unacknowledged bytes off now, not at the next write: a restart before then would replay them.
+      await this.repair().catch(() => undefined);
     }
   }
 
