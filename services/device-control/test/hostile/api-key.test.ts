@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, sendRaw, type RawResponse } from '../../../notifications/test/hostile/raw-http.js';
+import { serveTestApp, type ServedApp } from './served-app.js';
+
+const API_KEY = 'hostile-test-key-0123456789';
+const PUBLIC = ['/health', '/docs', '/openapi.json'];
+
+interface Route {
+  method: string;
+  path: string;
+}
+
+let app: ServedApp;
+let routes: Route[];
+
+beforeAll(async () => {
+  app = await serveTestApp({ apiKey: API_KEY });
+  const doc = await sendRaw(app.port, { method: 'GET', target: '/openapi.json' });
+  const paths = (JSON.parse(doc.body.toString('utf8')) as { paths: Record<string, Record<string, unknown>> }).paths;
+  routes = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })));
+});
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+function send(route: Route, headers: Array<[string, string]>): Promise<RawResponse> {
+  const target = route.path.replace('{uuid}', 'plug-1').replace('{channel}', '0');
+  const body = route.method === 'GET' ? undefined : JSON.stringify({ channel: 0, on: true });
+  return sendRaw(app.port, {
+    method: route.method,
+    target,
+    headers: body === undefined ? headers : [...headers, ['Content-Type', 'application/json']],
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+const WRONG: Array<[string, Array<[string, string]>]> = [
+  ['no key', []],
+  ['a wrong bearer key', [['Authorization', 'Bearer not-the-key-0123456789']]],
+  ['a wrong X-API-Key', [['X-API-Key', 'not-the-key-0123456789']]],
+  ['the key with a suffix', [['X-API-Key', `${API_KEY}x`]]],
+  ['an empty bearer', [['Authorization', 'Bearer ']]],
+  ['the key as Basic auth', [['Authorization', `Basic ${Buffer.from(`user:${API_KEY}`).toString('base64')}`]]],
+];
+
+describe('device-control with API_KEY set: every route from /openapi.json', () => {
+  it('documents the public routes and the protected ones', () => {
+    expect(routes.some((r) => r.path === '/health')).toBe(true);
+    expect(routes.filter((r) => !PUBLIC.includes(r.path)).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('refuses a missing or wrong key on every non-public route with 401 and the error body, and switches nothing', async () => {
+    const failures: string[] = [];
+    for (const route of routes.filter((r) => !PUBLIC.includes(r.path))) {
+      for (const [label, headers] of WRONG) {
+        const res = await send(route, headers);
+        if (res.status !== 401) failures.push(`${route.method} ${route.path} with ${label}: ${res.status}`);
+        else expectErrorBody(res, `${route.method} ${route.path} with ${label}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(app.cloud.callsOf('setChannel')).toEqual([]);
+  });
+
+  it('lets the right key through on every non-public route (bearer and X-API-Key)', async () => {
+    for (const route of routes.filter((r) => !PUBLIC.includes(r.path))) {
+      for (const headers of [[['Authorization', `Bearer ${API_KEY}`]], [['X-API-Key', API_KEY]]] as Array<Array<[string, string]>>) {
+        const res = await send(route, headers);
+        expect(res.status, `${route.method} ${route.path}`).not.toBe(401);
+      }
+    }
+  });
+
+  it('keeps /health, /docs and /openapi.json open without a key', async () => {
+    for (const path of [...PUBLIC, '/docs/']) {
+      const res = await sendRaw(app.port, { method: 'GET', target: path });
+      expect(res.status, path).toBeLessThan(400);
+    }
+  });
+
+  it('does not open a protected route through a public prefix, a dot segment or a different case', async () => {
+    const tricks = [
+      '/health/../devices',
+      '/health/%2e%2e/devices',
+      '/openapi.json/../devices/plug-1',
+      '/health/..%2F..%2Fdevices',
+      '/DEVICES',
+      '/devices?x=/health',
+      '//devices',
+      '/events?/health',
+    ];
+    for (const target of tricks) {
+      const res = await sendRaw(app.port, { method: 'GET', target });
+      expect([401, 404], `${target} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`).toContain(res.status);
+      expectErrorBody(res, target);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRawStream, type RawStream } from '../../../notifications/test/hostile/raw-stream.js';
+import { serveTestApp, type ServedApp } from './served-app.js';
+import { cloudDevice } from '../fakes/fake-device-cloud.js';
+
+const apps: ServedApp[] = [];
+const streams: RawStream[] = [];
+afterEach(async () => {
+  for (const stream of streams.splice(0)) stream.socket.destroy();
+  for (const app of apps.splice(0)) await app.stop();
+});
+
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('device-control /events under load', () => {
+  it('disconnects a client that never reads instead of buffering for it, and keeps serving a reading client', { timeout: 30_000 }, async () => {
+    const app = await serveTestApp();
+    apps.push(app);
+    const stalled = await openRawStream(app.port, '/events', { read: false });
+    const reader = await openRawStream(app.port, '/events');
+    streams.push(stalled, reader);
+    await until(() => app.hub.size === 2, 5_000, 'both streams open');
+    const heapBefore = process.memoryUsage().heapUsed;
+
+    // Device events with long names (~1 KB each), in batches so the socket buffers really fill.
+    const name = 'n'.repeat(900);
+    app.cloud.addDevice(cloudDevice({ uuid: 'chatty', name, channels: [{ channel: 0, name }] }));
+    await app.devices.sync();
+    let produced = 0;
+    for (let batch = 0; batch < 600 && app.hub.size === 2; batch++) {
+      for (let i = 0; i < 50; i++, produced++) app.cloud.emit({ type: 'channel', uuid: 'chatty', channel: 0, on: produced % 2 === 0, source: 'push' });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await until(() => app.hub.size === 1, 5_000, 'the stalled client cut');
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
+    const received = reader.text().length;
+    app.cloud.pressButton('strip-1', 3);
+    await reader.waitFor(/"uuid":"strip-1"[^\n]*"channel":3/, 10_000);
+    expect(reader.text().length).toBeGreaterThan(received);
+  });
+
+  it('serves 500 concurrent event-stream clients: one button press reaches every one of them', { timeout: 60_000 }, async () => {
+    const app = await serveTestApp();
+    apps.push(app);
+    const clients: RawStream[] = [];
+    for (let i = 0; i < 500; i += 50) {
+      const batch = await Promise.all(Array.from({ length: 50 }, () => openRawStream(app.port, '/events')));
+      clients.push(...batch);
+      streams.push(...batch);
+    }
+    await until(() => app.hub.size === 500, 15_000, '500 streams open');
+    const started = Date.now();
+    app.cloud.pressButton('strip-1', 2);
+    await Promise.all(clients.map((client) => client.waitFor(/event: channel\ndata: [^\n]*"uuid":"strip-1"/, 15_000)));
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(clients.every((c) => !c.closed)).toBe(true);
+  });
+});
