@@ -251,6 +251,37 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect(failure.retryAfterSeconds).toBeGreaterThan(50);
     });
 
+    it('backs off exponentially instead of looping when every new token is refused at once', async () => {
+      emulator.api.rejectNewTokens = true;
+      const adapter = await startAdapter();
+
+      await adapter.start();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const status = await adapter.status();
+
+      // Waits of 300, 600, 1200 ms between logins: at most four in two seconds.
+      expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(2);
+      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+      expect(status.state).toBe('backing-off');
+      expect(status.lastError?.code).toBe(1022);
+    });
+
+    it('logs in with the MFA code when the account needs one, and fails for good without it', async () => {
+      account = { ...account, mfaCode: '246810' };
+      emulator.account.mfaCode = '246810';
+      const withCode = await host.create({ email: account.email, password: account.password, mfaCode: '246810', apiUrl: emulator.apiUrl });
+      const withoutCode = await host.create({ email: account.email, password: account.password, apiUrl: emulator.apiUrl });
+      adapters.push(withCode, withoutCode);
+
+      await connected(withCode);
+      await withoutCode.start();
+      await eventually(async () => (await withoutCode.status()).state === 'failed', 'the session without MFA code to fail');
+
+      expect((await withCode.listDevices()).length).toBe(4);
+      expect((await withoutCode.status()).lastError?.code).toBe(1033);
+      expect(emulator.api.calls.signIn).toBe(2);
+    });
+
     it('stops for good on wrong credentials instead of retrying the login', async () => {
       account = { ...account, password: 'not-the-password' };
       const adapter = await startAdapter();
@@ -397,6 +428,24 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect(devices.map((d) => d.uuid).sort()).toEqual([OLD_PLUG, PLUG, STRIP].sort());
       expect(emulator.device(PLUG).isOn(0)).toBe(true);
       expect(adapter.events.filter((e) => e.type === 'channel' && e.uuid === PLUG && e.source === 'command')).toHaveLength(1);
+    });
+
+    it('shows a broker that refuses the login in the session status', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+      const key = emulator.account.key;
+      emulator.account.key = 'a-different-key-now';
+
+      await emulator.restartBroker(100);
+      const status = await eventually(async () => {
+        const s = await adapter.status();
+        return s.lastError?.code === 'mqtt' && s.lastError.message.includes('refused') ? s : undefined;
+      }, 'the broker error in the status', 15_000);
+      emulator.account.key = key;
+
+      expect(status.state).toBe('connected');
+      expect((await adapter.listDevices()).find((d) => d.uuid === PLUG)?.commandReady).toBe(false);
     });
 
     it('survives malformed pushes (not JSON, no header) and keeps handling the next ones', async () => {

@@ -28,6 +28,8 @@ export class EmulatorApi {
   mode: ApiMode = 'up';
   redirect: SignInRedirect = null;
   tooManyTokens = false;
+  /** Tokens are rejected as soon as they are issued (a cloud that keeps refusing its own tokens). */
+  rejectNewTokens = false;
   /** When set, devList answers apiStatus 0 with this as data instead of the devices. */
   devListData: unknown = undefined;
   readonly calls = { signIn: 0, devList: 0, getSubDevices: 0, logout: 0, rejectedToken: 0, badSignature: 0 };
@@ -138,7 +140,7 @@ export class EmulatorApi {
       return this.answer(res, params.mfaCode ? 1032 : 1033, null, 'MFA');
     }
     const token = randomBytes(16).toString('hex');
-    this.tokens.add(token);
+    if (!this.rejectNewTokens) this.tokens.add(token);
     this.issuedTokens.push(token);
     this.answer(res, 0, {
       userid: this.account.userId,

@@ -90,6 +90,7 @@ export class MerossCloud implements DeviceCloud {
       log: this.log,
       emit: (event) => this.emit(event),
       assertSessionUp: () => this.assertSessionUp(),
+      recordError: (code, message) => this.session.recordError(code, message),
     });
     this.replaceTransport();
     this.lib.on('error', (error: unknown, uuid?: string) => this.devices.onLibraryError(error, uuid));

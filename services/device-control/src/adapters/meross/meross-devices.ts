@@ -39,6 +39,8 @@ interface MerossDevicesDeps {
   log: Logger;
   emit: (event: CloudEvent) => void;
   assertSessionUp: () => void;
+  /** Broker failures show in the session's lastError (/health). */
+  recordError: (code: string, message: string) => void;
 }
 
 /** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
@@ -119,6 +121,7 @@ export class MerossDevices {
     const message = this.deps.redactor.describe(error);
     if (this.stopped || message === this.lastMqttError) return;
     this.lastMqttError = message;
+    this.deps.recordError('mqtt', message);
     this.deps.log.warn({ uuid, error: message }, 'meross-cloud reported an error');
   }
 
