@@ -22,6 +22,9 @@ import { TokenStore } from './meross-token.store.js';
 
 const DEVICE_LIST_PATH = '/v1/Device/devList';
 
+/** A login is due but still inside its backoff window; nothing was sent. */
+class LoginPostponed extends Error {}
+
 /** How the adapter reaches one Meross account. */
 export interface MerossCloudOptions extends Partial<BackoffOptions> {
   email: string;
@@ -203,7 +206,7 @@ export class MerossCloud implements DeviceCloud {
 
   private async login(): Promise<void> {
     if (Date.now() < this.loginNotBefore) {
-      throw new CloudCallError('library', null, 'login postponed after earlier failures');
+      throw new LoginPostponed('login postponed after earlier failures');
     }
     const before = this.lib.token;
     this.log.info('logging in to the meross cloud');
@@ -232,7 +235,7 @@ export class MerossCloud implements DeviceCloud {
 
   private scheduleRetry(err: unknown): void {
     const failure = err instanceof CloudCallError ? err : new CloudCallError('library', null, this.redactor.describe(err));
-    if (failure.message !== 'login postponed after earlier failures') {
+    if (!(err instanceof LoginPostponed)) {
       this.session.recordError(failure.apiStatus ?? failure.kind, this.redactor.redact(failure.message));
     }
     if (failure.apiStatus !== null && CREDENTIALS_REJECTED.has(failure.apiStatus)) {

@@ -25,6 +25,7 @@ export type StoredToken = z.infer<typeof StoredTokenSchema>;
  */
 export class TokenStore {
   readonly account: string;
+  private writes = 0;
 
   constructor(
     private readonly file: string | undefined,
@@ -56,7 +57,8 @@ export class TokenStore {
     if (!this.file) return;
     const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: new Date().toISOString() };
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.tmp`;
+    this.writes += 1;
+    const temp = `${this.file}.${process.pid}.${this.writes}.tmp`;
     await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     await chmod(temp, 0o600);
     await rename(temp, this.file);
