@@ -20,12 +20,12 @@ export async function runDeviceControlPhase(ctx: PhaseContext, results: BenchRes
     const sample = await httpGet(service.port, '/devices');
     bare = await startBare('bare devices', 'get', '/devices', 200, sample.body);
     const request = (port: number): LoadRequest => ({ port, method: 'GET', path: '/devices' });
-    const before = await measureThroughput(request(bare.port), connections, seconds, warmupSeconds);
+    const before = await measureThroughput(request(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
     describeRun(ctx, 'bare Express 5, device list (before)', before);
-    const run = await measureThroughput(request(service.port), connections, seconds, warmupSeconds);
+    const run = await measureThroughput(request(service.port), connections, seconds, warmupSeconds, service.child.pid);
     assertAlive(service.child, 'the GET /devices run');
     describeRun(ctx, 'device-control GET /devices', run);
-    const after = await measureThroughput(request(bare.port), connections, seconds, warmupSeconds);
+    const after = await measureThroughput(request(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
     describeRun(ctx, 'bare Express 5, device list (after)', after);
     results.ceilings.devices.push(before, after);
     results.deviceControl.devices = {

@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
+import { readCpuMs } from './processes.js';
 
 /** One HTTP request as the load generator sends it. */
 export interface LoadRequest {
@@ -22,6 +23,9 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** CPU time the server process spent per answered request (µs), and its CPU use in cores, over the measured run. */
+  serverCpuUsPerRequest?: number;
+  serverCores?: number;
 }
 
 function runAutocannon(target: LoadRequest, connections: number, seconds: number): Promise<autocannon.Result> {
@@ -35,10 +39,15 @@ function runAutocannon(target: LoadRequest, connections: number, seconds: number
   });
 }
 
-/** A short unmeasured warm-up (JIT, caches, connections), then the measured run at the same concurrency. */
-export async function measureThroughput(target: LoadRequest, connections: number, seconds: number, warmupSeconds: number): Promise<LoadResult> {
+/**
+ * A short unmeasured warm-up (JIT, caches, connections), then the measured run at the same concurrency.
+ * With the server's pid, also its CPU time per request: less sensitive than req/s to other load on the machine.
+ */
+export async function measureThroughput(target: LoadRequest, connections: number, seconds: number, warmupSeconds: number, serverPid?: number): Promise<LoadResult> {
   if (warmupSeconds > 0) await runAutocannon(target, connections, warmupSeconds);
+  const cpuBefore = serverPid === undefined ? undefined : readCpuMs(serverPid);
   const result = await runAutocannon(target, connections, seconds);
+  const cpuAfter = serverPid === undefined ? undefined : readCpuMs(serverPid);
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stats.count ?? 0;
   const ok = result.requests.total - result.non2xx;
@@ -53,6 +62,9 @@ export async function measureThroughput(target: LoadRequest, connections: number
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? { serverCpuUsPerRequest: ((cpuAfter - cpuBefore) * 1000) / result.requests.total, serverCores: (cpuAfter - cpuBefore) / 1000 / result.duration }
+      : {}),
   };
 }
 

@@ -24,7 +24,8 @@ const CREATE_BODY = JSON.stringify({
 
 /** One line per run, and a problem for every non-2xx answer or connection error. */
 export function describeRun(ctx: PhaseContext, label: string, run: LoadResult): void {
-  ctx.log(`${label.padEnd(44)} ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms} ms  p99 ${run.p99Ms} ms`);
+  const cpu = run.serverCpuUsPerRequest === undefined ? '' : `  server CPU ${run.serverCpuUsPerRequest.toFixed(0)} µs/req`;
+  ctx.log(`${label.padEnd(44)} ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms} ms  p99 ${run.p99Ms} ms${cpu}`);
   if (run.non2xx > 0) ctx.problems.push(`${label}: ${run.non2xx} of ${run.requests} answers were not 2xx (status counts ${JSON.stringify(run.statusCodes)})`);
   if (run.errors > 0) ctx.problems.push(`${label}: ${run.errors} connection errors (${run.timeouts} timeouts)`);
 }
@@ -63,21 +64,19 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
         ctx.log(`notifications with ${stored.toLocaleString('en-US')} stored: seeded in ${seedMs} ms, started in ${service.startupMs.toFixed(0)} ms`);
         if (bare === undefined) {
           bare = await startBare('bare create', 'post', '/notifications', 201, await createOnce(service.port));
-          const before = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds);
+          const before = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
           results.ceilings.create.push(before);
           describeRun(ctx, 'bare Express 5, create response (before)', before);
         }
         if (stored === 100_000) await measureAt100k(ctx, results, service);
-        const run = await measureThroughput(createRequest(service.port), connections, seconds, warmupSeconds);
+        const run = await measureThroughput(createRequest(service.port), connections, seconds, warmupSeconds, service.child.pid);
         assertAlive(service.child, `the create run with ${stored} stored`);
         describeRun(ctx, `notifications create, ${stored.toLocaleString('en-US')} stored`, run);
         const stage: CreateStage = { stored, seedMs, startupMs: service.startupMs, create: compare(run, results.ceilings.create) };
         results.notifications.stages.push(stage);
-        if (stored === 100_000) {
-          const memory = readMemory(service.child.pid);
-          const at100k = results.notifications.memoryAt100k;
-          if (memory && at100k) Object.assign(at100k, { afterCreatesMb: memory.rssMb, peakAfterCreatesMb: memory.peakRssMb });
-        }
+        const memory = stored === 100_000 ? readMemory(service.child.pid) : undefined;
+        const at100k = results.notifications.memoryAt100k;
+        if (memory && at100k) Object.assign(at100k, { afterLoadMb: memory.rssMb, peakAfterLoadMb: memory.peakRssMb });
       } catch (error) {
         ctx.fail(`notifications with ${stored} stored`, error);
       } finally {
@@ -86,7 +85,7 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
       }
     }
     if (bare !== undefined) {
-      const after = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds);
+      const after = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
       results.ceilings.create.push(after);
       describeRun(ctx, 'bare Express 5, create response (after)', after);
       // Every stage's ratio against the mean of both ceiling runs.
@@ -102,6 +101,10 @@ async function measureAt100k(ctx: PhaseContext, results: BenchResults, service: 
   const { connections, warmupSeconds, latencySeconds } = ctx.settings;
   results.notifications.startupAt100kMs = service.startupMs;
   const afterStart = readMemory(service.child.pid);
+  if (afterStart) {
+    results.notifications.memoryAt100k = { afterStartMb: afterStart.rssMb, startupPeakMb: afterStart.peakRssMb };
+    ctx.log(`memory at 100,000 once started: ${afterStart.rssMb.toFixed(0)} MB (peak while loading ${afterStart.peakRssMb.toFixed(0)} MB)`);
+  }
   const sample = await httpGet(service.port, LIST_PATH);
   if (sample.status !== 200) throw new Error(`GET ${LIST_PATH} answered ${sample.status}: ${sample.body.slice(0, 300)}`);
   const bare = await startBare('bare list', 'get', LIST_PATH, 200, sample.body);
@@ -112,13 +115,8 @@ async function measureAt100k(ctx: PhaseContext, results: BenchResults, service: 
   }
   const unloaded = await measureLatency(service.port, LIST_PATH, latencySeconds);
   ctx.log(`list at 100,000, one at a time: bare p50 ${results.ceilings.list.p50Ms.toFixed(2)} ms, notifications p50 ${unloaded.p50Ms.toFixed(2)} ms p99 ${unloaded.p99Ms.toFixed(2)} ms`);
-  const loaded = await measureThroughput({ port: service.port, method: 'GET', path: LIST_PATH }, connections, latencySeconds, warmupSeconds);
+  const loaded = await measureThroughput({ port: service.port, method: 'GET', path: LIST_PATH }, connections, latencySeconds, warmupSeconds, service.child.pid);
   describeRun(ctx, 'notifications list at 100,000', loaded);
   assertAlive(service.child, 'the list runs');
-  const peak = readMemory(service.child.pid);
   results.notifications.listAt100k = { unloaded, loaded, bytes: Buffer.byteLength(sample.body) };
-  if (afterStart && peak) {
-    results.notifications.memoryAt100k = { afterStartMb: afterStart.rssMb, peakAt100kMb: peak.peakRssMb };
-    ctx.log(`memory at 100,000: ${afterStart.rssMb.toFixed(0)} MB after startup, peak ${peak.peakRssMb.toFixed(0)} MB`);
-  }
 }

@@ -3,7 +3,11 @@ import type { BenchResults } from './results.js';
 import type { TargetCheck } from './targets.js';
 
 const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US'));
-const ms = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : `${n < 10 ? n.toFixed(2) : n.toFixed(0)} ms`);
+// autocannon reports whole milliseconds: print those as they are, timed values with two decimals below 10 ms.
+const ms = (n: number | undefined) =>
+  n === undefined || !Number.isFinite(n) ? '–' : `${Number.isInteger(n) || n >= 10 ? n.toFixed(0) : n.toFixed(2)} ms`;
+const cpu = (run: LoadResult) =>
+  run.serverCpuUsPerRequest === undefined ? ['–', '–'] : [`${run.serverCpuUsPerRequest.toFixed(0)} µs`, (run.serverCores ?? NaN).toFixed(2)];
 const mb = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : `${n.toFixed(0)} MB`);
 const pct = (ratio: number | undefined) => (ratio === undefined || !Number.isFinite(ratio) ? '–' : `${(ratio * 100).toFixed(1)}%`);
 
@@ -26,8 +30,10 @@ function row(cells: Array<string | number>): string {
   return `| ${cells.map((cell) => String(cell).replace(/\|/g, '\\|')).join(' | ')} |`;
 }
 
-function loadRow(label: string, run: LoadResult, extra: string[] = []): string {
-  return row([label, ...extra, int(run.rps), ms(run.p50Ms), ms(run.p99Ms), int(run.non2xx), int(run.errors)]);
+const CPU_HEADERS = ['Server CPU / request', 'Server cores busy'];
+
+function loadRow(label: string, run: LoadResult, before: string[] = [], after?: string): string {
+  return row([label, ...before, int(run.rps), ms(run.p50Ms), ms(run.p99Ms), ...cpu(run), int(run.non2xx), int(run.errors), ...(after === undefined ? [] : [after])]);
 }
 
 function latencyRow(label: string, run: LatencyResult): string {
@@ -46,9 +52,17 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '',
     '## Machine',
     '',
-    row(['CPU', 'Cores', 'Memory', 'Node', 'Platform', 'Load average (1 min) at start / end']),
-    row(['---', '---', '---', '---', '---', '---']),
-    row([machine.cpuModel, machine.cores, `${machine.memoryGb.toFixed(1)} GB`, machine.node, machine.platform, `${machine.loadAverageStart.toFixed(2)} / ${machine.loadAverageEnd.toFixed(2)}`]),
+    row(['CPU', 'Cores', 'Memory', 'Node', 'Platform', 'Load average (1 min) at start / end', 'Append + fdatasync p50 / p99 at start; at end']),
+    row(['---', '---', '---', '---', '---', '---', '---']),
+    row([
+      machine.cpuModel,
+      machine.cores,
+      `${machine.memoryGb.toFixed(1)} GB`,
+      machine.node,
+      machine.platform,
+      `${machine.loadAverageStart.toFixed(2)} / ${machine.loadAverageEnd.toFixed(2)}`,
+      [machine.durableAppendStart, machine.durableAppendEnd].map((d) => (d ? `${ms(d.p50Ms)} / ${ms(d.p99Ms)}` : '–')).join('; '),
+    ]),
     '',
     '## Targets (issues 3 and 4)',
     '',
@@ -60,22 +74,11 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '',
     `${run}. The ceiling is a bare Express 5 route answering the same create response (201, same JSON), measured before and after the service runs; the ratio uses their mean.`,
     '',
-    row(['Process', 'Stored', 'Seed', 'Startup', 'req/s', 'p50', 'p99', 'non-2xx', 'errors', 'Ratio to ceiling']),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-    ...ceilings.create.map((c, i) => row([`bare Express 5 (${i === 0 ? 'before' : 'after'})`, '–', '–', '–', int(c.rps), ms(c.p50Ms), ms(c.p99Ms), int(c.non2xx), int(c.errors), '–'])),
+    row(['Process', 'Stored', 'Seed', 'Startup', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors', 'Ratio to ceiling']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...ceilings.create.map((c, i) => loadRow(`bare Express 5 (${i === 0 ? 'before' : 'after'})`, c, ['–', '–', '–'], '–')),
     ...notifications.stages.map((s) =>
-      row([
-        'notifications',
-        int(s.stored),
-        ms(s.seedMs),
-        ms(s.startupMs),
-        int(s.create.service.rps),
-        ms(s.create.service.p50Ms),
-        ms(s.create.service.p99Ms),
-        int(s.create.service.non2xx),
-        int(s.create.service.errors),
-        pct(s.create.ratio),
-      ]),
+      loadRow('notifications', s.create.service, [int(s.stored), s.stored === 0 ? '–' : ms(s.seedMs), ms(s.startupMs)], pct(s.create.ratio)),
     ),
     '',
     '![create throughput against stored records](create-throughput.svg)',
@@ -93,10 +96,10 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       ...(ceilings.list ? [latencyRow('bare Express 5, same JSON', ceilings.list)] : []),
       latencyRow('notifications', list.unloaded),
       '',
-      `Under load (${run}):`,
+      `Under load (${list.loaded.connections} connections, ${list.loaded.seconds} s measured after ${settings.warmupSeconds} s warm-up):`,
       '',
-      row(['Process', 'req/s', 'p50', 'p99', 'non-2xx', 'errors']),
-      row(['---', '---:', '---:', '---:', '---:', '---:']),
+      row(['Process', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors']),
+      row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       loadRow('notifications', list.loaded),
       '',
     );
@@ -106,9 +109,9 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     lines.push(
       '## notifications: startup and memory with 100,000 stored',
       '',
-      row(['Startup (spawn to /health 200)', 'RSS after startup', 'Peak RSS at 100,000', 'RSS after the create run', 'Peak RSS after the create run']),
+      row(['Startup (spawn to /health 200)', 'RSS once started', 'Peak RSS while starting', 'RSS after the list and create runs', 'Peak RSS after them']),
       row(['---:', '---:', '---:', '---:', '---:']),
-      row([ms(notifications.startupAt100kMs), mb(memory.afterStartMb), mb(memory.peakAt100kMb), mb(memory.afterCreatesMb), mb(memory.peakAfterCreatesMb)]),
+      row([ms(notifications.startupAt100kMs), mb(memory.afterStartMb), mb(memory.startupPeakMb), mb(memory.afterLoadMb), mb(memory.peakAfterLoadMb)]),
       '',
     );
   }
@@ -118,8 +121,8 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     lines.push(
       `Simulator backend with ${devices.deviceCount} devices (${int(devices.bytes)} bytes); ${run}. Ceiling: bare Express 5 answering the same JSON, before and after.`,
       '',
-      row(['Process', 'req/s', 'p50', 'p99', 'non-2xx', 'errors']),
-      row(['---', '---:', '---:', '---:', '---:', '---:']),
+      row(['Process', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors']),
+      row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
       ...ceilings.devices.map((c, i) => loadRow(`bare Express 5 (${i === 0 ? 'before' : 'after'})`, c)),
       loadRow('device-control', devices.service),
       '',
@@ -148,6 +151,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '- Histories are written before the service starts through the notifications storage adapter (`YamlNotificationRepository`, records from `services/notifications/bench/storage-bench-data.ts`, 20 recipients), closed so they are folded into the YAML snapshot; each history size gets a fresh directory.',
     '- Every create posts the same JSON body to recipient `recipient-0`; the ceiling gets the same request and returns the create response the service gave.',
     '- Throughput counts 2xx answers only; autocannon records latency in whole milliseconds. List latency is timed with `performance.now()` around each request.',
+    '- Server CPU per request is the child\'s user + system time (`/proc/<pid>/stat`) over the measured run divided by the requests answered: it changes much less than req/s when other work competes for the cores.',
     '- The machine may have been busy with other work: compare the load average above; ratios come from runs made minutes apart in the same invocation.',
     '',
   );

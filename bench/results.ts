@@ -1,3 +1,4 @@
+import type { DiskProbe } from './disk-probe.js';
 import type { LatencyResult, LoadResult } from './load.js';
 
 /** The machine and the moment a run was made on. */
@@ -10,6 +11,9 @@ export interface MachineInfo {
   /** 1-minute load average when the run started and ended: how busy the machine was besides the bench. */
   loadAverageStart: number;
   loadAverageEnd: number;
+  /** Append + fdatasync in the temp dir the histories live in, at the start and at the end of the run. */
+  durableAppendStart?: DiskProbe;
+  durableAppendEnd?: DiskProbe;
 }
 
 /** Settings shared by every throughput run. */
@@ -66,8 +70,8 @@ export interface BenchResults {
     stages: CreateStage[];
     listAt100k?: { unloaded: LatencyResult; loaded: LoadResult; bytes: number };
     startupAt100kMs?: number;
-    /** MiB from /proc: after startup, peak while holding exactly 100,000 (load and list included), after the create run. */
-    memoryAt100k?: { afterStartMb: number; peakAt100kMb: number; afterCreatesMb?: number; peakAfterCreatesMb?: number };
+    /** MiB from /proc/<pid>/status: VmRSS once started (the target), VmHWM then (peak while loading), and both after the load runs. */
+    memoryAt100k?: { afterStartMb: number; startupPeakMb: number; afterLoadMb?: number; peakAfterLoadMb?: number };
   };
   deviceControl: {
     devices?: Compared & { deviceCount: number; bytes: number };

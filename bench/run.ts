@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runDeviceControlPhase } from './device-control.phase.js';
+import { probeDurableAppend } from './disk-probe.js';
 import { runNotificationsPhase, type PhaseContext } from './notifications.phase.js';
 import { cleanUpNow, installCleanupHandlers } from './processes.js';
 import { renderMarkdown } from './report-markdown.js';
@@ -69,9 +70,11 @@ async function main(): Promise<number> {
     console.log('building both services (tsc -b) ...');
     await buildServices();
   }
+  results.machine.durableAppendStart = await probeDurableAppend();
   await runNotificationsPhase(ctx, results);
   await runDeviceControlPhase(ctx, results);
   results.machine.loadAverageEnd = loadavg()[0]!;
+  results.machine.durableAppendEnd = await probeDurableAppend();
   results.durationSeconds = (performance.now() - started) / 1000;
 
   const targets = evaluateTargets(results);

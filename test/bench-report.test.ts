@@ -26,7 +26,7 @@ function results(overrides: { createRps?: [number, number, number]; startupMs?: 
       stages: [stage(0, at0), stage(10_000, at10k), stage(100_000, at100k)],
       listAt100k: { unloaded: { samples: 100, p50Ms: 0.9, p99Ms: 3, failures: 0 }, loaded: load(2000), bytes: 20_000 },
       startupAt100kMs: overrides.startupMs ?? 2_000,
-      memoryAt100k: { afterStartMb: 200, peakAt100kMb: 250, afterCreatesMb: 260, peakAfterCreatesMb: 270 },
+      memoryAt100k: { afterStartMb: 200, startupPeakMb: 250, afterLoadMb: 260, peakAfterLoadMb: 270 },
     },
     deviceControl: {
       devices: { service: load(2700), ceilingRps: 3000, ratio: 0.9, deviceCount: 50, bytes: 15_000 },
@@ -67,7 +67,7 @@ describe('bench report', () => {
     const markdown = renderMarkdown(res, evaluateTargets(res));
 
     expect(markdown).toContain('| issue 4 | startup with 100,000 stored | 3400 ms | < 3,000 ms | **MISSED** |');
-    expect(markdown).toContain('| Test CPU | 2 | 4.0 GB | v20.20.2 |');
+    expect(markdown).toContain('| Test CPU | 2 | 4.0 GB | v20.20.2 | linux x64 | 0.10 / 0.20 | –; – |');
     expect(markdown).toContain('`pnpm bench`');
   });
 
