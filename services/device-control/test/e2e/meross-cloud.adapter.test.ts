@@ -282,6 +282,19 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect(emulator.api.calls.signIn).toBe(2);
     });
 
+    it('leaves no broker connection behind when stopped while the device list is on its way', async () => {
+      emulator.api.delayMs = 400;
+      const adapter = await startAdapter();
+
+      await adapter.start();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await adapter.stop();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+      expect(emulator.api.calls.devList).toBe(1);
+      expect(emulator.broker.connectedClients).toBe(0);
+    });
+
     it('stops for good on wrong credentials instead of retrying the login', async () => {
       account = { ...account, password: 'not-the-password' };
       const adapter = await startAdapter();

@@ -26,6 +26,8 @@ export const md5 = (text: string) => createHash('md5').update(text).digest('hex'
 /** The HTTPS side of the emulated cloud: signIn, devList, getSubDevices, logout, with the real signature check. */
 export class EmulatorApi {
   mode: ApiMode = 'up';
+  /** Every answer waits this long (a slow cloud). */
+  delayMs = 0;
   redirect: SignInRedirect = null;
   tooManyTokens = false;
   /** Tokens are rejected as soon as they are issued (a cloud that keeps refusing its own tokens). */
@@ -74,6 +76,15 @@ export class EmulatorApi {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    if (this.delayMs > 0) {
+      const timer = setTimeout(() => this.answerRequest(req, res), this.delayMs);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    this.answerRequest(req, res);
+  }
+
+  private answerRequest(req: IncomingMessage, res: ServerResponse): void {
     if (this.mode === 'hang') return;
     if (this.mode === 'unavailable') {
       res.writeHead(503, { 'content-type': 'text/html' }).end('<html>503 Service Temporarily Unavailable</html>');

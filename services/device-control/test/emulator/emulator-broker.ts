@@ -37,6 +37,11 @@ export class EmulatorBroker {
     private readonly devices: Map<string, EmulatedDevice>,
   ) {}
 
+  /** App clients connected right now. */
+  get connectedClients(): number {
+    return this.broker?.connectedClients ?? 0;
+  }
+
   get running(): boolean {
     return this.server !== undefined;
   }

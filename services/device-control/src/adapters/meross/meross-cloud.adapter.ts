@@ -269,6 +269,8 @@ export class MerossCloud implements DeviceCloud {
     const list = this.capturedList;
     this.capturedList = null;
     if (!list) throw new CloudCallError('malformed', null, `${DEVICE_LIST_PATH}: no device list received`);
+    // Stopped while the list was on its way: the library has just opened broker connections again.
+    if (this.stopped) this.devices.stop();
     this.devices.reconcile(list);
     this.lastList = list;
     return list;
