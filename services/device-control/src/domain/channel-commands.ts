@@ -117,7 +117,10 @@ export class ChannelCommands {
       if (!ticket) return;
       void this.deps.queue
         .run(device.uuid, () => this.spending(ticket, () => this.readStates(device.uuid)))
-        .catch((err: unknown) => this.deps.logger.warn({ uuid: device.uuid, err }, 'could not read device state'));
+        .catch((err: unknown) =>
+          // Only our own error text: a wrapped library error may carry request details.
+          this.deps.logger.warn({ uuid: device.uuid, error: (err as Error).message }, 'could not read device state'),
+        );
     }
   }
 

@@ -1,4 +1,4 @@
-import { createLogger, EventStreamHub } from '@homeops/common';
+import { createLogger, EventStreamHub, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
@@ -21,6 +21,8 @@ export interface TestAppOptions {
   apiKey?: string;
   clock?: Clock;
   heartbeatMs?: number;
+  /** Silent unless given (tests that inspect the log pass a capturing one). */
+  logger?: Logger;
   /** Run the startup sync (default true). */
   start?: boolean;
 }
@@ -28,7 +30,7 @@ export interface TestAppOptions {
 /** The real app and device service over a fake cloud, started like main does; short timeouts, no periodic sync. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
-  const logger = createLogger({ service: 'test', level: 'silent' });
+  const logger = options.logger ?? createLogger({ service: 'test', level: 'silent' });
   const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000 });
   const devices = new DeviceService(
     cloud,
