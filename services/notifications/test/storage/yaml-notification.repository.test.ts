@@ -92,6 +92,20 @@ describe('YamlNotificationRepository restart', () => {
     for (let r = 0; r < 4; r++) expect(reopened.list(`r${r}`, { limit: 500 })).toMatchObject({ total: 100, unread: 50 });
   });
 
+  it('gathers changes for groupCommitDelayMs before syncing them together', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml');
+    const fs = new FaultyFs();
+    const repo = await openRepository(path, { fs, groupCommitDelayMs: 30 });
+    const writes: Array<Promise<void>> = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push(repo.insert(makeRecord()));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(writes);
+    expect(fs.datasyncs).toBeLessThanOrEqual(2);
+    expect(repo.stats().records).toBe(20);
+  });
+
   it('applies concurrent patches to the same record in call order', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     const repo = await openRepository(path);
