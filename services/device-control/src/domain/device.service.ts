@@ -43,7 +43,7 @@ export class DeviceService {
 
   constructor(
     private readonly cloud: DeviceCloud,
-    private readonly options: DeviceServiceOptions,
+    options: DeviceServiceOptions,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
