@@ -1,26 +1,13 @@
-import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
+import { AppError, type Logger } from '@homeops/common';
 import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
-import {
-  CloudCallError,
-  CREDENTIALS_REJECTED,
-  describeApiStatus,
-  isTokenRejected,
-  TOO_MANY_TOKENS,
-} from './meross-codes.js';
+import { CloudCallError, CREDENTIALS_REJECTED, isTokenRejected, TOO_MANY_TOKENS, toAppError } from './meross-codes.js';
 import { MerossDevices } from './meross-devices.js';
 import { MerossHttp } from './meross-http.js';
-import {
-  createLibraryCloud,
-  type LibraryCallback,
-  type LibraryCloud,
-  type MerossDeviceDefinition,
-} from './meross-library.js';
-import { assertDeviceList } from './meross-payloads.js';
+import { createLibraryCloud, type LibraryCloud, type MerossDeviceDefinition } from './meross-library.js';
 import { SecretRedactor } from './meross-secrets.js';
 import { backoffDelay, DEFAULT_BACKOFF, SessionStatus, type BackoffOptions } from './meross-session.js';
 import { TokenStore } from './meross-token.store.js';
-
-const DEVICE_LIST_PATH = '/v1/Device/devList';
+import { callLibrary, DEVICE_LIST_PATH, installTransport } from './meross-transport.js';
 
 /** A login is due but still inside its backoff window; nothing was sent. */
 class LoginPostponed extends Error {}
@@ -95,7 +82,16 @@ export class MerossCloud implements DeviceCloud {
       assertSessionUp: () => this.assertSessionUp(),
       recordError: (code, message) => this.session.recordError(code, message),
     });
-    this.replaceTransport();
+    installTransport(this.lib, this.http, {
+      log: this.log,
+      redactor: this.redactor,
+      onMoved: () => {
+        if (this.lib.token) void this.saveToken();
+      },
+      onDeviceList: (list) => {
+        this.capturedList = list;
+      },
+    });
     this.lib.on('error', (error: unknown, uuid?: string) => this.devices.onLibraryError(error, uuid));
   }
 
@@ -212,7 +208,7 @@ export class MerossCloud implements DeviceCloud {
     this.log.info('logging in to the meross cloud');
     try {
       // The library signs in, then fetches the device list with the new token.
-      await this.callLibrary((done) => this.lib.login(done), this.requestTimeoutMs * 3, 'login');
+      await callLibrary((done) => this.lib.login(done), this.requestTimeoutMs * 3, 'login');
       this.takeList();
       this.loginFailures = 0;
     } catch (err) {
@@ -256,7 +252,7 @@ export class MerossCloud implements DeviceCloud {
   }
 
   private fetchDevices(): Promise<MerossDeviceDefinition[]> {
-    this.fetching ??= this.callLibrary((done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list')
+    this.fetching ??= callLibrary((done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list')
       .then(() => this.takeList())
       .finally(() => {
         this.fetching = null;
@@ -291,48 +287,6 @@ export class MerossCloud implements DeviceCloud {
     }
   }
 
-  /** meross-cloud's HTTP calls go through MerossHttp; the library still builds the login and handles the answers. */
-  private replaceTransport(): void {
-    this.lib.authenticatedPost = (endpoint: string, params: unknown, callback: LibraryCallback<unknown>) => {
-      this.http
-        .post(this.lib.httpDomain, endpoint, this.lib.token, params)
-        .then((result) => {
-          if (result.movedTo) {
-            this.log.info({ path: endpoint }, 'meross cloud redirected the account to another region');
-            this.lib.httpDomain = result.movedTo.host;
-            if (result.movedTo.mqttDomain) this.lib.mqttDomain = result.movedTo.mqttDomain;
-            if (this.lib.token) void this.saveToken();
-          }
-          if (endpoint !== DEVICE_LIST_PATH) return result.data;
-          this.capturedList = assertDeviceList(result.data, this.lib.mqttDomain);
-          return this.capturedList;
-        })
-        .then(
-          (data) => this.deliver(callback, null, data),
-          (err: unknown) => this.deliver(callback, err instanceof CloudCallError ? err : new CloudCallError('malformed', null, `${endpoint}: unreadable answer`)),
-        );
-    };
-  }
-
-  /** Hands an answer to the library; whatever it throws is logged, never left to crash the process. */
-  private deliver(callback: LibraryCallback<unknown>, error: Error | null, data?: unknown): void {
-    try {
-      callback(error, data);
-    } catch (fault) {
-      this.log.error({ error: this.redactor.describe(fault) }, 'meross-cloud failed while handling an API answer');
-    }
-  }
-
-  private async callLibrary(run: (done: LibraryCallback<number>) => void, ms: number, what: string): Promise<void> {
-    const work = new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
-    try {
-      await withTimeout(work, ms, what);
-    } catch (err) {
-      if (err instanceof TimeoutError) throw new CloudCallError('timeout', null, `${what}: no answer within ${ms} ms`);
-      throw err;
-    }
-  }
-
   private assertSessionUp(): void {
     if (this.session.current !== 'connected' || this.stopped) throw this.unavailable();
   }
@@ -350,23 +304,8 @@ export class MerossCloud implements DeviceCloud {
   }
 
   private toAppError(err: unknown): AppError {
-    if (!(err instanceof CloudCallError)) return new AppError('CLOUD_ERROR', this.redactor.describe(err));
-    const message = this.redactor.redact(err.message);
-    this.session.recordError(err.apiStatus ?? err.kind, message);
-    switch (err.kind) {
-      case 'timeout':
-        return new AppError('CLOUD_TIMEOUT', message);
-      case 'network':
-      case 'http':
-        return new AppError('CLOUD_UNAVAILABLE', `The Meross API is not reachable (${message})`, {
-          retryAfterSeconds: Math.ceil(this.backoff.retryBackoffMs / 1000),
-        });
-      default:
-        return new AppError(
-          'CLOUD_ERROR',
-          err.apiStatus === null ? message : `Meross cloud error ${err.apiStatus}: ${describeApiStatus(err.apiStatus)}`,
-        );
-    }
+    if (err instanceof CloudCallError) this.session.recordError(err.apiStatus ?? err.kind, this.redactor.redact(err.message));
+    return toAppError(err, this.redactor, Math.ceil(this.backoff.retryBackoffMs / 1000));
   }
 
   private emit(event: CloudEvent): void {

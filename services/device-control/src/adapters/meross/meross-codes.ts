@@ -1,3 +1,6 @@
+import { AppError } from '@homeops/common';
+import type { SecretRedactor } from './meross-secrets.js';
+
 /** What went wrong on a call to the Meross HTTP API. */
 export type CloudFailureKind = 'api' | 'http' | 'network' | 'timeout' | 'malformed' | 'library';
 
@@ -44,6 +47,25 @@ export const CREDENTIALS_REJECTED = new Set([1001, 1002, 1003, 1004, 1005, 1006,
 /** "Too many tokens": the account is locked for hours; any login now prolongs it. */
 export const TOO_MANY_TOKENS = 1301;
 
+/** True for 1019/1022/1200. */
 export function isTokenRejected(err: unknown): boolean {
   return err instanceof CloudCallError && err.apiStatus !== null && TOKEN_REJECTED.has(err.apiStatus);
+}
+
+/** The AppError a failed API call becomes: timeout 504, unreachable 503 (with Retry-After), anything else 502. */
+export function toAppError(err: unknown, redactor: SecretRedactor, retryAfterSeconds: number): AppError {
+  if (!(err instanceof CloudCallError)) return new AppError('CLOUD_ERROR', redactor.describe(err));
+  const message = redactor.redact(err.message);
+  switch (err.kind) {
+    case 'timeout':
+      return new AppError('CLOUD_TIMEOUT', message);
+    case 'network':
+    case 'http':
+      return new AppError('CLOUD_UNAVAILABLE', `The Meross API is not reachable (${message})`, { retryAfterSeconds });
+    default:
+      return new AppError(
+        'CLOUD_ERROR',
+        err.apiStatus === null ? message : `Meross cloud error ${err.apiStatus}: ${describeApiStatus(err.apiStatus)}`,
+      );
+  }
 }

@@ -21,6 +21,7 @@ export interface ApiLocation {
   mqttDomain: string | null;
 }
 
+/** The data of a successful call. */
 export interface ApiResult {
   data: unknown;
   /** Set when the cloud redirected the account to another region during the call. */

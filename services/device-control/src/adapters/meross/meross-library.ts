@@ -14,6 +14,7 @@ export interface MerossDeviceDefinition {
   reservedDomain?: string | undefined;
 }
 
+/** meross-cloud's node-style callback. */
 export type LibraryCallback<T> = (error: Error | null, data?: T) => void;
 
 /** The part of a meross-cloud device object the adapter uses, internals included. */

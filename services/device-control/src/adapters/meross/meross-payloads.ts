@@ -6,6 +6,7 @@ import type { MerossDeviceDefinition } from './meross-library.js';
 /** How a device is switched: ToggleX (per channel), Toggle (old single-channel plugs), or not at all. */
 export type SwitchProtocol = 'togglex' | 'toggle' | 'none';
 
+/** One channel's state as a device reported it. */
 export interface ChannelReading {
   channel: number;
   on: boolean;

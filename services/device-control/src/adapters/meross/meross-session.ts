@@ -11,6 +11,7 @@ export interface BackoffOptions {
   tooManyTokensWaitMs: number;
 }
 
+/** Production waits: a minute after a failed login, four hours after 1301. */
 export const DEFAULT_BACKOFF: BackoffOptions = {
   loginBackoffMs: 60_000,
   retryBackoffMs: 5_000,
