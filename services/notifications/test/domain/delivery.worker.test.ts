@@ -138,10 +138,13 @@ describe('delivery worker', () => {
 
   it('does not send a notification deleted before its retry', async () => {
     const provider = new FakePushProvider().willAnswer(retryable());
-    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30 } });
+    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 1_000 } });
     const id = (await request(t.app).post('/notifications').send(body)).body.id;
+    expect(t.delivery.scheduled).toBe(1);
     await request(t.app).delete(`/notifications/${id}`);
-    await new Promise((r) => setTimeout(r, 120));
+    // The retry timer fires (and finds nothing to send) within the backoff plus its jitter.
+    await eventually(() => t.delivery.scheduled === 0, 3_000);
+    await new Promise((r) => setTimeout(r, 50));
     expect(provider.sent).toHaveLength(1);
   });
 
