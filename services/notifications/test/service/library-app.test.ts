@@ -36,6 +36,19 @@ describe('App (library)', () => {
     await expect(fetch(`http://127.0.0.1:${app.port}/health`)).rejects.toThrow();
   });
 
+  it('rejects start when the port is taken, releasing the history for the next start', async () => {
+    const dir = await makeTempDir();
+    const options = { host: '127.0.0.1', provider: false as const, logLevel: 'silent' as const };
+    const first = new App({ ...options, port: 0, storagePath: join(dir, 'a.yaml') });
+    await first.start();
+    const clash = new App({ ...options, port: first.port, storagePath: join(dir, 'b.yaml') });
+    await expect(clash.start()).rejects.toThrow(/EADDRINUSE/);
+    await first.stop();
+    const retry = new App({ ...options, port: 0, storagePath: join(dir, 'b.yaml') });
+    await retry.start();
+    await retry.stop();
+  });
+
   it('accepts the positional form new App(port, storagePath)', () => {
     const app = new App(9095, './notifications.yaml');
     expect(app.port).toBe(9095);
