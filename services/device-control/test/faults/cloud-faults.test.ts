@@ -34,23 +34,32 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
   let service: ServiceProcess;
   let workDir: string;
 
-  beforeAll(() => {
+  // One service for the suite (each start compiles the sources); every test leaves the cloud healthy again.
+  beforeAll(async () => {
     pki = createTestPki();
-  });
-  afterAll(() => pki?.remove());
-
-  beforeEach(async () => {
     account = createAccount();
     emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
     workDir = mkdtempSync(join(tmpdir(), 'device-control-faults-'));
     service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir });
-    await controllable(PLUG);
   }, 30_000);
 
-  afterEach(async () => {
+  afterAll(async () => {
     await service?.stop();
     await emulator?.stop();
-    rmSync(workDir, { recursive: true, force: true });
+    pki?.remove();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    await controllable(PLUG, 20_000);
+    await controllable(STRIP, 20_000);
+  }, 45_000);
+
+  afterEach(async () => {
+    emulator.api.mode = 'up';
+    for (const device of emulator.devices.values()) device.dropReplies = false;
+    if (!emulator.broker.running) await emulator.broker.listen();
+    expect(service.running, service.output.text.slice(-2000)).toBe(true);
   });
 
   async function controllable(uuid: string, timeoutMs = 15_000): Promise<void> {
