@@ -161,10 +161,13 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
     expect(emulator.requests('Appliance.Control.ToggleX', 'SET').filter((r) => r.uuid === PLUG)).toHaveLength(0);
   });
 
-  it('writes no password, password md5, token or key anywhere in its output (stdout and stderr)', async () => {
+  it('writes no password, password md5, token or key to its output (stdout and stderr), any body or /events', async () => {
+    const events = await EventStream.open(service.baseUrl);
     const before = await service.request('GET', '/devices');
     const toggled = await service.request('POST', `/devices/${STRIP}/toggle`, { channel: 2 });
+    await eventually(() => events.events.find((e) => e.event === 'channel' && (e.data as { channel: number }).channel === 2), 'the toggle event');
     const health = await service.request('GET', '/health');
+    events.close();
     const exitCode = await service.stop();
 
     expect(before.status).toBe(200);
@@ -180,6 +183,9 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
     };
     expect(service.output.text).toContain('listening');
     expect(service.output.leaked(secrets)).toEqual([]);
-    expect(Object.values(secrets).some((s) => JSON.stringify(health.body).includes(s))).toBe(false);
+    const served = [...service.bodies, JSON.stringify(events.events)].join('\n');
+    expect(served).toContain('Power strip');
+    expect(Object.entries(secrets).filter(([, value]) => served.includes(value))).toEqual([]);
+    expect(health.status).toBe(200);
   });
 });

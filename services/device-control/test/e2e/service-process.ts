@@ -21,6 +21,8 @@ export interface ServiceResponse {
  */
 export class ServiceProcess {
   readonly output: ChildOutput;
+  /** Every response body the service sent to this helper, for secret scans. */
+  readonly bodies: string[] = [];
   private port = 0;
   private readonly exited: Promise<number>;
 
@@ -83,6 +85,7 @@ export class ServiceProcess {
     }
     const res = await fetch(`${this.baseUrl}${path}`, init);
     const text = await res.text();
+    this.bodies.push(text);
     return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
   }
 

@@ -25,6 +25,8 @@ interface DeviceEntry {
   commandReady: boolean;
   protocol: SwitchProtocol | null;
   states: Map<number, boolean>;
+  /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
+  revision: number;
 }
 
 /** 409 with the spec's exact error text; the reason goes into details. */
@@ -129,7 +131,7 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) {
       const online = def.onlineStatus === 1;
-      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map() });
+      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map(), revision: 0 });
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
@@ -211,6 +213,7 @@ export class MerossDevices {
   }
 
   private record(entry: DeviceEntry, readings: ChannelReading[], source: 'command' | 'push'): void {
+    entry.revision += 1;
     for (const { channel, on } of readings) {
       if (entry.states.get(channel) === on) continue;
       entry.states.set(channel, on);
@@ -219,10 +222,12 @@ export class MerossDevices {
   }
 
   private async read(entry: DeviceEntry, announce: boolean): Promise<ChannelReading[]> {
+    const revision = entry.revision;
     const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
     const all = parseSystemAll(payload);
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
     entry.protocol = all.protocol;
+    if (entry.revision !== revision) return all.channels;
     if (announce) this.record(entry, all.channels, 'push');
     else for (const { channel, on } of all.channels) entry.states.set(channel, on);
     return all.channels;
