@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeDeviceCloud } from './fakes/fake-device-cloud.js';
+import { cloudDevice, FakeDeviceCloud } from './fakes/fake-device-cloud.js';
 import { buildTestApp, type TestApp } from './support/test-app.js';
 
 let t: TestApp;
@@ -16,17 +16,39 @@ describe('GET /health', () => {
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      status: 'ok',
+      status: 'degraded',
       service: 'device-control',
       version: '1.0.1',
       backend: 'meross',
       cloud: { state: 'connected', lastError: null, retryAt: null },
       sync: { ok: true, error: null, lastResult: { total: 5, added: 5, removed: 0, updated: 0 } },
-      devices: { total: 5, online: 4, controllable: 2 },
+      devices: { total: 5, online: 4, controllable: 2, awaitingCommandChannel: 1 },
       eventStreams: 0,
     });
     expect(res.body.sync.lastAt).toEqual(expect.any(String));
     expect(res.body.uptimeSeconds).toEqual(expect.any(Number));
+  });
+
+  it('is ok when the session is up, the last sync succeeded and every online switch has its command channel', async () => {
+    t = await buildTestApp({ cloud: new FakeDeviceCloud([cloudDevice({ uuid: 'a' }), cloudDevice({ uuid: 'b', online: false })]) });
+
+    const res = await request(t.app).get('/health');
+
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+  });
+
+  it('is degraded while the command channels are down although the session is connected (broker outage)', async () => {
+    t = await buildTestApp({ cloud: new FakeDeviceCloud([cloudDevice({ uuid: 'a' })]) });
+
+    t.cloud.emit({ type: 'device', device: cloudDevice({ uuid: 'a', commandReady: false }) });
+    const res = await request(t.app).get('/health');
+
+    expect(res.body).toMatchObject({
+      status: 'degraded',
+      cloud: { state: 'connected' },
+      devices: { online: 1, controllable: 0, awaitingCommandChannel: 1 },
+    });
   });
 
   it('is 200 and degraded while the session backs off, with the last error and the retry time', async () => {

@@ -10,6 +10,15 @@ export interface SyncResult {
   updated: number;
 }
 
+/** How many devices there are, and how many of them can be used. */
+export interface DeviceCounts {
+  total: number;
+  online: number;
+  controllable: number;
+  /** Online switches whose command channel is down: the session may be up while commands cannot be sent. */
+  awaitingCommandChannel: number;
+}
+
 type Emit = (event: DeviceEvent) => void;
 
 function sameDescription(device: Device, cloud: CloudDevice): boolean {
@@ -71,12 +80,13 @@ export class DeviceRegistry {
     return device && copyDevice(device);
   }
 
-  counts(): { total: number; online: number; controllable: number } {
+  counts(): DeviceCounts {
     const all = [...this.devices.values()];
     return {
       total: all.length,
       online: all.filter((d) => d.online).length,
       controllable: all.filter(isControllable).length,
+      awaitingCommandChannel: all.filter((d) => d.online && d.switchable && !d.commandReady).length,
     };
   }
 

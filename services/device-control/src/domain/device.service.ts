@@ -6,7 +6,7 @@ import { CommandBudget } from './command-budget.js';
 import type { CloudEvent, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
-import { DeviceRegistry, type SyncResult } from './device-registry.js';
+import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
 import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
@@ -28,7 +28,7 @@ export type { ChannelCommandResult };
 /** What /health reports about devices, sync and commands. */
 export interface DeviceServiceHealth {
   sync: SyncStatus;
-  devices: { total: number; online: number; controllable: number };
+  devices: DeviceCounts;
   commands: { limitPerMinute: number; usedLastMinute: number };
 }
 

@@ -27,7 +27,12 @@ const HealthSchema = z
         .nullable(),
       intervalSeconds: z.number(),
     }),
-    devices: z.object({ total: z.number(), online: z.number(), controllable: z.number() }),
+    devices: z.object({
+      total: z.number(),
+      online: z.number(),
+      controllable: z.number(),
+      awaitingCommandChannel: z.number().openapi({ description: 'Online switches whose command channel is down' }),
+    }),
     commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }),
     eventStreams: z.number(),
   })
@@ -42,7 +47,10 @@ export interface HealthDeps {
   now: () => number;
 }
 
-/** GET /health: 200 while serving (degraded when the session or the last sync is not right), 503 once the session failed for good. */
+/**
+ * GET /health: 200 while serving, 503 once the session failed for good. Degraded when the session is not up, the last
+ * sync failed, or online switches cannot be reached over their command channel (a broker outage).
+ */
 export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
   api.route({
     method: 'get',
@@ -56,7 +64,8 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     handler: (_input, _req, res) => {
       const { backend, state, lastError, retryAt } = deps.cloud.status();
       const health = deps.devices.health();
-      const status = state === 'failed' ? 'error' : state === 'connected' && health.sync.ok === true ? 'ok' : 'degraded';
+      const healthy = state === 'connected' && health.sync.ok === true && health.devices.awaitingCommandChannel === 0;
+      const status = state === 'failed' ? 'error' : healthy ? 'ok' : 'degraded';
       res.status(status === 'error' ? 503 : 200).json({
         status,
         service: SERVICE_NAME,
