@@ -50,6 +50,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   private lastWriteAt: string | null = null;
   private compaction: Promise<void> | undefined;
   private compactionRetryAt = 0;
+  private closing: Promise<void> | undefined;
 
   constructor(
     readonly path: string,
@@ -65,9 +66,10 @@ export class YamlNotificationRepository implements NotificationRepository {
       throw this.storageError(error);
     });
     await this.lock.acquire(this.path);
+    let journal: GroupCommitJournal | undefined;
     try {
       const loaded = await loadHistory(this.fs, this.path);
-      const journal = new GroupCommitJournal(this.fs, this.journalPath(loaded.journalGeneration), this.options.groupCommitDelayMs ?? 0, {
+      journal = new GroupCommitJournal(this.fs, this.journalPath(loaded.journalGeneration), this.options.groupCommitDelayMs ?? 0, {
         written: () => this.onWritten(),
         failed: (error) => this.onFailed(error),
       });
@@ -83,15 +85,24 @@ export class YamlNotificationRepository implements NotificationRepository {
       this.writable = true;
       this.state = 'open';
     } catch (error) {
+      await journal?.close();
       await this.lock.release();
       throw isAppError(error) ? error : this.storageError(error);
     }
     this.maybeCompact();
   }
 
-  async close(): Promise<void> {
-    if (this.state !== 'open') return;
-    this.state = 'closing';
+  close(): Promise<void> {
+    if (this.state === 'open') {
+      this.state = 'closing';
+      this.closing = this.shutDown().finally(() => {
+        this.state = 'closed';
+      });
+    }
+    return this.closing ?? Promise.resolve();
+  }
+
+  private async shutDown(): Promise<void> {
     const journal = this.journal!;
     await this.compaction;
     await journal.settled(journal.lastSeq);
@@ -100,7 +111,6 @@ export class YamlNotificationRepository implements NotificationRepository {
     }
     await journal.close();
     await this.lock.release();
-    this.state = 'closed';
   }
 
   async insert(record: NotificationRecord): Promise<void> {
