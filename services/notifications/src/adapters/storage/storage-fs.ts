@@ -1,4 +1,4 @@
-import { open, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { open, mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 
 /** An open file as the storage uses it: whole appends, syncs, truncation. */
@@ -35,10 +35,31 @@ function wrap(handle: FileHandle): StorageFile {
   };
 }
 
+// fs.readFile reads in 512 KiB steps, one thread-pool round trip each; a 45 MB history then spends most of its
+// startup waiting to be scheduled on a busy machine. One read of the known size is one round trip.
+async function readWhole(path: string): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(Math.max(size - total, 64 * 1024));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real file system (node:fs/promises). */
 export const nodeStorageFs: StorageFs = {
   open: async (path, flags) => wrap(await open(path, flags, 0o644)),
-  readFile: (path) => readFile(path),
+  readFile: readWhole,
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   readdir: (dir) => readdir(dir),
