@@ -2,8 +2,14 @@ export { App, type AppOptions } from './app-runner.js';
 export { createApp, buildDomain, type AppDeps, type AppConfig } from './app.js';
 export { ConfigSchema, parseConfig, type Config } from './config.js';
 export { startService, type RunningService, type ServiceAdapters } from './service-runner.js';
-export { PushoverService, PushoverError } from './pushover-service.js';
-export { PUSHOVER_SOUNDS, isPushoverSound, type PushoverSound } from './sounds.js';
+export {
+  PushoverService,
+  PushoverError,
+  type PushoverErrorCode,
+  type PushoverServiceOptions,
+  type SendNotificationOptions,
+} from './pushover-service.js';
+export { PUSHOVER_SOUNDS, PUSHOVER_SOUNDS as sounds, isPushoverSound, type PushoverSound } from './sounds.js';
 export { SERVICE_VERSION } from './version.js';
 export type { NotificationRecord, Delivery, AttachmentMeta, Priority, NotificationPatch } from './domain/notification.js';
 export type { NotificationRepository, NotificationPage, ListQuery, StorageStats } from './domain/notification-repository.js';

@@ -3,7 +3,7 @@ export const CONSUMER_SCRIPT = `
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, PushoverService, PushoverError, PUSHOVER_SOUNDS, createApp } from '@homeops/notifications';
+import { App, PushoverService, PushoverError, PUSHOVER_SOUNDS, sounds, createApp } from '@homeops/notifications';
 
 const storagePath = join(mkdtempSync(join(tmpdir(), 'consumer-history-')), 'notifications.yaml');
 const app = new App({ port: 0, storagePath, host: '127.0.0.1', provider: false, logLevel: 'silent' });
@@ -22,8 +22,23 @@ const result = {
   listStatus: list.status,
   total: list.headers.get('x-total-count'),
   list: await list.json(),
-  exports: [typeof PushoverService, typeof PushoverError, PUSHOVER_SOUNDS.length, typeof createApp],
+  exports: [typeof PushoverService, typeof PushoverError, PUSHOVER_SOUNDS.length, sounds === PUSHOVER_SOUNDS, typeof createApp],
 };
 await app.stop();
 process.stdout.write(JSON.stringify(result));
 `;
+
+/** A typed consumer: compiles only if the package's `exports` lead TypeScript to its declarations. */
+export const TYPED_CONSUMER = `
+import { App, PushoverService, type NotificationRecord, type AppOptions } from '@homeops/notifications';
+const options: AppOptions = { port: 0, storagePath: './n.yaml', provider: false };
+const app: App = new App(options);
+const port: number = app.port;
+const record: Pick<NotificationRecord, 'id' | 'read'> = { id: 'x', read: false };
+export const used = [app.start, port, record, PushoverService];
+`;
+
+export const CONSUMER_TSCONFIG = JSON.stringify({
+  compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true },
+  files: ['typed.ts'],
+});

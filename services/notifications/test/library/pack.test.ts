@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONSUMER_SCRIPT } from './consumer-script.js';
+import { CONSUMER_SCRIPT, CONSUMER_TSCONFIG, TYPED_CONSUMER } from './consumer-script.js';
 
 const serviceDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const commonDir = resolve(serviceDir, '../../packages/common');
@@ -46,6 +46,10 @@ describe('the packed @homeops/notifications library', () => {
     expect(result.listStatus).toBe(200);
     expect(result.total).toBe('1');
     expect(result.list).toEqual([result.created]);
-    expect(result.exports).toEqual(['function', 'function', 23, 'function']);
+    expect(result.exports).toEqual(['function', 'function', 23, true, 'function']);
+
+    writeFileSync(join(project, 'typed.ts'), TYPED_CONSUMER);
+    writeFileSync(join(project, 'tsconfig.json'), CONSUMER_TSCONFIG);
+    expect(() => run(process.execPath, [tsc, '-p', 'tsconfig.json'], project, 60_000)).not.toThrow();
   });
 });
