@@ -141,6 +141,20 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect((await adapter.status()).state).toBe('connected');
     });
 
+    it('logs in once at startup when the saved token was revoked meanwhile', async () => {
+      const first = await startAdapter();
+      await connected(first);
+      await first.stop();
+      emulator.api.revokeTokens();
+
+      const second = await startAdapter();
+      await connected(second);
+
+      expect(emulator.api.calls.rejectedToken).toBe(1);
+      expect(emulator.api.calls.signIn).toBe(2);
+      expect(await second.listDevices()).toHaveLength(4);
+    });
+
     it('starts while the API is down, answers CLOUD_UNAVAILABLE with Retry-After, and connects once it is back', async () => {
       emulator.api.mode = 'unavailable';
       const adapter = await startAdapter();
