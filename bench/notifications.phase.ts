@@ -1,17 +1,9 @@
 import { join } from 'node:path';
 import { measureLatency, measureThroughput, type LoadRequest, type LoadResult } from './load.js';
-import { httpGet, makeTempDir, readMemory, removeTempDir, stopChild, type Child } from './processes.js';
-import type { BenchResults, Compared, CreateStage, RunSettings } from './results.js';
+import { assertAlive, compare, describeRun, type PhaseContext } from './phase.js';
+import { httpGet, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
+import type { BenchResults } from './results.js';
 import { seedHistory, startBare, startNotifications, type Running } from './services.js';
-
-/** What a phase needs from the run: settings, where problems go, how to report progress. */
-export interface PhaseContext {
-  settings: RunSettings;
-  problems: string[];
-  /** A measurement that could not be made (a child did not start, crashed, answered wrongly). */
-  fail: (what: string, error: unknown) => void;
-  log: (line: string) => void;
-}
 
 const STORED = [0, 10_000, 100_000];
 const LIST_PATH = '/notifications/recipient-0';
@@ -22,25 +14,7 @@ const CREATE_BODY = JSON.stringify({
   priority: 0,
 });
 
-/** One line per run, and a problem for every non-2xx answer or connection error. */
-export function describeRun(ctx: PhaseContext, label: string, run: LoadResult): void {
-  const cpu = run.serverCpuUsPerRequest === undefined ? '' : `  server CPU ${run.serverCpuUsPerRequest.toFixed(0)} µs/req`;
-  ctx.log(`${label.padEnd(44)} ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms} ms  p99 ${run.p99Ms} ms${cpu}`);
-  if (run.non2xx > 0) ctx.problems.push(`${label}: ${run.non2xx} of ${run.requests} answers were not 2xx (status counts ${JSON.stringify(run.statusCodes)})`);
-  if (run.errors > 0) ctx.problems.push(`${label}: ${run.errors} connection errors (${run.timeouts} timeouts)`);
-}
-
-export function assertAlive(child: Child, label: string): void {
-  if (child.exited !== undefined) throw new Error(`${child.name} exited during ${label} (code ${child.exited.code}, signal ${child.exited.signal})`);
-}
-
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-
-/** Ratio of a service run to the mean of the ceiling runs made in this invocation. */
-export function compare(service: LoadResult, ceilings: LoadResult[]): Compared {
-  const ceilingRps = mean(ceilings.map((c) => c.rps));
-  return { service, ceilingRps, ratio: service.rps / ceilingRps };
-}
+const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });
 
 async function createOnce(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CREATE_BODY });
@@ -49,31 +23,36 @@ async function createOnce(port: number): Promise<string> {
   return body;
 }
 
-/** Create throughput at 0, 10,000 and 100,000 stored; list latency, startup and memory at 100,000. */
+/**
+ * Create throughput at 0, 10,000 and 100,000 stored, each between two runs of the ceiling (bare, 0, bare, 10,000,
+ * bare, 100,000, bare); list latency, startup and memory at 100,000.
+ */
 export async function runNotificationsPhase(ctx: PhaseContext, results: BenchResults): Promise<void> {
   const { connections, seconds, warmupSeconds } = ctx.settings;
-  const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });
   let bare: Running | undefined;
+  const measureCeiling = async (): Promise<LoadResult> => {
+    const run = await measureThroughput(createRequest(bare!.port), connections, seconds, warmupSeconds, bare!.child.pid);
+    results.ceilings.create.push(run);
+    describeRun(ctx, 'bare Express 5, create response', run);
+    return run;
+  };
   try {
     for (const stored of STORED) {
       const dir = makeTempDir(`notifications-${stored}`);
       let service: Running | undefined;
+      let before: LoadResult | undefined;
+      let run: LoadResult | undefined;
+      let seedMs = 0;
       try {
-        const seedMs = stored > 0 ? await seedHistory(join(dir, 'notifications.yaml'), stored, dir) : 0;
+        seedMs = stored > 0 ? await seedHistory(join(dir, 'notifications.yaml'), stored, dir) : 0;
         service = await startNotifications(join(dir, 'notifications.yaml'), dir);
         ctx.log(`notifications with ${stored.toLocaleString('en-US')} stored: seeded in ${seedMs} ms, started in ${service.startupMs.toFixed(0)} ms`);
-        if (bare === undefined) {
-          bare = await startBare('bare create', 'post', '/notifications', 201, await createOnce(service.port));
-          const before = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
-          results.ceilings.create.push(before);
-          describeRun(ctx, 'bare Express 5, create response (before)', before);
-        }
+        bare ??= await startBare('bare create', 'post', '/notifications', 201, await createOnce(service.port));
+        before = results.ceilings.create.at(-1) ?? (await measureCeiling());
         if (stored === 100_000) await measureAt100k(ctx, results, service);
-        const run = await measureThroughput(createRequest(service.port), connections, seconds, warmupSeconds, service.child.pid);
+        run = await measureThroughput(createRequest(service.port), connections, seconds, warmupSeconds, service.child.pid);
         assertAlive(service.child, `the create run with ${stored} stored`);
         describeRun(ctx, `notifications create, ${stored.toLocaleString('en-US')} stored`, run);
-        const stage: CreateStage = { stored, seedMs, startupMs: service.startupMs, create: compare(run, results.ceilings.create) };
-        results.notifications.stages.push(stage);
         const memory = stored === 100_000 ? readMemory(service.child.pid) : undefined;
         const at100k = results.notifications.memoryAt100k;
         if (memory && at100k) Object.assign(at100k, { afterLoadMb: memory.rssMb, peakAfterLoadMb: memory.peakRssMb });
@@ -83,13 +62,10 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
         if (service) await stopChild(service.child);
         removeTempDir(dir);
       }
-    }
-    if (bare !== undefined) {
-      const after = await measureThroughput(createRequest(bare.port), connections, seconds, warmupSeconds, bare.child.pid);
-      results.ceilings.create.push(after);
-      describeRun(ctx, 'bare Express 5, create response (after)', after);
-      // Every stage's ratio against the mean of both ceiling runs.
-      for (const stage of results.notifications.stages) stage.create = compare(stage.create.service, results.ceilings.create);
+      if (before && run && service) {
+        const after = await measureCeiling();
+        results.notifications.stages.push({ stored, seedMs, startupMs: service.startupMs, create: compare([run], [before, after]) });
+      }
     }
   } finally {
     if (bare) await stopChild(bare.child);

@@ -1,5 +1,5 @@
 import type { LatencyResult, LoadResult } from './load.js';
-import type { BenchResults } from './results.js';
+import type { BenchResults, Compared } from './results.js';
 import type { TargetCheck } from './targets.js';
 
 const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -32,8 +32,22 @@ function row(cells: Array<string | number>): string {
 
 const CPU_HEADERS = ['Server CPU / request', 'Server cores busy'];
 
-function loadRow(label: string, run: LoadResult, before: string[] = [], after?: string): string {
-  return row([label, ...before, int(run.rps), ms(run.p50Ms), ms(run.p99Ms), ...cpu(run), int(run.non2xx), int(run.errors), ...(after === undefined ? [] : [after])]);
+const RATIO_HEADERS = ['Ratio to ceiling (req/s)', 'Ratio (server CPU / request)'];
+
+function loadRow(label: string, run: LoadResult, before: string[] = [], after: string[] = []): string {
+  return row([label, ...before, int(run.rps), ms(run.p50Ms), ms(run.p99Ms), ...cpu(run), int(run.non2xx), int(run.errors), ...after]);
+}
+
+const ratios = (compared: Compared) => [`**${pct(compared.ratio)}**`, pct(compared.cpuRatio)];
+
+/** c0, s0, c1, s1, …, cn: ceiling runs around the service runs, in the order they were made. */
+export function interleave<T>(ceilings: T[], services: T[]): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < Math.max(ceilings.length, services.length); i++) {
+    if (i < ceilings.length) out.push(ceilings[i]!);
+    if (i < services.length) out.push(services[i]!);
+  }
+  return out;
 }
 
 function latencyRow(label: string, run: LatencyResult): string {
@@ -72,13 +86,16 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '',
     '## notifications: `POST /notifications` (provider off)',
     '',
-    `${run}. The ceiling is a bare Express 5 route answering the same create response (201, same JSON), measured before and after the service runs; the ratio uses their mean.`,
+    `${run}. The ceiling is a bare Express 5 route answering the same create response (201, same JSON). ` +
+      'Runs in this order: ceiling, 0 stored, ceiling, 10,000, ceiling, 100,000, ceiling; each ratio uses the mean of the ceiling runs just before and after it.',
     '',
-    row(['Process', 'Stored', 'Seed', 'Startup', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors', 'Ratio to ceiling']),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-    ...ceilings.create.map((c, i) => loadRow(`bare Express 5 (${i === 0 ? 'before' : 'after'})`, c, ['–', '–', '–'], '–')),
-    ...notifications.stages.map((s) =>
-      loadRow('notifications', s.create.service, [int(s.stored), s.stored === 0 ? '–' : ms(s.seedMs), ms(s.startupMs)], pct(s.create.ratio)),
+    row(['Process', 'Stored', 'Seed', 'Startup', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors', ...RATIO_HEADERS]),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    ...interleave(
+      ceilings.create.map((c) => loadRow('bare Express 5', c, ['–', '–', '–'], ['–', '–'])),
+      notifications.stages.map((s) =>
+        loadRow('notifications', s.create.service, [int(s.stored), s.stored === 0 ? '–' : ms(s.seedMs), ms(s.startupMs)], ratios(s.create)),
+      ),
     ),
     '',
     '![create throughput against stored records](create-throughput.svg)',
@@ -119,14 +136,18 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
   lines.push('## device-control: `GET /devices`', '');
   if (devices) {
     lines.push(
-      `Simulator backend with ${devices.deviceCount} devices (${int(devices.bytes)} bytes); ${run}. Ceiling: bare Express 5 answering the same JSON, before and after.`,
+      `Simulator backend with ${devices.deviceCount} devices (${int(devices.bytes)} bytes); ${run}. ` +
+        'Ceiling: bare Express 5 answering the same JSON; the runs alternate, starting and ending with the ceiling.',
       '',
       row(['Process', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors']),
       row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-      ...ceilings.devices.map((c, i) => loadRow(`bare Express 5 (${i === 0 ? 'before' : 'after'})`, c)),
-      loadRow('device-control', devices.service),
+      ...interleave(
+        ceilings.devices.map((c) => loadRow('bare Express 5', c)),
+        (devices.serviceRounds ?? [devices.service]).map((r) => loadRow('device-control', r)),
+      ),
       '',
-      `Ratio to the ceiling: **${pct(devices.ratio)}**.`,
+      `Ratio to the ceiling: **${pct(devices.ratio)}** of req/s (mean of the service rounds over mean of the ceiling runs); ` +
+        `by server CPU per request: ${pct(devices.cpuRatio)}.`,
       '',
     );
   } else {

@@ -24,12 +24,18 @@ export interface RunSettings {
   latencySeconds: number;
 }
 
-/** A service run next to the ceiling measured before and after it in the same run. */
+/** Service runs next to the ceiling runs made just before and after them, in the same invocation. */
 export interface Compared {
+  /** The (first) service run. */
   service: LoadResult;
+  /** Every service run, when there were several rounds. */
+  serviceRounds?: LoadResult[];
   ceilingRps: number;
-  /** service.rps / ceilingRps */
+  serviceRps: number;
+  /** serviceRps / ceilingRps: what the targets are stated in. */
   ratio: number;
+  /** Ceiling CPU per request / service CPU per request: the same comparison, much less moved by other load. */
+  cpuRatio?: number;
 }
 
 /** Notifications at one history size. */

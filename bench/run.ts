@@ -4,10 +4,11 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runDeviceControlPhase } from './device-control.phase.js';
 import { probeDurableAppend } from './disk-probe.js';
-import { runNotificationsPhase, type PhaseContext } from './notifications.phase.js';
+import { runNotificationsPhase } from './notifications.phase.js';
+import type { PhaseContext } from './phase.js';
 import { cleanUpNow, installCleanupHandlers } from './processes.js';
 import { renderMarkdown } from './report-markdown.js';
-import type { BenchResults, RunSettings } from './results.js';
+import type { BenchResults, Compared, RunSettings } from './results.js';
 import { buildServices, ROOT } from './services.js';
 import { evaluateTargets } from './targets.js';
 import { renderThroughputSvg } from './throughput-svg.js';
@@ -25,6 +26,11 @@ const WATCHDOG_MS = 15 * 60 * 1000;
 function commandLine(): string {
   const env = OVERRIDES.filter((name) => process.env[name] !== undefined).map((name) => `${name}=${process.env[name]}`);
   return [...env, process.env.npm_lifecycle_event === 'bench' ? 'pnpm bench' : 'tsx bench/run.ts'].join(' ');
+}
+
+function describeRatio(compared: Compared): string {
+  const cpu = compared.cpuRatio === undefined ? '' : ` (by server CPU per request: ${(compared.cpuRatio * 100).toFixed(1)}%)`;
+  return `${(compared.ratio * 100).toFixed(1)}% of req/s${cpu}`;
 }
 
 async function main(): Promise<number> {
@@ -82,15 +88,16 @@ async function main(): Promise<number> {
   mkdirSync(docs, { recursive: true });
   writeFileSync(join(docs, 'benchmarks.json'), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
   writeFileSync(join(docs, 'benchmarks.md'), renderMarkdown(results, targets));
-  const points = results.notifications.stages.map((s) => ({ stored: s.stored, rps: s.create.service.rps }));
-  const ceiling = results.notifications.stages[0]?.create.ceilingRps ?? 0;
+  const points = results.notifications.stages.map((s) => ({ stored: s.stored, rps: s.create.serviceRps }));
+  const ceilingRuns = results.ceilings.create.map((c) => c.rps);
+  const ceiling = ceilingRuns.reduce((a, b) => a + b, 0) / Math.max(1, ceilingRuns.length);
   writeFileSync(join(docs, 'create-throughput.svg'), renderThroughputSvg(points, ceiling, 'notifications: POST /notifications, 32 connections'));
 
   console.log('\nratios to the bare Express 5 ceiling (same JSON, same connections, this run):');
   for (const stage of results.notifications.stages) {
-    console.log(`  create with ${stage.stored.toLocaleString('en-US').padStart(7)} stored: ${(stage.create.ratio * 100).toFixed(1)}%`);
+    console.log(`  create with ${stage.stored.toLocaleString('en-US').padStart(7)} stored: ${describeRatio(stage.create)}`);
   }
-  if (results.deviceControl.devices) console.log(`  GET /devices (50 devices):       ${(results.deviceControl.devices.ratio * 100).toFixed(1)}%`);
+  if (results.deviceControl.devices) console.log(`  GET /devices (50 devices):       ${describeRatio(results.deviceControl.devices)}`);
   console.log('\ntargets:');
   for (const t of targets) {
     const value = t.measured === undefined ? 'not measured' : `${t.measured.toFixed(t.unit === 'ms' && t.measured < 10 ? 2 : 1)} ${t.unit}`;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../bench/load.js';
 import { percentile } from '../bench/load.js';
-import { renderMarkdown } from '../bench/report-markdown.js';
+import { compare } from '../bench/phase.js';
+import { interleave, renderMarkdown } from '../bench/report-markdown.js';
 import type { BenchResults } from '../bench/results.js';
 import { evaluateTargets } from '../bench/targets.js';
 import { renderThroughputSvg } from '../bench/throughput-svg.js';
@@ -14,7 +15,7 @@ function load(rps: number): LoadResult {
 function results(overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle'] } = {}): BenchResults {
   const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2400, 1800];
   const ceiling = [load(3000), load(3000)];
-  const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, ratio: rps / 3000 } });
+  const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 } });
   return {
     command: 'pnpm bench',
     startedAt: '2026-11-22T05:00:00.000Z',
@@ -29,7 +30,7 @@ function results(overrides: { createRps?: [number, number, number]; startupMs?: 
       memoryAt100k: { afterStartMb: 200, startupPeakMb: 250, afterLoadMb: 260, peakAfterLoadMb: 270 },
     },
     deviceControl: {
-      devices: { service: load(2700), ceilingRps: 3000, ratio: 0.9, deviceCount: 50, bytes: 15_000 },
+      devices: { service: load(2700), ceilingRps: 3000, serviceRps: 2700, ratio: 0.9, cpuRatio: 0.85, deviceCount: 50, bytes: 15_000 },
       toggle: overrides.toggle ?? { status: 'measured', addedP50Ms: 1.2, command: 'node bench/toggle-latency.ts' },
     },
     problems: [],
@@ -91,6 +92,18 @@ describe('bench report', () => {
 });
 
 describe('bench helpers', () => {
+  it('compares service runs with the mean of the ceiling runs around them, by req/s and by CPU per request', () => {
+    const ceiling = (rps: number, cpuUs: number) => ({ ...load(rps), serverCpuUsPerRequest: cpuUs });
+
+    const compared = compare([ceiling(1500, 400)], [ceiling(2800, 200), ceiling(3200, 200)]);
+
+    expect(compared).toMatchObject({ ceilingRps: 3000, serviceRps: 1500, ratio: 0.5, cpuRatio: 0.5 });
+  });
+
+  it('lists ceiling and service runs in the order they were made', () => {
+    expect(interleave(['c0', 'c1', 'c2'], ['s0', 's1'])).toEqual(['c0', 's0', 'c1', 's1', 'c2']);
+  });
+
   it('takes the nearest-rank percentile of sorted values', () => {
     expect(percentile([1, 2, 3, 4], 0.5)).toBe(2);
     expect(percentile([1, 2, 3, 4], 0.99)).toBe(4);
