@@ -60,6 +60,10 @@ export class ServiceProcess {
         ...options.env,
       },
     });
+    // Never outlive the test process, even when it dies without running its afterAll hooks.
+    const orphanGuard = () => child.kill('SIGKILL');
+    process.once('exit', orphanGuard);
+    child.once('exit', () => process.removeListener('exit', orphanGuard));
     const service = new ServiceProcess(child);
     service.port = port;
     await eventually(async () => {
