@@ -25,6 +25,8 @@ async function routesOf(port: number): Promise<Route[]> {
 // (Node's HTTP parser itself refuses raw non-ASCII bytes: see the parser-level test below).
 const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
 const encodeUtf8 = (s: string) => percentEncodeBytes(Buffer.from(s, 'utf8'));
+// Text that cannot be percent-encoded (encodeURIComponent throws on it).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const pathParam = fc.oneof(
   fc.constantFrom(
@@ -240,6 +242,45 @@ describe('notifications under hostile input (real service, real YAML history)', 
   it('answers an empty body with a JSON content type as a validation failure, not a crash', async () => {
     const res = await assertSafe({ method: 'POST', target: '/notifications', headers: [['Content-Type', 'application/json']], body: '' });
     expect(res.status).toBe(400);
+  });
+
+  it('stores hostile but valid text exactly as sent and finds it again by recipient', { timeout: 60_000 }, async () => {
+    const yamlish = fc.constantFrom(
+      '- x', ': y', '&a', '*a', '!!js/function f', '!binary AAAA', '%TAG ! x', '---', '...', '? k', '| x', '> x', '# c', '"', "'",
+      '\u0000', 'a\u0000b', '\u2028', '\u2029', '\uFEFF', '\r', '\r\n', '\t', '\u0085', '\u00a0', 'null', '~', 'true', '0x10', '1e3',
+      '<<', '@', '`', '{a: 1}', '[1, 2]', 'x'.repeat(256), '\uD83D\uDCA9', '\uD800', '\uDFFF', 'é', '\u202Eevil',
+    );
+    const text = (max: number) =>
+      fc.array(fc.oneof(yamlish, fc.string({ unit: 'binary', maxLength: 8 })), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('').slice(0, max));
+    const nonEmpty = (max: number) => text(max).filter((v) => v.length > 0);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ recipient: nonEmpty(256), title: text(250), message: nonEmpty(1024), device: fc.option(nonEmpty(250), { nil: undefined }) }),
+        async (fields) => {
+          const res = await assertSafe({
+            method: 'POST',
+            target: '/notifications',
+            headers: [['Content-Type', 'application/json']],
+            body: JSON.stringify(fields),
+          });
+          if (res.status !== 201) return; // a refusal is fine (checked by assertSafe); a 201 must keep the text exactly
+          const created = JSON.parse(res.body.toString('utf8')) as { id: string } & typeof fields;
+          expect({ recipient: created.recipient, title: created.title, message: created.message }).toEqual({
+            recipient: fields.recipient,
+            title: fields.title,
+            message: fields.message,
+          });
+          const single = await sendRaw(service.port, { method: 'GET', target: `/notifications/single/${created.id}` });
+          expect(JSON.parse(single.body.toString('utf8'))).toEqual(created);
+          if (!LONE_SURROGATE.test(fields.recipient)) {
+            const list = await sendRaw(service.port, { method: 'GET', target: `/notifications/${encodeURIComponent(fields.recipient)}?limit=500` });
+            expect(list.status).toBe(200);
+            expect((JSON.parse(list.body.toString('utf8')) as Array<{ id: string }>).map((n) => n.id)).toContain(created.id);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 
   it('still serves, and the history it acknowledged loads again after a restart', { timeout: 30_000 }, async () => {
