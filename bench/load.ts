@@ -68,6 +68,8 @@ export async function measureThroughput(target: LoadRequest, connections: number
   };
 }
 
+const REQUEST_TIMEOUT_MS = 10_000;
+
 /** Latency of one request at a time over one keep-alive connection, timed to the microsecond. */
 export interface LatencyResult {
   samples: number;
@@ -79,11 +81,12 @@ export interface LatencyResult {
 function timedGet(agent: Agent, port: number, path: string): Promise<{ status: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       res.on('data', () => undefined);
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
       res.on('error', reject);
     });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path} took longer than ${REQUEST_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end();
   });

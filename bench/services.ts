@@ -11,6 +11,7 @@ export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NOTIFICATIONS_MAIN = join(ROOT, 'services/notifications/dist/main.js');
 const DEVICE_CONTROL_MAIN = join(ROOT, 'services/device-control/dist/main.js');
 const STARTUP_TIMEOUT_MS = 60_000;
+const SEED_TIMEOUT_MS = 180_000;
 
 /** A child listening on a loopback port. */
 export interface Running {
@@ -29,8 +30,10 @@ export async function buildServices(): Promise<void> {
   if (code !== 0) throw new Error(`tsc -b ${configs.join(' ')} failed with exit code ${code}`);
 }
 
-async function runToEnd(child: Child): Promise<void> {
+async function runToEnd(child: Child, timeoutMs: number): Promise<void> {
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), timeoutMs);
   if (child.exited === undefined) await once(child.process, 'exit');
+  clearTimeout(timer);
   if (child.exited?.code !== 0) throw new Error(`${child.name} failed (code ${child.exited?.code}):\n${tailOf(child)}`);
 }
 
@@ -43,7 +46,7 @@ export async function seedHistory(path: string, count: number, logDir: string): 
     cwd: ROOT,
     logFile: join(logDir, 'seed.log'),
   });
-  await runToEnd(child);
+  await runToEnd(child, SEED_TIMEOUT_MS);
   const last = readFileSync(child.logFile, 'utf8').trim().split('\n').at(-1) ?? '{}';
   return (JSON.parse(last) as { ms: number }).ms;
 }

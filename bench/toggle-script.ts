@@ -79,7 +79,7 @@ export async function runToggleScript(timeoutMs: number): Promise<ToggleResult> 
   untrack();
   const json = lastJsonObject(stdout);
   const text = parseToggleText(stdout);
-  const added = json === undefined ? text.addedP50Ms : findAddedP50(json);
+  const added = (json === undefined ? undefined : findAddedP50(json)) ?? text.addedP50Ms;
   const raw = json ?? { ...text, output: stdout.trim().split('\n').slice(-6) };
   const where = `services/device-control/${SCRIPT}`;
   if (timedOut || code !== 0) {
