@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { pngOfSize } from '../support/files.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 /** What the clients were told (2xx) and what they cannot know (the process died before answering). */
 interface Ledger {
   created: Set<string>;
+  /** Acknowledged creates that carried an attachment: its bytes must survive too. */
+  withFile: Map<string, Buffer>;
   deleted: Set<string>;
   read: Set<string>;
   /** Deletes and reads in flight at the kill: either outcome is correct. */
@@ -32,9 +35,13 @@ async function drive(base: string, ledger: Ledger, alive: () => boolean): Promis
     const known = [...ledger.created].filter((id) => !ledger.deleted.has(id) && !ledger.uncertain.has(id));
     try {
       if (roll < 0.5 || known.length === 0) {
-        const res = await call(base, 'POST', '/notifications', { recipient: pick(RECIPIENTS), message: `m-${Date.now()}` });
-        if (res.status === 201) ledger.created.add(((await res.json()) as { id: string }).id);
-        else throw new Error(`POST /notifications answered ${res.status}`);
+        const file = roll < 0.1 ? pngOfSize(200 + Math.floor(Math.random() * 5_000)) : undefined;
+        const attachment = file ? { attachment: { filename: 'f.png', contentType: 'image/png', data: file.toString('base64') } } : {};
+        const res = await call(base, 'POST', '/notifications', { recipient: pick(RECIPIENTS), message: `m-${Date.now()}`, ...attachment });
+        if (res.status !== 201) throw new Error(`POST /notifications answered ${res.status}`);
+        const { id } = (await res.json()) as { id: string };
+        ledger.created.add(id);
+        if (file) ledger.withFile.set(id, file);
       } else if (roll < 0.7) {
         const id = pick(known);
         ledger.uncertain.add(id);
@@ -71,6 +78,10 @@ async function audit(service: ServiceProcess, ledger: Ledger): Promise<string[]>
       problems.push(`created ${id} is missing (${res.status})`);
     } else if (ledger.read.has(id) && body.read !== true) {
       problems.push(`read ${id} is unread again`);
+    } else if (ledger.withFile.has(id)) {
+      const file = await call(service.base, 'GET', `/notifications/single/${id}/attachment`);
+      const bytes = Buffer.from(await file.arrayBuffer());
+      if (file.status !== 200 || !bytes.equals(ledger.withFile.get(id)!)) problems.push(`attachment of ${id} is lost or damaged (${file.status}, ${bytes.length} bytes)`);
     }
   }
   return problems;
@@ -86,7 +97,7 @@ describe('notifications service under kill -9 (child process, real YAML history)
     const dir = await mkdtemp(join(tmpdir(), 'notifications-crash-'));
     dirs.push(dir);
     const env = { STORAGE_PATH: join(dir, 'notifications.yaml') };
-    const ledger: Ledger = { created: new Set(), deleted: new Set(), read: new Set(), uncertain: new Set() };
+    const ledger: Ledger = { created: new Set(), withFile: new Map(), deleted: new Set(), read: new Set(), uncertain: new Set() };
 
     for (let round = 0; round < 5; round++) {
       const service = await startServiceProcess(env);
@@ -103,6 +114,7 @@ describe('notifications service under kill -9 (child process, real YAML history)
     expect(await audit(last, ledger), 'after the last restart').toEqual([]);
     expect(ledger.created.size).toBeGreaterThan(20);
     expect(ledger.deleted.size).toBeGreaterThan(0);
+    expect(ledger.withFile.size).toBeGreaterThan(0);
     await last.kill('SIGTERM');
     expect((await last.exited).code, last.output()).toBe(0);
     // A graceful stop folds the journal into the YAML file: it parses and holds every acknowledged survivor.
