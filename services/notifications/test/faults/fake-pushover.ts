@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readForm, startLocalServer, type ParsedForm } from '../pushover/pushover-test-kit.js';
 
-/** How the fake answers one request: an HTTP answer, or a connection cut before any answer. */
-export type FakeAnswer = { status: number; body: object | string } | 'reset';
+/** How the fake answers one request: an HTTP answer, a connection cut before any answer, or never (not delivered). */
+export type FakeAnswer = { status: number; body: object | string } | 'reset' | 'hang';
 
 /** One request the fake received and what it answered. */
 export interface FakeExchange {
@@ -23,6 +23,7 @@ export async function startFakePushover(decide: (form: ParsedForm) => FakeAnswer
           const answer = decide(form);
           exchanges.push({ form, answer });
           if (answer === 'reset') return void req.socket.destroy();
+          if (answer === 'hang') return;
           res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json' });
           res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
         },
@@ -36,7 +37,7 @@ export async function startFakePushover(decide: (form: ParsedForm) => FakeAnswer
     close: () => server.close(),
     /** Requests answered 200 for each message text. */
     deliveredCount(message: string): number {
-      return exchanges.filter((e) => e.form.fields.message === message && e.answer !== 'reset' && e.answer.status === 200).length;
+      return exchanges.filter((e) => e.form.fields.message === message && typeof e.answer === 'object' && e.answer.status === 200).length;
     },
   };
 }

@@ -22,6 +22,7 @@ function answerFor(message: string | undefined): FakeAnswer {
   if (message?.startsWith('quota')) return { status: 429, body: { status: 0, errors: [`over quota for ${API_TOKEN}`] } };
   if (message?.startsWith('crash')) return { status: 500, body: `<html>upstream error for ${echo}</html>` };
   if (message?.startsWith('reset')) return 'reset';
+  if (message?.startsWith('hang')) return 'hang';
   return acceptedAnswer();
 }
 
@@ -76,12 +77,12 @@ describe('notifications never reveals the provider credentials or the API key', 
       send({ method: 'POST', target: '/notifications', headers: [...auth, ['Content-Type', 'application/json']], body: JSON.stringify(body) });
 
     const ids: string[] = [];
-    for (const message of ['hello', 'reject me', 'quota me', 'crash me', 'reset me']) {
+    for (const message of ['hello', 'reject me', 'quota me', 'crash me', 'reset me', 'hang me']) {
       const res = await create({ recipient: 'ops', message });
       ids.push((JSON.parse(res.body.toString('utf8')) as { id: string }).id);
     }
     await create({ recipient: 'ops', message: 'with file', attachment: { filename: 'p.png', contentType: 'image/png', data: PNG.toString('base64') } });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // retries of the 5xx and reset run out
+    await new Promise((resolve) => setTimeout(resolve, 1_300)); // retries of the 5xx, reset and hang run out
     await send({ method: 'GET', target: '/notifications/ops' });
     for (const id of ids) await send({ method: 'GET', target: `/notifications/single/${id}` });
     await send({ method: 'PATCH', target: `/notifications/${ids[0]}/read` });
