@@ -78,5 +78,10 @@ const bigJson = express.json({ limit: CREATE_JSON_LIMIT });
 export const createBodyParsers: RequestHandler = (req, res, next) => {
   if (!isCreate(req)) return next();
   if (req.is('multipart/form-data')) return multipart(req, res, next);
+  if (req.is(['application/json', 'application/*+json']) === false) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `POST /notifications takes JSON or multipart/form-data, not ${req.headers['content-type']}`, {
+      solution: 'Send Content-Type: application/json, or multipart/form-data with the file as a part',
+    });
+  }
   return bigJson(req, res, next);
 };

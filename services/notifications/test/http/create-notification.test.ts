@@ -142,6 +142,12 @@ describe('POST /notifications', () => {
     expect((await post({ ...valid, priorty: 2 })).status).toBe(400);
   });
 
+  it('returns 415 for a body that is neither JSON nor multipart', async () => {
+    const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'text/plain').send('recipient=ops');
+    expect(res.status).toBe(415);
+    expect(res.body.solution).toMatch(/multipart\/form-data/);
+  });
+
   it('returns 400 with the common body for malformed JSON', async () => {
     const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'application/json').send('{"recipient":');
     expect(res.status).toBe(400);
