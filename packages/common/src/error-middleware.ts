@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from './errors.js';
 import type { ErrorBody } from './error-body.js';
+import type { Logger } from './logger.js';
+import { requestIdOf } from './request-log.js';
 
 interface HttpLikeError {
   status?: number;
@@ -32,10 +34,10 @@ export const notFoundHandler: RequestHandler = (req) => {
 };
 
 /** The one place that writes a failure: the common body, the status from the table, no internals. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const createErrorHandler = (logger: Logger): ErrorRequestHandler => (err, _req, res, _next) => {
   const appError = toAppError(err);
   if (appError.code === 'INTERNAL') {
-    req.log.error({ err, reqId: req.id }, 'unexpected error');
+    logger.error({ err, reqId: requestIdOf(res) }, 'unexpected error');
   }
   if (res.headersSent) {
     res.destroy();

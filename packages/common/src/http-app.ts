@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Api } from './api.js';
 import { requireApiKey } from './auth.js';
-import { errorHandler, notFoundHandler } from './error-middleware.js';
+import { createErrorHandler, notFoundHandler } from './error-middleware.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './request-log.js';
 
@@ -47,6 +47,6 @@ export function createHttpApp(options: HttpAppOptions): Express {
   options.api.mountDocs(app);
   app.use(options.api.router);
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(createErrorHandler(options.logger));
   return app;
 }

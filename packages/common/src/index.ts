@@ -1,10 +1,10 @@
 export { z } from './zod.js';
 export { AppError, ERROR_TABLE, isAppError, type ErrorCode, type ErrorDetail, type AppErrorOptions } from './errors.js';
 export { ErrorBodySchema, type ErrorBody } from './error-body.js';
-export { errorHandler, notFoundHandler } from './error-middleware.js';
+export { createErrorHandler, notFoundHandler } from './error-middleware.js';
 export { ConfigError, loadConfig, loadConfigOrExit, readDotenvFiles, type LoadConfigOptions } from './config.js';
 export { createLogger, REDACT_PATHS, type Logger, type LoggerOptions } from './logger.js';
-export { requestLog } from './request-log.js';
+export { requestLog, requestIdOf } from './request-log.js';
 export { requireApiKey } from './auth.js';
 export { Api, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
 export { createHttpApp, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js';
