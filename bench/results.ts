@@ -62,6 +62,8 @@ export interface ToggleResult {
 /** Everything one `pnpm bench` run measured. */
 export interface BenchResults {
   command: string;
+  /** The commit measured, and whether services/ or packages/ had uncommitted changes (a shared checkout). */
+  code: { commit: string; uncommittedChanges: boolean } | undefined;
   startedAt: string;
   durationSeconds: number;
   machine: MachineInfo;

@@ -1,4 +1,5 @@
 // `pnpm bench`: both services beside bare Express 5 ceilings, in one run; writes docs/benchmarks.{md,json} and the plot.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,15 @@ const settings: RunSettings = {
 };
 const WATCHDOG_MS = 15 * 60 * 1000;
 
+function codeVersion(): BenchResults['code'] {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    return { commit: git('rev-parse', '--short', 'HEAD'), uncommittedChanges: git('status', '--porcelain', '--', 'services', 'packages') !== '' };
+  } catch {
+    return undefined; // not a git checkout
+  }
+}
+
 function commandLine(): string {
   const env = OVERRIDES.filter((name) => process.env[name] !== undefined).map((name) => `${name}=${process.env[name]}`);
   return [...env, process.env.npm_lifecycle_event === 'bench' ? 'pnpm bench' : 'tsx bench/run.ts'].join(' ');
@@ -43,6 +53,7 @@ async function main(): Promise<number> {
   const started = performance.now();
   const results: BenchResults = {
     command: commandLine(),
+    code: codeVersion(),
     startedAt: new Date().toISOString(),
     durationSeconds: 0,
     machine: {

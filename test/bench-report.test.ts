@@ -18,6 +18,7 @@ function results(overrides: { createRps?: [number, number, number]; startupMs?: 
   const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 } });
   return {
     command: 'pnpm bench',
+    code: { commit: 'abc1234', uncommittedChanges: false },
     startedAt: '2026-11-22T05:00:00.000Z',
     durationSeconds: 200,
     machine: { cpuModel: 'Test CPU', cores: 2, memoryGb: 4, node: 'v20.20.2', platform: 'linux x64', loadAverageStart: 0.1, loadAverageEnd: 0.2 },
@@ -69,7 +70,7 @@ describe('bench report', () => {
 
     expect(markdown).toContain('| issue 4 | startup with 100,000 stored | 3400 ms | < 3,000 ms | **MISSED** |');
     expect(markdown).toContain('| Test CPU | 2 | 4.0 GB | v20.20.2 | linux x64 | 0.10 / 0.20 | –; – |');
-    expect(markdown).toContain('`pnpm bench`');
+    expect(markdown).toContain('`pnpm bench`, run 2026-11-22T05:00:00.000Z (200 s) on commit abc1234.');
   });
 
   it('draws one point per history size and the three reference levels in the SVG', () => {
