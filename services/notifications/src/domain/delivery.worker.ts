@@ -49,7 +49,8 @@ export class DeliveryWorker {
 
   /** Runs the first attempt of a new record; resolves the record as stored once that attempt finished or timed out. */
   async deliverNow(record: NotificationRecord): Promise<NotificationRecord> {
-    return (await this.attempt(record.id)) ?? record;
+    // A request is waiting for this one: it goes ahead of background retries.
+    return (await this.attempt(record.id, true)) ?? record;
   }
 
   /** Deliveries waiting for a retry timer, for /health. */
@@ -76,11 +77,11 @@ export class DeliveryWorker {
     this.timers.set(id, timer);
   }
 
-  private attempt(id: string): Promise<NotificationRecord | undefined> {
+  private attempt(id: string, urgent = false): Promise<NotificationRecord | undefined> {
     const running = this.inFlight.get(id);
     if (running) return running;
     const attempt = this.limit
-      .run(() => this.runAttempt(id))
+      .run(() => this.runAttempt(id), urgent)
       .catch((err: unknown) => {
         // Only the repository can fail here; the record stays pending and is retried.
         this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
