@@ -119,7 +119,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       ...(ceilings.list ? [latencyRow('bare Express 5, same JSON', ceilings.list)] : []),
       latencyRow('notifications', list.unloaded),
       '',
-      `Under load (${list.loaded.connections} connections, ${list.loaded.seconds} s measured after ${settings.warmupSeconds} s warm-up):`,
+      `Under load (${list.loaded.connections} connections, ${Math.round(list.loaded.seconds)} s measured after ${settings.warmupSeconds} s warm-up):`,
       '',
       row(['Process', 'req/s', 'p50', 'p99', ...CPU_HEADERS, 'non-2xx', 'errors']),
       row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),

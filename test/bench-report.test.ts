@@ -53,6 +53,7 @@ describe('bench targets', () => {
     expect(byTarget['create throughput with 10,000 stored vs bare Express 5']).toMatchObject({ status: 'missed', measured: (2300 / 3000) * 100 });
     expect(byTarget['create throughput with 100,000 stored vs bare Express 5']).toMatchObject({ status: 'missed' });
     expect(byTarget['startup with 100,000 stored']).toMatchObject({ status: 'missed', measured: 3_400 });
+    expect(byTarget['resident memory at 100,000 stored']).toMatchObject({ status: 'met', basis: 'VmRSS once /health answers; 260 MB after the list and create runs' });
   });
 
   it('reports a toggle row that did not run as not measured, never as met', () => {
