@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, sendRaw, type RawResponse } from '../../../notifications/test/hostile/raw-http.js';
+import {
+  PUBLIC_ROUTE_PATHS as PUBLIC,
+  expectErrorBody,
+  rightApiKeyCases,
+  routesFromOpenApi,
+  sendRaw,
+  wrongApiKeyCases,
+  type DocumentedRoute as Route,
+  type RawResponse,
+} from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
 const API_KEY = 'hostile-test-key-0123456789';
-const PUBLIC = ['/health', '/docs', '/openapi.json'];
-
-interface Route {
-  method: string;
-  path: string;
-}
 
 let app: ServedApp;
 let routes: Route[];
@@ -16,8 +19,7 @@ let routes: Route[];
 beforeAll(async () => {
   app = await serveTestApp({ apiKey: API_KEY });
   const doc = await sendRaw(app.port, { method: 'GET', target: '/openapi.json' });
-  const paths = (JSON.parse(doc.body.toString('utf8')) as { paths: Record<string, Record<string, unknown>> }).paths;
-  routes = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })));
+  routes = routesFromOpenApi(JSON.parse(doc.body.toString('utf8')) as Parameters<typeof routesFromOpenApi>[0]);
 });
 
 afterAll(async () => {
@@ -35,14 +37,7 @@ function send(route: Route, headers: Array<[string, string]>): Promise<RawRespon
   });
 }
 
-const WRONG: Array<[string, Array<[string, string]>]> = [
-  ['no key', []],
-  ['a wrong bearer key', [['Authorization', 'Bearer not-the-key-0123456789']]],
-  ['a wrong X-API-Key', [['X-API-Key', 'not-the-key-0123456789']]],
-  ['the key with a suffix', [['X-API-Key', `${API_KEY}x`]]],
-  ['an empty bearer', [['Authorization', 'Bearer ']]],
-  ['the key as Basic auth', [['Authorization', `Basic ${Buffer.from(`user:${API_KEY}`).toString('base64')}`]]],
-];
+const WRONG = wrongApiKeyCases(API_KEY);
 
 describe('device-control with API_KEY set: every route from /openapi.json', () => {
   it('documents the public routes and the protected ones', () => {
@@ -65,7 +60,7 @@ describe('device-control with API_KEY set: every route from /openapi.json', () =
 
   it('lets the right key through on every non-public route (bearer and X-API-Key)', async () => {
     for (const route of routes.filter((r) => !PUBLIC.includes(r.path))) {
-      for (const headers of [[['Authorization', `Bearer ${API_KEY}`]], [['X-API-Key', API_KEY]]] as Array<Array<[string, string]>>) {
+      for (const headers of rightApiKeyCases(API_KEY)) {
         const res = await send(route, headers);
         expect(res.status, `${route.method} ${route.path}`).not.toBe(401);
       }

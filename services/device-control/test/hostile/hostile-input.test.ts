@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '../../../notifications/test/hostile/raw-http.js';
+import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
 interface Route {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRawStream, type RawStream } from '../../../notifications/test/hostile/raw-stream.js';
+import { openRawStream, type RawStream } from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 import { cloudDevice } from '../fakes/fake-device-cloud.js';
 

@@ -10,7 +10,7 @@ import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { PNG } from '../support/files.js';
 import { makeTempDir, silentLogger } from '../support/test-app.js';
 import { FaultyFs } from '../storage/faulty-fs.js';
-import { expectErrorBody, sendRaw, type RawResponse } from '../hostile/raw-http.js';
+import { expectErrorBody, sendRaw, type RawResponse } from '@homeops/test-kit';
 
 interface Harness {
   fs: FaultyFs;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendRaw } from '../hostile/raw-http.js';
+import { sendRaw } from '@homeops/test-kit';
 import { makeStorageDir, removeDir, startRealService, type RunningTestService } from '../hostile/running-service.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { acceptedAnswer, startFakePushover, type FakeAnswer } from './fake-pushover.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from './raw-http.js';
+import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
 import { hashDir, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
 
 interface Route {

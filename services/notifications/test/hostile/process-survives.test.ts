@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, type ServiceProcess } from '../faults/service-process.js';
-import { expectErrorBody, sendRaw } from './raw-http.js';
+import { expectErrorBody, sendRaw } from '@homeops/test-kit';
 
 // In-process suites cannot see a crash (vitest catches it); this one runs the service as production does.
 describe('notifications process under malformed uploads (child process)', () => {

@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
-import { sendRaw } from './raw-http.js';
-import { openRawStream, type RawStream } from './raw-stream.js';
+import { openRawStream, sendRaw, type RawStream } from '@homeops/test-kit';
 
 const servers: Server[] = [];
 const streams: RawStream[] = [];

@@ -1,7 +1,7 @@
 import { get } from 'node:http';
 import { createLogger } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendRaw, type RawRequest } from '../hostile/raw-http.js';
+import { sendRaw, type RawRequest } from '@homeops/test-kit';
 import { makeStorageDir, removeDir, startRealService } from '../hostile/running-service.js';
 import { acceptedAnswer, startFakePushover, type FakeAnswer } from '../faults/fake-pushover.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';

@@ -1,0 +1,34 @@
+import { PUBLIC_PATHS } from '@homeops/common';
+
+/** A route as the OpenAPI document lists it. */
+export interface DocumentedRoute {
+  method: string;
+  path: string;
+}
+
+/** Every operation of an OpenAPI document, so a table over routes covers new routes by itself. */
+export function routesFromOpenApi(document: { paths: Record<string, Record<string, unknown>> }): DocumentedRoute[] {
+  return Object.entries(document.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),
+  );
+}
+
+/** Paths that stay open when API_KEY is set. */
+export const PUBLIC_ROUTE_PATHS: readonly string[] = PUBLIC_PATHS;
+
+/** Missing and wrong ways to present a key; every one must get 401. */
+export function wrongApiKeyCases(apiKey: string): Array<[string, Array<[string, string]>]> {
+  return [
+    ['no key', []],
+    ['a wrong bearer key', [['Authorization', 'Bearer not-the-key-0123456789']]],
+    ['a wrong X-API-Key', [['X-API-Key', 'not-the-key-0123456789']]],
+    ['the key with a suffix', [['X-API-Key', `${apiKey}x`]]],
+    ['an empty bearer', [['Authorization', 'Bearer ']]],
+    ['the key as Basic auth', [['Authorization', `Basic ${Buffer.from(`user:${apiKey}`).toString('base64')}`]]],
+  ];
+}
+
+/** The two accepted ways to present the key. */
+export function rightApiKeyCases(apiKey: string): Array<Array<[string, string]>> {
+  return [[['Authorization', `Bearer ${apiKey}`]], [['X-API-Key', apiKey]]];
+}
