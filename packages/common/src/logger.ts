@@ -33,14 +33,25 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+const SCALAR_TWIN = Symbol('homeops.scalarTwin');
+
 /** A structured JSON logger that censors secrets wherever they appear as a field. */
 export function createLogger(options: LoggerOptions): Logger {
-  return pino(
-    {
-      level: options.level ?? 'info',
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      base: { service: options.service },
-    },
-    options.destination ?? pino.destination({ sync: false }),
-  );
+  const destination = options.destination ?? pino.destination({ sync: false });
+  const base = { service: options.service };
+  const logger = pino({ level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base }, destination);
+  // pino's redactor walks every redact path for every field of every line, scalars included: on the access log that
+  // cost more than a request's handler. Lines of scalars under fixed non-secret keys cannot change under redaction,
+  // so they may go through this unredacted twin writing the same format to the same stream (see scalarLogger).
+  Object.defineProperty(logger, SCALAR_TWIN, { value: pino({ level: 'trace', base }, destination) });
+  return logger;
+}
+
+/**
+ * For lines whose fields are all scalars under keys that are not secret (nothing redaction would touch): a logger
+ * that writes exactly what `logger` would, without the redaction pass, if `logger` was made by createLogger
+ * (not a child of it); else `logger` itself. Callers check `logger.isLevelEnabled` first: the twin logs every level.
+ */
+export function scalarLogger(logger: Logger): Logger {
+  return Object.prototype.hasOwnProperty.call(logger, SCALAR_TWIN) ? (logger as Logger & { [SCALAR_TWIN]: Logger })[SCALAR_TWIN] : logger;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { Logger } from './logger.js';
+import { scalarLogger, type Logger } from './logger.js';
 
 const SAFE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
@@ -11,20 +11,22 @@ export function requestIdOf(res: Response): string | undefined {
 
 /**
  * Gives each request an id (a caller's sane X-Request-Id is kept) and writes one access-log line of plain fields.
- * The line is built from scalars on purpose: redaction over raw request objects cost more than the handlers.
+ * The line is built from scalars on purpose: redaction over raw request objects cost more than the handlers, and a
+ * line of scalars under these fixed keys is one redaction leaves as it is, so it skips that pass (scalarLogger).
  */
 export function requestLog(logger: Logger): RequestHandler {
+  const lines = scalarLogger(logger);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     (res.locals as { requestId?: string }).requestId = id;
     res.setHeader('X-Request-Id', id);
-    let logged = false;
-    const log = () => {
-      if (logged) return;
-      logged = true;
+    // 'close' follows 'finish' on a completed response and also comes alone for an aborted one: one listener.
+    res.once('close', () => {
       const status = res.writableFinished ? res.statusCode : 499;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
       const line = {
         reqId: id,
         method: req.method,
@@ -32,12 +34,8 @@ export function requestLog(logger: Logger): RequestHandler {
         status,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       };
-      if (status >= 500) logger.error(line, 'request failed');
-      else if (status >= 400) logger.warn(line, 'request completed');
-      else logger.info(line, 'request completed');
-    };
-    res.once('finish', log);
-    res.once('close', log);
+      lines[level](line, status >= 500 ? 'request failed' : 'request completed');
+    });
     next();
   };
 }

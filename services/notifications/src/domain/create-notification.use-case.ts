@@ -48,9 +48,6 @@ function assertPriority(value: number): Priority {
   });
 }
 
-function withoutUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never;
-}
 
 /**
  * Stores the notification (attachment file first, then the record, both durable) and runs the first delivery
@@ -63,23 +60,27 @@ export async function createNotification(
 ): Promise<NotificationRecord> {
   const now = ctx.clock.now();
   const id = uniqueId(ctx, now);
-  const { attachment: incoming, ...fields } = input;
+  const incoming = input.attachment;
   let attachment: AttachmentMeta | undefined;
   if (incoming) {
     const type = assertAttachmentType(incoming.data, incoming.contentType);
     attachment = { filename: safeFilename(incoming.filename, `attachment-${id}`), contentType: type.contentType, size: incoming.data.length };
   }
   const delivery: Delivery = { status: deps.deliveryEnabled ? 'pending' : 'skipped', attempts: 0 };
-  const record: NotificationRecord = {
-    id,
-    ...withoutUndefined(fields),
-    priority: assertPriority(fields.priority),
-    ...(attachment ? { attachment } : {}),
-    read: false,
-    readAt: null,
-    createdAt: now.toISOString(),
-    delivery,
-  };
+  // The input's defined fields in their order (priority checked in its place), then what the service sets.
+  const fields: Record<string, unknown> = { id };
+  for (const key in input) {
+    if (key === 'attachment' || !Object.hasOwn(input, key)) continue;
+    const value = input[key as keyof NewNotification];
+    if (value !== undefined) fields[key] = value;
+  }
+  fields.priority = assertPriority(input.priority);
+  if (attachment) fields.attachment = attachment;
+  fields.read = false;
+  fields.readAt = null;
+  fields.createdAt = now.toISOString();
+  fields.delivery = delivery;
+  const record = fields as unknown as NotificationRecord;
   if (incoming && attachment) await ctx.attachments.save(id, incoming.data);
   try {
     await ctx.repository.insert(record);

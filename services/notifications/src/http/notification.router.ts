@@ -1,5 +1,5 @@
 import type { Api } from '@homeops/common';
-import { createNotification } from '../domain/create-notification.use-case.js';
+import { createNotification, type NewNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
 import { nextPageLink } from './next-page-link.js';
@@ -27,11 +27,13 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     responses: { 201: { description: 'Stored; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
     errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_UNAVAILABLE'],
     handler: async ({ body }, _req, res) => {
-      const { attachment, ...fields } = body;
-      const record = await createNotification(ctx, create, {
-        ...fields,
-        ...(attachment ? { attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } } : {}),
-      });
+      const { attachment } = body;
+      // Without an attachment the validated body already is the input (createNotification copies what it keeps).
+      const input: NewNotification =
+        attachment === undefined
+          ? (body as Omit<typeof body, 'attachment'>)
+          : { ...body, attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } };
+      const record = await createNotification(ctx, create, input);
       res.status(201).location(`/notifications/single/${record.id}`).json(record);
     },
   });

@@ -23,10 +23,19 @@ export interface StorageFs {
   syncDir(dir: string): Promise<void>;
 }
 
+// Loops until every byte is written (one write() may be short); a plain write avoids appendFile's generic path.
+async function appendAll(handle: FileHandle, data: Buffer | string): Promise<void> {
+  const buffer = typeof data === 'string' ? Buffer.from(data) : data;
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset);
+    offset += bytesWritten;
+  }
+}
+
 function wrap(handle: FileHandle): StorageFile {
   return {
-    // appendFile loops until every byte is written, unlike a single write().
-    append: (data) => handle.appendFile(data),
+    append: (data) => appendAll(handle, data),
     datasync: () => handle.datasync(),
     sync: () => handle.sync(),
     truncate: (length) => handle.truncate(length),

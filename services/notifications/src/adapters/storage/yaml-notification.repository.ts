@@ -176,13 +176,22 @@ export class YamlNotificationRepository implements NotificationRepository {
   // Applied to memory now (so later calls build on it), undone if the group commit carrying it fails.
   private async commit(puts: NotificationRecord[], deletes: string[]): Promise<void> {
     if (this.state !== 'open') throw new AppError('STORAGE_UNAVAILABLE', `The notification history ${this.path} is not open`);
-    const undo = [
-      ...puts.map((record) => [record.id, this.index.put(record)] as const),
-      ...deletes.map((id) => [id, this.index.delete(id)] as const),
-    ];
-    const data = puts.map((record) => encodeJournalEntry({ put: record })).join('') + deletes.map((id) => encodeJournalEntry({ del: id })).join('');
+    const index = this.index;
+    const ids: string[] = [];
+    const previous: Array<ReturnType<NotificationIndex['put']>> = [];
+    let data = '';
+    for (const record of puts) {
+      ids.push(record.id);
+      previous.push(index.put(record));
+      data += encodeJournalEntry({ put: record });
+    }
+    for (const id of deletes) {
+      ids.push(id);
+      previous.push(index.delete(id));
+      data += encodeJournalEntry({ del: id });
+    }
     const rollback = (): void => {
-      for (let i = undo.length - 1; i >= 0; i--) this.index.restore(undo[i]![0], undo[i]![1]);
+      for (let i = ids.length - 1; i >= 0; i--) index.restore(ids[i]!, previous[i]);
     };
     try {
       await this.journal!.append(data, rollback);

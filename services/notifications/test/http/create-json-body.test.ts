@@ -1,0 +1,73 @@
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../support/test-app.js';
+
+let server: Server;
+let port: number;
+
+// buildTestApp closes its history after each test, so each test gets its own app and server.
+beforeEach(async () => {
+  const { app } = await buildTestApp();
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterEach(() => new Promise((resolve) => server.close(resolve)));
+
+/** POST /notifications with Content-Length (the lean reader) or chunked (express.json); status and body. */
+function post(body: Buffer, contentType: string, framing: 'length' | 'chunked'): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'content-type': contentType };
+    if (framing === 'length') headers['content-length'] = String(body.length);
+    else headers['transfer-encoding'] = 'chunked';
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/notifications', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+// What may differ between two creates of the same notification: id, time, the provider's request id.
+const comparable = ({ id: _id, createdAt: _createdAt, delivery, ...rest }: Record<string, unknown>) => ({
+  ...rest,
+  ...(delivery === undefined ? {} : { delivery: (delivery as { status: string }).status }),
+});
+
+describe('POST /notifications JSON bodies: the lean reader answers exactly like express.json', () => {
+  const valid = '{"recipient":"ops","title":"t","message":"m é ✓","priority":1}';
+  const bodies: Array<[string, Buffer]> = [
+    ['a plain object', Buffer.from(valid)],
+    ['leading JSON whitespace', Buffer.from(` \t\r\n${valid}`)],
+    ['a byte order mark', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(valid)])],
+    ['an empty body', Buffer.alloc(0)],
+    ['whitespace only', Buffer.from('  \n')],
+    ['a bare number', Buffer.from('42')],
+    ['a string', Buffer.from('"ops"')],
+    ['null', Buffer.from('null')],
+    ['an array', Buffer.from('[1,2]')],
+    ['broken JSON', Buffer.from('{"recipient":')],
+    ['trailing garbage', Buffer.from(`${valid}x`)],
+    ['invalid UTF-8 in a string', Buffer.concat([Buffer.from('{"recipient":"ops","message":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    ['an unknown field', Buffer.from('{"recipient":"ops","message":"m","token":"x"}')],
+  ];
+  for (const [name, body] of bodies) {
+    it(`with ${name}`, async () => {
+      for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON']) {
+        const lean = await post(body, type, 'length');
+        const generic = await post(body, type, 'chunked');
+        expect(lean.status).toBe(generic.status);
+        expect(comparable(lean.body)).toEqual(comparable(generic.body));
+      }
+    });
+  }
+
+  it('stores what it read', async () => {
+    const res = await post(Buffer.from('{"recipient":"ops","message":"m é ✓"}'), 'application/json', 'length');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ recipient: 'ops', title: '', message: 'm é ✓', priority: 0 });
+  });
+});
