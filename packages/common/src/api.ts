@@ -47,21 +47,6 @@ function issuesToDetails(part: string, error: z.ZodError) {
   }));
 }
 
-function parseRequest(parts: Array<[string, Schema, unknown]>): unknown[] {
-  const details: Array<{ path: string; message: string }> = [];
-  const values = parts.map(([part, schema, value]) => {
-    if (!schema) return undefined;
-    const result = schema.safeParse(value);
-    if (result.success) return result.data;
-    details.push(...issuesToDetails(part, result.error));
-    return undefined;
-  });
-  if (details.length > 0) {
-    throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
-  }
-  return values;
-}
-
 /** Collects routes into an Express router and an OpenAPI document at the same time. */
 export class Api {
   readonly router: ExpressRouter = Router();
@@ -79,12 +64,20 @@ export class Api {
     this.document(spec);
     const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](expressPath, async (req, res) => {
-      const [params, query, body] = parseRequest([
-        ['params', spec.params, req.params],
-        ['query', spec.query, req.query],
-        ['body', spec.body, req.body ?? {}],
-      ]);
-      await spec.handler({ params, query, body } as RouteInput<P, Q, B>, req, res);
+      // Only the parts the route declares are read (optional calls skip their arguments): Express 5 parses
+      // req.query anew on every access.
+      const params = spec.params?.safeParse(req.params);
+      const query = spec.query?.safeParse(req.query);
+      const body = spec.body?.safeParse(req.body ?? {});
+      if (params?.success === false || query?.success === false || body?.success === false) {
+        const details = [
+          ...(params?.success === false ? issuesToDetails('params', params.error) : []),
+          ...(query?.success === false ? issuesToDetails('query', query.error) : []),
+          ...(body?.success === false ? issuesToDetails('body', body.error) : []),
+        ];
+        throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
+      }
+      await spec.handler({ params: params?.data, query: query?.data, body: body?.data } as RouteInput<P, Q, B>, req, res);
     });
   }
 

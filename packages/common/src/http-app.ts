@@ -20,6 +20,37 @@ export interface HttpAppOptions {
   beforeJson?: express.RequestHandler[];
 }
 
+type HeaderOp = [name: string, value: string | number | readonly string[] | undefined];
+
+/**
+ * helmet with static options sets the same headers on every response, through a dozen nested middleware calls:
+ * record what it does once and replay that. Anything not plainly static (it calls more than setHeader and
+ * removeHeader, or not next() at once) keeps the middleware itself.
+ */
+function replayStaticHeaders(middleware: express.RequestHandler): express.RequestHandler {
+  const ops: HeaderOp[] = [];
+  let passed = false;
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => void ops.push([name, value]),
+    removeHeader: (name: string) => void ops.push([name, undefined]),
+  };
+  try {
+    void middleware(Object.create(null) as express.Request, recorder as unknown as express.Response, (err?: unknown) => {
+      passed = err === undefined;
+    });
+  } catch {
+    passed = false;
+  }
+  if (!passed) return middleware;
+  return (_req, res, next) => {
+    for (const [name, value] of ops) {
+      if (value === undefined) res.removeHeader(name);
+      else res.setHeader(name, value);
+    }
+    next();
+  };
+}
+
 /** The baseline both services share: ids and access log, security headers, auth, JSON, docs, 404 and errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
@@ -27,15 +58,17 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestLog(options.logger));
   app.use(
-    helmet({
-      contentSecurityPolicy: {
-        directives: {
-          // Swagger UI's page sets inline styles and loads images as data URIs.
-          'style-src': ["'self'", "'unsafe-inline'"],
-          'img-src': ["'self'", 'data:'],
+    replayStaticHeaders(
+      helmet({
+        contentSecurityPolicy: {
+          directives: {
+            // Swagger UI's page sets inline styles and loads images as data URIs.
+            'style-src': ["'self'", "'unsafe-inline'"],
+            'img-src': ["'self'", 'data:'],
+          },
         },
-      },
-    }),
+      }),
+    ),
   );
   if (options.apiKey) {
     app.use(requireApiKey(options.apiKey, PUBLIC_PATHS));
