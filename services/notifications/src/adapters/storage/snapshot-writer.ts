@@ -30,17 +30,21 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
   let bytes = 0;
   let renamed = false;
   try {
+    // Each chunk is encoded once (its length is the encoded one) and dropped after its write.
+    const flush = async (text: string): Promise<void> => {
+      const data = Buffer.from(text);
+      bytes += data.length;
+      await file.append(data);
+    };
     let chunk = formatHeader(write.journalName, write.generation, write.records.length === 0);
     for (let i = 0; i < write.records.length; i++) {
       chunk += formatRecord(write.records[i]!);
       if ((i + 1) % write.chunkRecords === 0) {
-        bytes += Buffer.byteLength(chunk);
-        await file.append(chunk);
+        await flush(chunk);
         chunk = '';
       }
     }
-    bytes += Buffer.byteLength(chunk);
-    await file.append(chunk);
+    await flush(chunk);
     await file.sync();
     await file.close();
     if (!(await write.stillValid())) return undefined;

@@ -23,7 +23,11 @@ export interface YamlRepositoryOptions {
   compactAfterBytes?: number;
   /** Fold on close, so a stopped service leaves everything in the readable YAML file. */
   compactOnClose?: boolean;
-  /** Records formatted between two awaited writes while folding (bounds event-loop stalls). */
+  /**
+   * Records formatted between two awaited writes while folding (bounds event-loop stalls). The default keeps each
+   * slice well under a millisecond and its text (~60 KB) out of V8's large-object space, which a fold of 100k
+   * records would otherwise fill with short-lived strings and so force full garbage collections.
+   */
   snapshotChunkRecords?: number;
   log?: StorageLog;
   fs?: StorageFs;
@@ -233,7 +237,7 @@ export class YamlNotificationRepository implements NotificationRepository {
       journalName: journalFileName(this.path, generation),
       generation,
       records: capture.records,
-      chunkRecords: this.options.snapshotChunkRecords ?? 500,
+      chunkRecords: this.options.snapshotChunkRecords ?? 128,
       stillValid: async () => {
         await journal.settled(capture.seq);
         return journal.failureEpoch === capture.epoch;
