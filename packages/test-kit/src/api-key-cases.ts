@@ -1,4 +1,5 @@
 import { PUBLIC_PATHS } from '@homeops/common';
+import { expectErrorBody, type RawResponse } from './raw-http.js';
 
 /** A route as the OpenAPI document lists it. */
 export interface DocumentedRoute {
@@ -31,4 +32,32 @@ export function wrongApiKeyCases(apiKey: string): Array<[string, Array<[string, 
 /** The two accepted ways to present the key. */
 export function rightApiKeyCases(apiKey: string): Array<Array<[string, string]>> {
   return [[['Authorization', `Bearer ${apiKey}`]], [['X-API-Key', apiKey]]];
+}
+
+/** Sends one request to a documented route with the given headers. */
+export type RouteSender = (route: DocumentedRoute, headers: Array<[string, string]>) => Promise<RawResponse>;
+
+/** Every non-public route × every wrong key: the ones that did not answer 401 with the error body, as text. */
+export async function routesLettingWrongKeysIn(routes: DocumentedRoute[], send: RouteSender, apiKey: string): Promise<string[]> {
+  const failures: string[] = [];
+  for (const route of routes.filter((r) => !PUBLIC_ROUTE_PATHS.includes(r.path))) {
+    for (const [label, headers] of wrongApiKeyCases(apiKey)) {
+      const res = await send(route, headers);
+      if (res.status !== 401) failures.push(`${route.method} ${route.path} with ${label}: ${res.status}`);
+      else expectErrorBody(res, `${route.method} ${route.path} with ${label}`);
+    }
+  }
+  return failures;
+}
+
+/** Every non-public route × both right ways to send the key: the ones that still answered 401. */
+export async function routesRefusingTheRightKey(routes: DocumentedRoute[], send: RouteSender, apiKey: string): Promise<string[]> {
+  const failures: string[] = [];
+  for (const route of routes.filter((r) => !PUBLIC_ROUTE_PATHS.includes(r.path))) {
+    for (const headers of rightApiKeyCases(apiKey)) {
+      const res = await send(route, headers);
+      if (res.status === 401) failures.push(`${route.method} ${route.path} with ${headers[0]?.[0]}`);
+    }
+  }
+  return failures;
 }

@@ -1,3 +1,12 @@
 export { sendRaw, percentEncodeBytes, expectErrorBody, type RawRequest, type RawResponse } from './raw-http.js';
 export { openRawStream, type RawStream } from './raw-stream.js';
-export { routesFromOpenApi, PUBLIC_ROUTE_PATHS, wrongApiKeyCases, rightApiKeyCases, type DocumentedRoute } from './api-key-cases.js';
+export {
+  routesFromOpenApi,
+  PUBLIC_ROUTE_PATHS,
+  wrongApiKeyCases,
+  rightApiKeyCases,
+  routesLettingWrongKeysIn,
+  routesRefusingTheRightKey,
+  type DocumentedRoute,
+  type RouteSender,
+} from './api-key-cases.js';
