@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../emulator/child-output.js';
-import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
-import { createTestPki, type TestPki } from '../emulator/pki.js';
-import { EventStream, ServiceProcess } from './service-process.js';
+import type { EmulatedAccount, MerossEmulator } from '../emulator/meross-emulator.js';
+import { startEmulatedSetup, type EmulatedSetup } from './emulated-setup.js';
+import { EventStream, type ServiceProcess } from './service-process.js';
 
 const PLUG = 'plug0000000000000000000000000001';
 const STRIP = 'strip000000000000000000000000002';
@@ -24,18 +21,14 @@ interface DeviceBody {
 }
 
 describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross against the emulated Meross cloud', { timeout: 20_000 }, () => {
-  let pki: TestPki;
+  let setup: EmulatedSetup | undefined;
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
   let service: ServiceProcess;
-  let workDir: string;
 
   beforeAll(async () => {
-    pki = createTestPki();
-    account = createAccount();
-    emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
-    workDir = mkdtempSync(join(tmpdir(), 'device-control-e2e-'));
-    service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir });
+    setup = await startEmulatedSetup('e2e');
+    ({ account, emulator, service } = setup);
     await eventually(async () => {
       const devices = (await service.request('GET', '/devices')).body as DeviceBody[];
       return devices.length === 4 && devices.filter((d) => d.controllable).length === 3;
@@ -43,10 +36,7 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
   }, 30_000);
 
   afterAll(async () => {
-    await service?.stop();
-    await emulator?.stop();
-    pki?.remove();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    await setup?.stop();
   });
 
   async function device(uuid: string): Promise<DeviceBody> {

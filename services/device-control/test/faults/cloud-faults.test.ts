@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../emulator/child-output.js';
-import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
-import { createTestPki, type TestPki } from '../emulator/pki.js';
-import { ServiceProcess, type ServiceResponse } from '../e2e/service-process.js';
+import type { MerossEmulator } from '../emulator/meross-emulator.js';
+import { startEmulatedSetup, type EmulatedSetup } from '../e2e/emulated-setup.js';
+import type { ServiceProcess, ServiceResponse } from '../e2e/service-process.js';
 
 // Faults the e2e suites do not cover (they cover: API down at startup, revoked token, broker restart, dropped
 // replies → 504, ERROR replies → 502, offline → 409, 1030 redirects): a long broker outage under load, a
@@ -28,26 +25,18 @@ function expectCommonFailure(res: ServiceResponse, context: string): void {
 }
 
 describe('device-control under cloud faults (src/main.ts against the emulated Meross cloud)', () => {
-  let pki: TestPki;
-  let account: EmulatedAccount;
+  let setup: EmulatedSetup | undefined;
   let emulator: MerossEmulator;
   let service: ServiceProcess;
-  let workDir: string;
 
   // One service for the suite (each start compiles the sources); every test leaves the cloud healthy again.
   beforeAll(async () => {
-    pki = createTestPki();
-    account = createAccount();
-    emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
-    workDir = mkdtempSync(join(tmpdir(), 'device-control-faults-'));
-    service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir });
+    setup = await startEmulatedSetup('faults');
+    ({ emulator, service } = setup);
   }, 30_000);
 
   afterAll(async () => {
-    await service?.stop();
-    await emulator?.stop();
-    pki?.remove();
-    if (workDir) rmSync(workDir, { recursive: true, force: true });
+    await setup?.stop();
   });
 
   beforeEach(async () => {

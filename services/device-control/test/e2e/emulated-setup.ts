@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
+import { createTestPki, type TestPki } from '../emulator/pki.js';
+import { ServiceProcess } from './service-process.js';
+
+/** An emulated Meross cloud with the standard devices and src/main.ts running against it. */
+export interface EmulatedSetup {
+  pki: TestPki;
+  account: EmulatedAccount;
+  emulator: MerossEmulator;
+  service: ServiceProcess;
+  workDir: string;
+  /** Stops the service and the emulator and removes every temp file. */
+  stop(): Promise<void>;
+}
+
+/** Starts the emulator and the service in a fresh temp work dir named after `label`. */
+export async function startEmulatedSetup(label: string): Promise<EmulatedSetup> {
+  const pki = createTestPki();
+  const account = createAccount();
+  const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+  const workDir = mkdtempSync(join(tmpdir(), `device-control-${label}-`));
+  const service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir });
+  return {
+    pki,
+    account,
+    emulator,
+    service,
+    workDir,
+    async stop() {
+      await service.stop();
+      await emulator.stop();
+      pki.remove();
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
