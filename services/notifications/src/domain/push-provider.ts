@@ -1,19 +1,13 @@
-import type { Priority } from './notification.js';
+import type { NotificationRecord } from './notification.js';
 
-/** One message as the provider should deliver it. */
-export interface PushMessage {
-  title: string;
-  message: string;
-  priority: Priority;
-  sound?: string;
-  url?: string;
-  urlTitle?: string;
-  html?: boolean;
-  ttl?: number;
-  device?: string;
+/** One message as the provider should deliver it: the deliverable fields of a record, plus the image bytes. */
+export type PushMessage = Pick<
+  NotificationRecord,
+  'title' | 'message' | 'priority' | 'sound' | 'url' | 'urlTitle' | 'html' | 'ttl' | 'device'
+> & {
   /** Images only; Pushover shows them inline. */
   attachment?: { filename: string; contentType: string; data: Buffer };
-}
+};
 
 /** What the provider returns for an accepted message. */
 export interface PushReceipt {
