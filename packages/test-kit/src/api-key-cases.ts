@@ -1,5 +1,5 @@
 import { PUBLIC_PATHS } from '@homeops/common';
-import { expectErrorBody, type RawResponse } from './raw-http.js';
+import { expectErrorBody, sendRaw, type RawResponse } from './raw-http.js';
 
 /** A route as the OpenAPI document lists it. */
 export interface DocumentedRoute {
@@ -8,9 +8,13 @@ export interface DocumentedRoute {
 }
 
 /** Every operation of an OpenAPI document, so a table over routes covers new routes by itself. */
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
 export function routesFromOpenApi(document: { paths: Record<string, Record<string, unknown>> }): DocumentedRoute[] {
   return Object.entries(document.paths).flatMap(([path, ops]) =>
-    Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })),
+    Object.keys(ops)
+      .filter((key) => HTTP_METHODS.includes(key))
+      .map((method) => ({ method: method.toUpperCase(), path })),
   );
 }
 
@@ -60,4 +64,10 @@ export async function routesRefusingTheRightKey(routes: DocumentedRoute[], send:
     }
   }
   return failures;
+}
+
+/** The routes a running service documents at /openapi.json. */
+export async function fetchDocumentedRoutes(port: number): Promise<DocumentedRoute[]> {
+  const doc = await sendRaw(port, { method: 'GET', target: '/openapi.json' });
+  return routesFromOpenApi(JSON.parse(doc.body.toString('utf8')) as Parameters<typeof routesFromOpenApi>[0]);
 }

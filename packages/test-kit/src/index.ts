@@ -2,6 +2,7 @@ export { sendRaw, percentEncodeBytes, expectErrorBody, type RawRequest, type Raw
 export { openRawStream, type RawStream } from './raw-stream.js';
 export {
   routesFromOpenApi,
+  fetchDocumentedRoutes,
   PUBLIC_ROUTE_PATHS,
   wrongApiKeyCases,
   rightApiKeyCases,

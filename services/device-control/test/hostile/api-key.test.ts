@@ -4,7 +4,7 @@ import {
   expectErrorBody,
   routesLettingWrongKeysIn,
   routesRefusingTheRightKey,
-  routesFromOpenApi,
+  fetchDocumentedRoutes,
   sendRaw,
   type DocumentedRoute as Route,
   type RawResponse,
@@ -18,8 +18,7 @@ let routes: Route[];
 
 beforeAll(async () => {
   app = await serveTestApp({ apiKey: API_KEY });
-  const doc = await sendRaw(app.port, { method: 'GET', target: '/openapi.json' });
-  routes = routesFromOpenApi(JSON.parse(doc.body.toString('utf8')) as Parameters<typeof routesFromOpenApi>[0]);
+  routes = await fetchDocumentedRoutes(app.port);
 });
 
 afterAll(async () => {

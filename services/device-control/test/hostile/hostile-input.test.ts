@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
+import { expectErrorBody, fetchDocumentedRoutes, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
 interface Route {
@@ -8,7 +8,6 @@ interface Route {
   path: string;
 }
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 // Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded.
 const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
@@ -77,13 +76,7 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
 
   beforeAll(async () => {
     app = await serveTestApp({ service: { maxCommandsPerMinute: 100_000 } });
-    const doc = await sendRaw(app.port, { method: 'GET', target: '/openapi.json' });
-    const paths = (JSON.parse(doc.body.toString('utf8')) as { paths: Record<string, Record<string, unknown>> }).paths;
-    routes = Object.entries(paths).flatMap(([path, ops]) =>
-      Object.keys(ops)
-        .filter((m) => METHODS.includes(m))
-        .map((method) => ({ method: method.toUpperCase(), path })),
-    );
+    routes = await fetchDocumentedRoutes(app.port);
   });
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import {
   expectErrorBody,
   routesLettingWrongKeysIn,
   routesRefusingTheRightKey,
-  routesFromOpenApi,
+  fetchDocumentedRoutes,
   sendRaw,
   type DocumentedRoute as Route,
   type RawResponse,
@@ -18,8 +18,7 @@ let routes: Route[];
 
 beforeAll(async () => {
   service = await startRealService(await makeStorageDir(), { API_KEY });
-  const doc = await sendRaw(service.port, { method: 'GET', target: '/openapi.json' });
-  routes = routesFromOpenApi(JSON.parse(doc.body.toString('utf8')) as Parameters<typeof routesFromOpenApi>[0]);
+  routes = await fetchDocumentedRoutes(service.port);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
+import { expectErrorBody, fetchDocumentedRoutes, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
 import { hashDir, makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
 
 interface Route {
@@ -8,18 +8,7 @@ interface Route {
   path: string;
 }
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** Every documented route, from the service's own OpenAPI document. */
-async function routesOf(port: number): Promise<Route[]> {
-  const res = await sendRaw(port, { method: 'GET', target: '/openapi.json' });
-  const doc = JSON.parse(res.body.toString('utf8')) as { paths: Record<string, Record<string, unknown>> };
-  return Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.keys(ops)
-      .filter((m) => METHODS.includes(m))
-      .map((method) => ({ method: method.toUpperCase(), path })),
-  );
-}
 
 // Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded
 // (Node's HTTP parser itself refuses raw non-ASCII bytes: see the parser-level test below).
@@ -120,7 +109,7 @@ describe('notifications under hostile input (real service, real YAML history)', 
 
   beforeAll(async () => {
     service = await startRealService(await makeStorageDir());
-    routes = await routesOf(service.port);
+    routes = await fetchDocumentedRoutes(service.port);
     // Some history to hit, so reads and deletes find records.
     for (const recipient of ['alice', 'bob']) {
       const res = await sendRaw(service.port, {
