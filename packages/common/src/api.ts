@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type Response, type Express, type Router as ExpressRouter } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { ZodType, z } from 'zod';
 import { ErrorBodySchema } from './error-body.js';
@@ -47,9 +47,15 @@ function issuesToDetails(part: string, error: z.ZodError) {
   }));
 }
 
-/** Collects routes into an Express router and an OpenAPI document at the same time. */
+interface MountedRoute {
+  method: Method;
+  path: string;
+  handler: RequestHandler;
+}
+
+/** Collects routes and an OpenAPI document at the same time; `mountRoutes` adds the routes to an app. */
 export class Api {
-  readonly router: ExpressRouter = Router();
+  private readonly routes: MountedRoute[] = [];
   private readonly registry = new OpenAPIRegistry();
 
   constructor(private readonly info: { title: string; version: string; description?: string }) {
@@ -62,8 +68,8 @@ export class Api {
     spec: RouteSpec<P, Q, B>,
   ): void {
     this.document(spec);
-    const expressPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
-    this.router[spec.method](expressPath, async (req, res) => {
+    const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const handler: RequestHandler = async (req, res) => {
       // Only the parts the route declares are read (optional calls skip their arguments): Express 5 parses
       // req.query anew on every access.
       const params = spec.params?.safeParse(req.params);
@@ -78,7 +84,13 @@ export class Api {
         throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
       }
       await spec.handler({ params: params?.data, query: query?.data, body: body?.data } as RouteInput<P, Q, B>, req, res);
-    });
+    };
+    this.routes.push({ method: spec.method, path, handler });
+  }
+
+  /** Adds every route registered so far to `app` itself: a nested router would cost each request another dispatch. */
+  mountRoutes(app: Express): void {
+    for (const route of this.routes) app[route.method](route.path, route.handler);
   }
 
   private document<P extends Schema, Q extends Schema, B extends Schema>(spec: RouteSpec<P, Q, B>): void {

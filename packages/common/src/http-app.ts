@@ -20,6 +20,16 @@ export interface HttpAppOptions {
   beforeJson?: express.RequestHandler[];
 }
 
+const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
+  contentSecurityPolicy: {
+    directives: {
+      // Swagger UI's page sets inline styles and loads images as data URIs.
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:'],
+    },
+  },
+};
+
 type HeaderOp = [name: string, value: string | number | readonly string[] | undefined];
 
 /**
@@ -51,34 +61,40 @@ function replayStaticHeaders(middleware: express.RequestHandler): express.Reques
   };
 }
 
+/**
+ * Synchronous middleware run one after another as one Express layer: every layer costs each request a dispatch
+ * through the router, and the baseline below runs on every request. A throw still reaches the error handler.
+ */
+function inSeries(handlers: express.RequestHandler[]): express.RequestHandler {
+  return (req, res, next) => {
+    let at = 0;
+    const step = (err?: unknown): void => {
+      if (err !== undefined || at === handlers.length) return next(err);
+      const result: unknown = handlers[at++]!(req, res, step);
+      if (result instanceof Promise) result.catch((error: unknown) => step(error ?? new Error('Rejected promise')));
+    };
+    step();
+  };
+}
+
 /** The baseline both services share: ids and access log, security headers, auth, JSON, docs, 404 and errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(requestLog(options.logger));
-  app.use(
-    replayStaticHeaders(
-      helmet({
-        contentSecurityPolicy: {
-          directives: {
-            // Swagger UI's page sets inline styles and loads images as data URIs.
-            'style-src': ["'self'", "'unsafe-inline'"],
-            'img-src': ["'self'", 'data:'],
-          },
-        },
-      }),
-    ),
-  );
+  const baseline = [requestLog(options.logger), replayStaticHeaders(helmet(HELMET_OPTIONS))];
   if (options.apiKey) {
-    app.use(requireApiKey(options.apiKey, PUBLIC_PATHS));
+    baseline.push(requireApiKey(options.apiKey, PUBLIC_PATHS));
   } else {
     options.logger.warn('API_KEY is not set: every route is open to anyone who can reach this port');
   }
-  for (const handler of options.beforeJson ?? []) app.use(handler);
-  app.use(express.json({ limit: options.jsonLimit ?? '100kb' }));
+  baseline.push(...(options.beforeJson ?? []));
+  const json = express.json({ limit: options.jsonLimit ?? '100kb' });
+  // A body a route's own parser (beforeJson) already read is not looked at again.
+  baseline.push((req, res, next) => (req.body === undefined ? json(req, res, next) : next()));
+  app.use(inSeries(baseline));
+  options.api.mountRoutes(app);
   options.api.mountDocs(app);
-  app.use(options.api.router);
   app.use(notFoundHandler);
   app.use(createErrorHandler(options.logger));
   return app;

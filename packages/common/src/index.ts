@@ -11,5 +11,6 @@ export { createHttpApp, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js'
 export { EventStreamHub, type EventStream, type EventStreamOptions } from './sse.js';
 export { serve, type ServeOptions, type RunningServer } from './server.js';
 export { processInfo } from './process-info.js';
+export { sendJson } from './send-json.js';
 export { withTimeout, TimeoutError } from './timeout.js';
 export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';

@@ -41,13 +41,14 @@ function uniqueId(ctx: NotificationContext, now: Date): string {
   }
 }
 
+const OPTIONAL_FIELDS = ['sound', 'url', 'urlTitle', 'html', 'ttl', 'device'] as const;
+
 function assertPriority(value: number): Priority {
   if (Number.isInteger(value) && value >= -2 && value <= 2) return value as Priority;
   throw new AppError('VALIDATION_FAILED', 'priority must be an integer from -2 to 2', {
     details: [{ path: 'body.priority', message: 'must be an integer from -2 to 2' }],
   });
 }
-
 
 /**
  * Stores the notification (attachment file first, then the record, both durable) and runs the first delivery
@@ -67,14 +68,12 @@ export async function createNotification(
     attachment = { filename: safeFilename(incoming.filename, `attachment-${id}`), contentType: type.contentType, size: incoming.data.length };
   }
   const delivery: Delivery = { status: deps.deliveryEnabled ? 'pending' : 'skipped', attempts: 0 };
-  // The input's defined fields in their order (priority checked in its place), then what the service sets.
-  const fields: Record<string, unknown> = { id };
-  for (const key in input) {
-    if (key === 'attachment' || !Object.hasOwn(input, key)) continue;
-    const value = input[key as keyof NewNotification];
+  // Given fields in the record's documented order, optional ones only when set (no empty keys in the file).
+  const fields: Record<string, unknown> = { id, recipient: input.recipient, title: input.title, message: input.message, priority: assertPriority(input.priority) };
+  for (const key of OPTIONAL_FIELDS) {
+    const value = input[key];
     if (value !== undefined) fields[key] = value;
   }
-  fields.priority = assertPriority(input.priority);
   if (attachment) fields.attachment = attachment;
   fields.read = false;
   fields.readAt = null;

@@ -1,4 +1,4 @@
-import type { Api } from '@homeops/common';
+import { sendJson, type Api } from '@homeops/common';
 import { createNotification, type NewNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
@@ -34,7 +34,9 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
           ? (body as Omit<typeof body, 'attachment'>)
           : { ...body, attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } };
       const record = await createNotification(ctx, create, input);
-      res.status(201).location(`/notifications/single/${record.id}`).json(record);
+      // Ids are Crockford base32: the path needs no encoding.
+      res.setHeader('Location', `/notifications/single/${record.id}`);
+      sendJson(res, 201, record);
     },
   });
 

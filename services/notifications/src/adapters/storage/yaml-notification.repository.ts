@@ -19,7 +19,7 @@ export type StorageLog = (level: 'info' | 'warn' | 'error', message: string) => 
 export interface YamlRepositoryOptions {
   /** Extra wait before a group commit, to gather more changes per fdatasync (0: next tick). */
   groupCommitDelayMs?: number;
-  /** Fold the journal into the YAML snapshot once it holds this many bytes. */
+  /** Fold the journal into the YAML snapshot once it holds this many bytes, or as many as the snapshot if more. */
   compactAfterBytes?: number;
   /** Fold on close, so a stopped service leaves everything in the readable YAML file. */
   compactOnClose?: boolean;
@@ -206,7 +206,10 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   private maybeCompact(): void {
-    const due = (this.journal?.bytes ?? 0) + this.olderJournalBytes >= (this.options.compactAfterBytes ?? 8 * 1024 * 1024);
+    // Folding rewrites the whole history: once the journal is as big as the snapshot, so the cost per change stays
+    // constant as the history grows, and a restart never replays more journal than it reads snapshot.
+    const threshold = Math.max(this.options.compactAfterBytes ?? 8 * 1024 * 1024, this.snapshotBytes);
+    const due = (this.journal?.bytes ?? 0) + this.olderJournalBytes >= threshold;
     if (!due || this.state !== 'open' || this.compaction !== undefined || Date.now() < this.compactionRetryAt) return;
     this.compaction = this.compact()
       .catch((error: unknown) => {
