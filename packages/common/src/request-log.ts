@@ -22,8 +22,9 @@ export function requestLog(logger: Logger): RequestHandler {
     const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     (res.locals as { requestId?: string }).requestId = id;
     res.setHeader('X-Request-Id', id);
-    // 'close' follows 'finish' on a completed response and also comes alone for an aborted one: one listener.
-    res.once('close', () => {
+    // 'close' follows 'finish' on a completed response and also comes alone for an aborted one: one listener
+    // (and 'close' comes once, so no once() wrapper).
+    res.on('close', () => {
       const status = res.writableFinished ? res.statusCode : 499;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;

@@ -2,6 +2,7 @@ import { AppError } from '@homeops/common';
 import { assertAttachmentType, safeFilename } from './attachment-type.js';
 import type { DeliveryWorker } from './delivery.worker.js';
 import type { NotificationContext } from './notification-context.js';
+import { isoTimestamp } from './iso-time.js';
 import { newNotificationId } from './notification-id.js';
 import type { AttachmentMeta, Delivery, NotificationRecord, Priority } from './notification.js';
 
@@ -77,7 +78,7 @@ export async function createNotification(
   if (attachment) fields.attachment = attachment;
   fields.read = false;
   fields.readAt = null;
-  fields.createdAt = now.toISOString();
+  fields.createdAt = isoTimestamp(now);
   fields.delivery = delivery;
   const record = fields as unknown as NotificationRecord;
   if (incoming && attachment) await ctx.attachments.save(id, incoming.data);

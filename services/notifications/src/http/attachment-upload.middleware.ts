@@ -9,7 +9,8 @@ export const CREATE_JSON_LIMIT = '7mb';
 const NUMBER_FIELDS = new Set(['priority', 'ttl']);
 const BOOLEAN_FIELDS = new Set(['html']);
 
-const isCreate = (req: Parameters<RequestHandler>[0]) => req.method === 'POST' && req.path === '/notifications';
+// The plain URL first: req.path parses it.
+const isCreate = (req: Parameters<RequestHandler>[0]) => req.method === 'POST' && (req.url === '/notifications' || req.path === '/notifications');
 
 // Form fields are text; give the ones the schema types as numbers and booleans their JSON shape.
 function coerceField(name: string, value: string): unknown {
@@ -113,7 +114,6 @@ function readSmallJson(req: Parameters<RequestHandler>[0], next: Parameters<Requ
     settled = true;
     req.off('data', onData);
     req.off('end', onEnd);
-    req.off('error', onError);
     req.off('close', onClose);
     next(error);
   };
@@ -130,13 +130,12 @@ function readSmallJson(req: Parameters<RequestHandler>[0], next: Parameters<Requ
     }
     settle();
   };
-  const onError = (): void => settle(badBody('request aborted', 'request.aborted'));
+  // An aborted request always ends in 'close' (its 'error' is only emitted to listeners, and there are none).
   const onClose = (): void => {
-    if (!req.complete) onError();
+    if (!req.complete) settle(badBody('request aborted', 'request.aborted'));
   };
   req.on('data', onData);
   req.on('end', onEnd);
-  req.on('error', onError);
   req.on('close', onClose);
 }
 

@@ -71,3 +71,27 @@ describe('POST /notifications JSON bodies: the lean reader answers exactly like 
     expect(res.body).toMatchObject({ recipient: 'ops', title: '', message: 'm é ✓', priority: 0 });
   });
 });
+
+describe('POST /notifications with a body cut short', () => {
+  it('stores nothing when the client goes away mid-body, and keeps serving', async () => {
+    const { connect } = await import('node:net');
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"recipient":"cut","mess');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await post(Buffer.from('{"recipient":"cut","message":"whole"}'), 'application/json', 'length');
+    expect(after.status).toBe(201);
+    const list = await new Promise<unknown[]>((resolve, reject) => {
+      httpRequest({ host: '127.0.0.1', port, path: '/notifications/cut' }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[]));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(list).toHaveLength(1);
+  });
+});

@@ -51,7 +51,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   private olderJournalBytes = 0;
   private writable = true;
   private lastError: string | null = null;
-  private lastWriteAt: string | null = null;
+  private lastWriteAtMs: number | undefined;
   private compaction: Promise<void> | undefined;
   private compactionRetryAt = 0;
   private closing: Promise<void> | undefined;
@@ -172,7 +172,7 @@ export class YamlNotificationRepository implements NotificationRepository {
       writable: this.writable,
       records: this.index.size,
       fileBytes: this.snapshotBytes + this.olderJournalBytes + journalBytes,
-      lastWriteAt: this.lastWriteAt,
+      lastWriteAt: this.lastWriteAtMs === undefined ? null : new Date(this.lastWriteAtMs).toISOString(),
       lastError: this.lastError,
     };
   }
@@ -262,7 +262,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   private onWritten(): void {
     this.writable = true;
     this.lastError = null;
-    this.lastWriteAt = new Date().toISOString();
+    this.lastWriteAtMs = Date.now();
   }
 
   private onFailed(error: unknown): void {
