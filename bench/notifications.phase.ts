@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureLatency, measureThroughput, type LoadRequest, type LoadResult } from './load.js';
 import { assertAlive, compare, describeRun, type PhaseContext } from './phase.js';
 import { httpGet, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
-import type { BenchResults } from './results.js';
+import type { BenchResults, CreateStage, Fold } from './results.js';
 import { seedHistory, startBare, startNotifications, type Running } from './services.js';
 
 const STORED = [0, 10_000, 100_000];
@@ -13,6 +14,29 @@ const CREATE_BODY = JSON.stringify({
   message: 'Nightly backup of /srv on server-12 completed in 4 min 12 s (2.1 GB). Next run tonight at 02:00.',
   priority: 0,
 });
+
+const FOLDED = /^Folded (\d+) notifications .* in (\d+) ms$/;
+
+/** The folds a notification service logged so far (its storage logs one info line per fold). */
+function foldsLogged(logFile: string): Fold[] {
+  let text = '';
+  try {
+    text = readFileSync(logFile, 'utf8');
+  } catch {
+    return [];
+  }
+  const folds: Fold[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('Folded ')) continue;
+    try {
+      const match = FOLDED.exec((JSON.parse(line) as { msg?: string }).msg ?? '');
+      if (match) folds.push({ records: Number(match[1]), ms: Number(match[2]) });
+    } catch {
+      // not a log line of ours
+    }
+  }
+  return folds;
+}
 
 const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });
 
@@ -43,6 +67,7 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
       let before: LoadResult | undefined;
       let run: LoadResult | undefined;
       let seedMs = 0;
+      let folds: CreateStage['folds'];
       try {
         seedMs = stored > 0 ? await seedHistory(join(dir, 'notifications.yaml'), stored, dir) : 0;
         service = await startNotifications(join(dir, 'notifications.yaml'), dir);
@@ -59,12 +84,18 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
       } catch (error) {
         ctx.fail(`notifications with ${stored} stored`, error);
       } finally {
-        if (service) await stopChild(service.child);
+        if (service) {
+          const whileRunning = foldsLogged(service.child.logFile);
+          await stopChild(service.child);
+          folds = { whileRunning, onStop: foldsLogged(service.child.logFile).slice(whileRunning.length).at(-1) };
+        }
         removeTempDir(dir);
       }
       if (before && run && service) {
         const after = await measureCeiling();
-        results.notifications.stages.push({ stored, seedMs, startupMs: service.startupMs, create: compare([run], [before, after]) });
+        const stage: CreateStage = { stored, seedMs, startupMs: service.startupMs, create: compare([run], [before, after]) };
+        if (folds) stage.folds = folds;
+        results.notifications.stages.push(stage);
       }
     }
   } finally {

@@ -1,5 +1,5 @@
 import type { LatencyResult, LoadResult } from './load.js';
-import type { BenchResults, Compared } from './results.js';
+import type { BenchResults, Compared, Fold } from './results.js';
 import type { TargetCheck } from './targets.js';
 
 const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US'));
@@ -60,6 +60,10 @@ function latencyRow(label: string, run: LatencyResult): string {
 }
 
 /** docs/benchmarks.md: what was measured, on what, with which command, and every target met or missed. */
+function describeFold(fold: Fold): string {
+  return `${int(fold.records)} records in ${int(fold.ms)} ms`;
+}
+
 export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): string {
   const { machine, settings, notifications, deviceControl, ceilings } = results;
   const run = `${settings.connections} connections, ${settings.seconds} s measured after ${settings.warmupSeconds} s warm-up`;
@@ -105,6 +109,21 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     ),
     '',
     '![create throughput against stored records](create-throughput.svg)',
+    '',
+    'Folds of the journal into the YAML snapshot (from the service log): under load the service folds once the journal is as big as ' +
+      'the snapshot (at least 32 MiB), and otherwise when changes pause for 2 s; every record is formatted into the YAML file at least once in its life. ' +
+      '"While running" counts the folds from the service start to the end of its create runs; "on stop" is the fold a stopping service makes of everything, ' +
+      'the same work a fold under load would do at that size.',
+    '',
+    row(['Stored', 'Folds while running', 'Fold on stop']),
+    row(['---:', '---', '---']),
+    ...notifications.stages.map((s) =>
+      row([
+        int(s.stored),
+        s.folds === undefined ? '–' : s.folds.whileRunning.length === 0 ? 'none' : s.folds.whileRunning.map(describeFold).join('; '),
+        s.folds?.onStop === undefined ? '–' : describeFold(s.folds.onStop),
+      ]),
+    ),
     '',
   ];
   const list = notifications.listAt100k;

@@ -38,12 +38,20 @@ export interface Compared {
   cpuRatio?: number;
 }
 
+/** One fold of the journal into the YAML snapshot, as the service logged it. */
+export interface Fold {
+  records: number;
+  ms: number;
+}
+
 /** Notifications at one history size. */
 export interface CreateStage {
   stored: number;
   seedMs: number;
   startupMs: number;
   create: Compared;
+  /** Folds the service made from its start to the end of the create runs, and the one it made when stopped. */
+  folds?: { whileRunning: Fold[]; onStop: Fold | undefined };
 }
 
 /** Toggle latency from device-control's own bench script, when it exists and ran. */

@@ -76,6 +76,39 @@ describe('YamlNotificationRepository restart', () => {
     expect(repo.stats().fileBytes).toBeGreaterThan(0);
   });
 
+  it('under load, waits for the journal to grow as big as the snapshot before folding again', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml');
+    const folds: number[] = [];
+    const log = (_level: string, message: string) => {
+      const match = /^Folded (\d+) /.exec(message);
+      if (match) folds.push(Number(match[1]));
+    };
+    const repo = await openRepository(path, { compactAfterBytes: 4096, compactWhenQuietMs: 0, compactOnClose: false, log });
+    await Promise.all(Array.from({ length: 200 }, () => repo.insert(makeRecord())));
+    await expect.poll(() => folds.length).toBe(1);
+    const snapshotBytes = (await readFile(path)).length;
+    const journalBefore = repo.stats().fileBytes - snapshotBytes;
+    // One record's journal entry is a few hundred bytes: stay well under the snapshot's size, then pass it.
+    while (repo.stats().fileBytes - snapshotBytes - journalBefore < snapshotBytes / 2) await repo.insert(makeRecord());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(folds).toHaveLength(1);
+    while (repo.stats().fileBytes - snapshotBytes < snapshotBytes) await repo.insert(makeRecord());
+    await expect.poll(() => folds.length).toBe(2);
+    expect(folds[1]).toBe(repo.stats().records);
+  });
+
+  it('folds a small journal once changes stop for a while, not while they keep coming', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml');
+    const repo = await openRepository(path, { compactWhenQuietMs: 400, compactWhenQuietAfterBytes: 1, compactOnClose: false });
+    const snapshotCount = async () => ((load(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
+    for (let i = 0; i < 12; i++) {
+      await repo.insert(makeRecord());
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    expect(await snapshotCount()).toBe(0);
+    await expect.poll(snapshotCount, { timeout: 3000 }).toBe(12);
+  });
+
   it('makes concurrent writes durable in far fewer fdatasyncs than writes (group commit), losing none', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     const fs = new FaultyFs();
