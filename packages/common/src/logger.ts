@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { turnBatchedStdout } from './turn-batched-stdout.js';
 
 export type { Logger };
 
@@ -37,7 +38,7 @@ const SCALAR_TWIN = Symbol('homeops.scalarTwin');
 
 /** A structured JSON logger that censors secrets wherever they appear as a field. */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = options.destination ?? pino.destination({ sync: false });
+  const destination = options.destination ?? turnBatchedStdout();
   const base = { service: options.service };
   const logger = pino({ level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base }, destination);
   // pino's redactor walks every redact path for every field of every line, scalars included: on the access log that
