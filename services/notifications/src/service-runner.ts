@@ -3,6 +3,7 @@ import { EventStreamHub, serve, type Logger } from '@homeops/common';
 import { buildDomain, createApp } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
+import { sweepOrphanAttachments } from './domain/attachment-sweep.job.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
 import type { PushProvider } from './domain/push-provider.js';
 import { RetentionJob } from './domain/retention.job.js';
@@ -22,7 +23,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Opens the history, starts delivery and retention, and listens; closes the history again if listening fails. */
+/**
+ * Opens the history, deletes orphaned attachment files, starts delivery and retention, and listens; closes the history
+ * again if listening fails.
+ */
 export async function startService(
   config: Config,
   logger: Logger,
@@ -40,6 +44,7 @@ export async function startService(
   const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
   const base = { logger, repository, attachments, provider, hub };
   const { ctx, delivery } = buildDomain(base, config);
+  await sweepOrphanAttachments(ctx);
   const retention = new RetentionJob(
     ctx,
     { maxAgeDays: config.RETENTION_MAX_AGE_DAYS, maxPerRecipient: config.RETENTION_MAX_PER_RECIPIENT },

@@ -1,4 +1,4 @@
-import type { AttachmentStore } from '../../src/domain/attachment-store.js';
+import type { AttachmentStore, SweepResult } from '../../src/domain/attachment-store.js';
 
 /** AttachmentStore in a Map, for tests that do not care about files. */
 export class InMemoryAttachmentStore implements AttachmentStore {
@@ -14,5 +14,13 @@ export class InMemoryAttachmentStore implements AttachmentStore {
 
   async remove(id: string): Promise<void> {
     this.files.delete(id);
+  }
+
+  async sweep(isOrphan: (id: string) => boolean): Promise<SweepResult> {
+    let removed = 0;
+    for (const id of [...this.files.keys()]) {
+      if (isOrphan(id) && this.files.delete(id)) removed++;
+    }
+    return { removed, failed: 0 };
   }
 }

@@ -1,0 +1,21 @@
+import type { NotificationContext } from './notification-context.js';
+
+// The shape newNotificationId makes: a file named otherwise was not written for a notification, so it stays.
+const NOTIFICATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * Deletes attachment files no stored record references: left by a crash between the file save and the insert of a
+ * create, or between the record removal and the file removal of a delete. Run after the history is open and before
+ * requests are taken, so a create cannot save a file the sweep then mistakes for an orphan. Never throws.
+ */
+export async function sweepOrphanAttachments(ctx: NotificationContext): Promise<void> {
+  const { attachments, repository, logger } = ctx;
+  if (!attachments.sweep) return;
+  try {
+    const { removed, failed } = await attachments.sweep((id) => NOTIFICATION_ID.test(id) && repository.get(id) === undefined);
+    if (failed > 0) logger.warn({ removed, failed }, `attachment sweep: removed ${removed} orphaned files, ${failed} could not be deleted`);
+    else logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);
+  } catch (err) {
+    logger.warn({ err }, 'attachment sweep failed; orphaned files stay until the next start');
+  }
+}
