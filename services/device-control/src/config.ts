@@ -59,6 +59,8 @@ const EnvSchema = z.object({
     .max(86_400)
     .default(300)
     .refine((s) => s === 0 || s >= 10, 'must be 0 (off) or at least 10'),
+  /** Background state reads (after a sync or a reconnect): at most one per device per this many seconds. */
+  CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: positiveInt(1, 86_400, 60),
   CLOUD_REQUEST_TIMEOUT_MS: positiveInt(100, 120_000, 10_000),
   CLOUD_COMMAND_TIMEOUT_MS: positiveInt(100, 120_000, 5_000),
   SSE_HEARTBEAT_SECONDS: positiveInt(1, 3_600, 15),
@@ -114,6 +116,7 @@ export function deviceServiceOptions(config: Config): DeviceServiceOptions {
   return {
     maxCommandsPerMinute: config.CLOUD_MAX_COMMANDS_PER_MINUTE,
     syncIntervalSeconds: config.CLOUD_SYNC_INTERVAL_SECONDS,
+    backgroundReadIntervalSeconds: config.CLOUD_BACKGROUND_READ_INTERVAL_SECONDS,
     requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
     commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
   };

@@ -97,11 +97,16 @@ describe('config', () => {
   });
 
   it('maps the limits and timings onto the device service options', () => {
-    const config = parseConfig({ CLOUD_MAX_COMMANDS_PER_MINUTE: '12', CLOUD_SYNC_INTERVAL_SECONDS: '0' });
+    const config = parseConfig({
+      CLOUD_MAX_COMMANDS_PER_MINUTE: '12',
+      CLOUD_SYNC_INTERVAL_SECONDS: '0',
+      CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '90',
+    });
 
     expect(deviceServiceOptions(config)).toEqual({
       maxCommandsPerMinute: 12,
       syncIntervalSeconds: 0,
+      backgroundReadIntervalSeconds: 90,
       requestTimeoutMs: 10_000,
       commandTimeoutMs: 5_000,
     });

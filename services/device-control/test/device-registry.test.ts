@@ -22,6 +22,19 @@ describe('DeviceRegistry', () => {
     expect(registry.get('a')?.channels[0]?.on).toBeNull();
   });
 
+  it('forgets the states of a device whose command channel came back, and keeps them while it is only down', () => {
+    const { registry } = registryWithEvents();
+    registry.reconcile([cloudDevice({ uuid: 'a' })], NOW);
+    registry.setChannel('a', 0, true, 'push', NOW);
+
+    registry.update(cloudDevice({ uuid: 'a', commandReady: false }), NOW);
+    const whileDown = registry.get('a')?.channels[0]?.on;
+    registry.update(cloudDevice({ uuid: 'a', commandReady: true }), NOW);
+
+    expect(whileDown).toBe(true);
+    expect(registry.get('a')?.channels[0]?.on).toBeNull();
+  });
+
   it('keeps states across a sync that only renames a channel, and drops channels that disappeared', () => {
     const { registry } = registryWithEvents();
     const two = [

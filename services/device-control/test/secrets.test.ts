@@ -20,7 +20,7 @@ describe('secrets', () => {
     const logger = createLogger({ service: 'test', level: 'trace', destination: { write: (line: string) => lines.push(line) } });
     const cloud = FakeDeviceCloud.withDefaults();
     cloud.failNext('readChannels', leakyError()).failNext('readChannels', leakyError());
-    t = await buildTestApp({ cloud, logger, service: { refreshStatesAfterSync: true } });
+    t = await buildTestApp({ cloud, logger, service: { backgroundStateReads: true } });
     const events: string[] = [];
     t.devices.onEvent((e) => events.push(JSON.stringify(e)));
     await expect.poll(() => lines.some((l) => l.includes('could not read device state'))).toBe(true);

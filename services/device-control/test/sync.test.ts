@@ -129,7 +129,7 @@ describe('synchronization outside requests', () => {
   });
 
   it('reads unknown states in the background after a sync when enabled', async () => {
-    t = await buildTestApp({ service: { refreshStatesAfterSync: true } });
+    t = await buildTestApp({ service: { backgroundStateReads: true } });
 
     await expect.poll(() => t.devices.getDevice('plug-1').channels[0]?.on, { timeout: 2000 }).toBe(false);
     // Only controllable devices are read.

@@ -109,19 +109,23 @@ export class ChannelCommands {
     return on;
   }
 
-  /** Reads unknown states in the background, keeping half of the budget for callers. */
-  refreshUnknownStates(): void {
-    for (const device of this.registry.list()) {
-      if (!isControllable(device) || device.channels.every((c) => c.on !== null)) continue;
-      const ticket = this.budget.tryTake(Math.ceil(this.budget.limit / 2));
-      if (!ticket) return;
-      void this.deps.queue
-        .run(device.uuid, () => this.spending(ticket, () => this.readStates(device.uuid)))
-        .catch((err: unknown) =>
-          // Only our own error text: a wrapped library error may carry request details.
-          this.deps.logger.warn({ uuid: device.uuid, error: (err as Error).message }, 'could not read device state'),
-        );
-    }
+  /** A background read is worth sending: the device takes commands and some channel state is unknown. */
+  needsStateRead(uuid: string): boolean {
+    const device = this.registry.get(uuid);
+    return device !== undefined && isControllable(device) && device.channels.some((c) => c.on === null);
+  }
+
+  /** Reads the states with a ticket already spent, in the device's queue; a command ahead may have made it moot. */
+  readInBackground(uuid: string, ticket: BudgetTicket): Promise<void> {
+    return this.deps.queue.run(uuid, () =>
+      this.spending(ticket, async () => {
+        if (!this.needsStateRead(uuid)) {
+          this.budget.refund(ticket);
+          return;
+        }
+        await this.readStates(uuid);
+      }),
+    );
   }
 
   /** Reads every channel of the device and records what it reports. */

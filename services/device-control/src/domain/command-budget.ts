@@ -49,6 +49,14 @@ export class CommandBudget {
     return ticket;
   }
 
+  /** Milliseconds until tryTake(reserve) could succeed: 0 when it can now, Infinity when the reserve leaves nothing. */
+  msUntilAvailable(reserve: number): number {
+    this.prune();
+    if (reserve >= this.limit) return Infinity;
+    const mustExpire = this.spent[this.spent.length + reserve - this.limit];
+    return mustExpire ? Math.max(0, mustExpire.at + this.windowMs - this.clock.now()) : 0;
+  }
+
   refund(ticket: BudgetTicket): void {
     const index = this.spent.indexOf(ticket);
     if (index >= 0) this.spent.splice(index, 1);

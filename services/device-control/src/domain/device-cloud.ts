@@ -47,6 +47,8 @@ export type CloudEvent =
  * Failures are AppErrors: CLOUD_UNAVAILABLE (session not up / backing off, with retryAfterSeconds),
  * CLOUD_TIMEOUT (no answer in time), CLOUD_ERROR (the cloud or device answered with an error),
  * DEVICE_NOT_FOUND, DEVICE_NOT_CONTROLLABLE.
+ * A backend sends nothing to devices on its own (not even a state read on reconnect): every device request
+ * answers a call of the service, which counts its calls against the account's command budget.
  */
 export interface DeviceCloud {
   readonly backend: CloudBackend;

@@ -1,4 +1,5 @@
 import { AppError, type Logger } from '@homeops/common';
+import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
 import { retryAfterFrom } from './cloud-call.js';
@@ -18,8 +19,10 @@ export interface DeviceServiceOptions {
   syncIntervalSeconds: number;
   requestTimeoutMs: number;
   commandTimeoutMs: number;
-  /** After a sync, read unknown channel states while at least half of the command budget is left. */
-  refreshStatesAfterSync?: boolean;
+  /** Read unknown channel states in the background (after a sync, when a device or its command channel comes back). */
+  backgroundStateReads?: boolean;
+  /** At most one background read per device in this many seconds (default 60). */
+  backgroundReadIntervalSeconds?: number;
 }
 
 /** Re-exported for callers of the service. */
@@ -39,6 +42,7 @@ export class DeviceService {
   private readonly budget: CommandBudget;
   private readonly commands: ChannelCommands;
   private readonly syncer: DeviceSync;
+  private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -57,6 +61,16 @@ export class DeviceService {
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
     });
+    if (options.backgroundStateReads !== false) {
+      this.reads = new BackgroundReads({
+        budget: this.budget,
+        clock,
+        logger,
+        minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
+        needsRead: (uuid) => this.commands.needsStateRead(uuid),
+        read: (uuid, ticket) => this.commands.readInBackground(uuid, ticket),
+      });
+    }
     this.syncer = new DeviceSync({
       cloud,
       registry: this.registry,
@@ -66,7 +80,8 @@ export class DeviceService {
       timeoutMs: options.requestTimeoutMs,
       publish: (event) => this.publish(event),
       afterSync: () => {
-        if (options.refreshStatesAfterSync !== false) this.commands.refreshUnknownStates();
+        this.reads?.prune();
+        this.reads?.request(this.registry.list().map((d) => d.uuid));
       },
     });
   }
@@ -81,6 +96,7 @@ export class DeviceService {
   /** Stops timers and listeners, then the cloud session. */
   async stop(): Promise<void> {
     this.syncer.stop();
+    this.reads?.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.cloud.stop();
@@ -148,9 +164,12 @@ export class DeviceService {
         break;
       case 'online':
         this.registry.setOnline(event.uuid, event.online, now);
+        if (event.online) this.reads?.request([event.uuid]);
         break;
       case 'device':
+        // A command channel that came back missed pushes: the registry forgot the states, read them (bounded).
         this.registry.update(event.device, now);
+        this.reads?.request([event.device.uuid]);
         break;
       case 'session':
         this.publish({ type: 'session', status: event.status });

@@ -16,13 +16,13 @@ export interface EmulatedSetup {
   stop(): Promise<void>;
 }
 
-/** Starts the emulator and the service in a fresh temp work dir named after `label`. */
-export async function startEmulatedSetup(label: string): Promise<EmulatedSetup> {
+/** Starts the emulator and the service in a fresh temp work dir named after `label`; `env` adds service variables. */
+export async function startEmulatedSetup(label: string, env: Record<string, string> = {}): Promise<EmulatedSetup> {
   const pki = createTestPki();
   const account = createAccount();
   const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
   const workDir = mkdtempSync(join(tmpdir(), `device-control-${label}-`));
-  const service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir });
+  const service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir, env });
   return {
     pki,
     account,

@@ -39,7 +39,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       syncIntervalSeconds: 0,
       requestTimeoutMs: 200,
       commandTimeoutMs: 100,
-      refreshStatesAfterSync: false,
+      backgroundStateReads: false,
       ...options.service,
     },
     logger,

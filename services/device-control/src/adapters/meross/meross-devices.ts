@@ -89,13 +89,13 @@ export class MerossDevices {
 
   async readChannels(uuid: string): Promise<ChannelReading[]> {
     const entry = this.assertReachable(uuid);
-    return this.read(entry, false);
+    return this.read(entry);
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     const entry = this.assertReachable(uuid);
     // The switch namespace depends on the device (ToggleX or the old Toggle): learn it before the first command.
-    if (entry.protocol === null) await this.read(entry, false);
+    if (entry.protocol === null) await this.read(entry);
     if (entry.protocol === 'none') {
       throw notControllable(`Device ${uuid} reports no switch (neither togglex nor toggle)`);
     }
@@ -174,15 +174,12 @@ export class MerossDevices {
     if (ready === entry.commandReady) return;
     entry.commandReady = ready;
     if (ready) this.lastMqttError = null;
+    // Pushes are missed while the channel is down: what we knew may be stale (the service forgets it too).
+    else entry.states.clear();
     this.deps.log.info({ uuid, commandReady: ready }, 'meross command channel changed');
-    if (ready && entry.online) {
-      // States may have changed while the channel was down: read them once (this also learns the switch protocol).
-      void this.read(entry, true)
-        .catch((err: unknown) => this.deps.log.warn({ uuid, error: this.deps.redactor.describe(err) }, 'could not read device state'))
-        .finally(() => this.emitDevice(entry));
-    } else {
-      this.emitDevice(entry);
-    }
+    // No state read here: a flapping broker would send one per device per reconnect. The service decides when
+    // to read (within its command budget); it learns from this event that the channel is back.
+    this.emitDevice(entry);
   }
 
   private emitDevice(entry: DeviceEntry): void {
@@ -221,15 +218,17 @@ export class MerossDevices {
     }
   }
 
-  private async read(entry: DeviceEntry, announce: boolean): Promise<ChannelReading[]> {
+  private async read(entry: DeviceEntry): Promise<ChannelReading[]> {
     const revision = entry.revision;
     const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
     const all = parseSystemAll(payload);
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
+    const learned = entry.protocol !== all.protocol;
     entry.protocol = all.protocol;
+    // The protocol decides `switchable` (a hub reports none): describe the device again.
+    if (learned) this.emitDevice(entry);
     if (entry.revision !== revision) return all.channels;
-    if (announce) this.record(entry, all.channels, 'push');
-    else for (const { channel, on } of all.channels) entry.states.set(channel, on);
+    for (const { channel, on } of all.channels) entry.states.set(channel, on);
     return all.channels;
   }
 

@@ -1,0 +1,107 @@
+import type { Logger } from '@homeops/common';
+import type { Clock } from './clock.js';
+import type { BudgetTicket, CommandBudget } from './command-budget.js';
+
+interface BackgroundReadsDeps {
+  budget: CommandBudget;
+  clock: Clock;
+  logger: Logger;
+  /** At most one background read per device in this many ms, however often its connection comes back. */
+  minIntervalMs: number;
+  /** The device is controllable and some of its channel states are unknown. */
+  needsRead: (uuid: string) => boolean;
+  /** Reads the device's states with a ticket already spent; resolves without reading when no longer needed. */
+  read: (uuid: string, ticket: BudgetTicket) => Promise<void>;
+}
+
+/**
+ * State reads nobody asked for: after a sync, and when a device or its command channel comes back. A flapping
+ * broker connection must not turn into a flood of reads, and callers must not find the budget spent by them, so
+ * they count against the account budget but only while more than half of it is left (callers always keep that
+ * half), and a device is read at most once per `minIntervalMs`. A read that does not fit is deferred to one
+ * timer and logged; until it runs the state shows as unknown and a toggle reads it first.
+ */
+export class BackgroundReads {
+  private readonly lastReadAt = new Map<string, number>();
+  private readonly deferred = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  /** Set while reads wait for the budget, so a flapping connection logs the shortage once, not per reconnect. */
+  private shortOfBudget = false;
+  private stopped = false;
+
+  constructor(private readonly deps: BackgroundReadsDeps) {}
+
+  private get reserve(): number {
+    return Math.ceil(this.deps.budget.limit / 2);
+  }
+
+  /** Reads the given devices now if they need it and it fits; defers the rest. Never throws. */
+  request(uuids: Iterable<string>): void {
+    if (this.stopped) return;
+    const { budget, clock, minIntervalMs } = this.deps;
+    const overBudget = new Set<string>();
+    for (const uuid of uuids) {
+      if (!this.deps.needsRead(uuid)) {
+        this.deferred.delete(uuid);
+        continue;
+      }
+      const now = clock.now();
+      const dueAt = (this.lastReadAt.get(uuid) ?? -Infinity) + minIntervalMs;
+      if (dueAt > now) {
+        this.defer(uuid, dueAt);
+        continue;
+      }
+      const ticket = budget.tryTake(this.reserve);
+      if (!ticket) {
+        overBudget.add(uuid);
+        this.defer(uuid, now + budget.msUntilAvailable(this.reserve));
+        continue;
+      }
+      this.deferred.delete(uuid);
+      this.shortOfBudget = false;
+      this.lastReadAt.set(uuid, now);
+      void this.deps.read(uuid, ticket).catch((err: unknown) =>
+        // Only our own error text: a wrapped library error may carry request details.
+        this.deps.logger.warn({ uuid, error: (err as Error).message }, 'could not read device state'),
+      );
+    }
+    if (overBudget.size > 0 && !this.shortOfBudget) {
+      this.shortOfBudget = true;
+      const retryInMs = Number.isFinite(this.timerAt) ? Math.max(0, this.timerAt - clock.now()) : null;
+      this.deps.logger.info(
+        { devices: [...overBudget], retryInMs, reserved: this.reserve, limitPerMinute: budget.limit },
+        'background state reads deferred: half of the command budget is kept for callers',
+      );
+    }
+  }
+
+  /** Forgets read times older than the interval (devices come and go); called after each sync. */
+  prune(): void {
+    const cutoff = this.deps.clock.now() - this.deps.minIntervalMs;
+    for (const [uuid, at] of this.lastReadAt) if (at <= cutoff) this.lastReadAt.delete(uuid);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.deferred.clear();
+  }
+
+  private defer(uuid: string, at: number): void {
+    this.deferred.add(uuid);
+    // Infinity: the budget is too small to leave anything to background reads; a sync or a toggle reads instead.
+    if (!Number.isFinite(at) || at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.retryDeferred(), Math.max(0, at - this.deps.clock.now()));
+    this.timer.unref();
+  }
+
+  private retryDeferred(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.request([...this.deferred]);
+  }
+}
