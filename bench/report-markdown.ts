@@ -111,7 +111,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '![create throughput against stored records](create-throughput.svg)',
     '',
     'Folds of the journal into the YAML snapshot (from the service log): under load the service folds once the journal is as big as ' +
-      'the snapshot (at least 32 MiB), and otherwise when changes pause for 2 s; every record is formatted into the YAML file at least once in its life. ' +
+      'the snapshot (at least 32 MiB), and otherwise when changes pause for 2 s (once the journal holds 64 KiB or a sixteenth of the snapshot); every record is formatted into the YAML file at least once in its life. ' +
       '"While running" counts the folds from the service start to the end of its create runs; "on stop" is the fold a stopping service makes of everything, ' +
       'the same work a fold under load would do at that size.',
     '',
