@@ -17,7 +17,7 @@ export function requestIdOf(res: Response): string | undefined {
 export function requestLog(logger: Logger): RequestHandler {
   const lines = scalarLogger(logger);
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     (res.locals as { requestId?: string }).requestId = id;
@@ -33,7 +33,7 @@ export function requestLog(logger: Logger): RequestHandler {
         method: req.method,
         url: req.originalUrl,
         status,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        ms: performance.now() - started,
       };
       lines[level](line, status >= 500 ? 'request failed' : 'request completed');
     });

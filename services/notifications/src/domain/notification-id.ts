@@ -6,39 +6,37 @@ const RANDOM_BYTES = 10;
 const pool = Buffer.alloc(RANDOM_BYTES * 256);
 let poolOffset = pool.length;
 
-function encodeTime(ms: number): string {
-  let out = '';
-  for (let i = 0; i < 10; i++) {
-    out = CROCKFORD[ms % 32]! + out;
+const DIGITS = Uint8Array.from(CROCKFORD, (char) => char.charCodeAt(0));
+// Built as character codes and turned into one flat string: adding 26 one-character strings makes a rope that
+// every later hash or stringify of the id has to flatten first.
+const codes: number[] = Array.from({ length: 26 }, () => 0);
+
+function putTime(ms: number): void {
+  for (let i = 9; i >= 0; i--) {
+    codes[i] = DIGITS[ms % 32]!;
     ms = Math.floor(ms / 32);
   }
-  return out;
 }
 
 // 80 bits as 16 characters of 5 bits, most significant first (the same digits as the number in base 32).
-function encodeRandom(bytes: Uint8Array, at: number): string {
-  let out = '';
+function putRandom(bytes: Uint8Array, at: number): void {
   for (let group = 0; group < 2; group++) {
     // Five bytes are 40 bits: eight characters.
     const o = at + group * 5;
     const high = bytes[o]!;
     const low = bytes[o + 1]! * 0x1000000 + bytes[o + 2]! * 0x10000 + bytes[o + 3]! * 0x100 + bytes[o + 4]!;
-    out +=
-      CROCKFORD[high >> 3]! +
-      CROCKFORD[((high & 7) << 2) | Math.floor(low / 0x40000000)]! +
-      CROCKFORD[(low >>> 25) & 31]! +
-      CROCKFORD[(low >>> 20) & 31]! +
-      CROCKFORD[(low >>> 15) & 31]! +
-      CROCKFORD[(low >>> 10) & 31]! +
-      CROCKFORD[(low >>> 5) & 31]! +
-      CROCKFORD[low & 31]!;
+    const c = 10 + group * 8;
+    codes[c] = DIGITS[high >> 3]!;
+    codes[c + 1] = DIGITS[((high & 7) << 2) | Math.floor(low / 0x40000000)]!;
+    for (let k = 0; k < 6; k++) codes[c + 2 + k] = DIGITS[(low >>> (25 - 5 * k)) & 31]!;
   }
-  return out;
 }
 
 /** The id of `ms` and the 10 random bytes at `bytes[at]`. */
 export function encodeNotificationId(ms: number, bytes: Uint8Array, at = 0): string {
-  return encodeTime(ms) + encodeRandom(bytes, at);
+  putTime(ms);
+  putRandom(bytes, at);
+  return String.fromCharCode(...codes);
 }
 
 /**
