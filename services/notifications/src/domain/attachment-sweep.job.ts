@@ -14,7 +14,7 @@ export async function sweepOrphanAttachments(ctx: NotificationContext): Promise<
   try {
     const { removed, failed } = await attachments.sweep((id) => NOTIFICATION_ID.test(id) && repository.get(id) === undefined);
     if (failed > 0) logger.warn({ removed, failed }, `attachment sweep: removed ${removed} orphaned files, ${failed} could not be deleted`);
-    else logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);
+    else if (removed > 0) logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);
   } catch (err) {
     logger.warn({ err }, 'attachment sweep failed; orphaned files stay until the next start');
   }

@@ -42,12 +42,13 @@ describe('sweepOrphanAttachments', () => {
     expect(JSON.stringify(lines)).not.toContain('secret bytes');
   });
 
-  it('leaves files whose name is not a notification id, record or not', async () => {
+  it('leaves files whose name is not a notification id, record or not, and says nothing when nothing was removed', async () => {
     const attachments = new InMemoryAttachmentStore();
-    const { ctx } = setup(attachments);
+    const { ctx, lines } = setup(attachments);
     for (const name of ['README', 'backup_1', newNotificationId(new Date()).toLowerCase()]) await attachments.save(name, Buffer.from('x'));
     await sweepOrphanAttachments(ctx);
     expect(attachments.files.size).toBe(3);
+    expect(lines).toEqual([]);
   });
 
   it('warns with the counts when some files could not be deleted', async () => {
