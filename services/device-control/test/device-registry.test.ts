@@ -22,16 +22,18 @@ describe('DeviceRegistry', () => {
     expect(registry.get('a')?.channels[0]?.on).toBeNull();
   });
 
-  it('forgets the states of a device whose command channel came back, and keeps them while it is only down', () => {
+  it('forgets the states of a device whose command channel goes down (pushes are missed), until they are read again', () => {
     const { registry } = registryWithEvents();
     registry.reconcile([cloudDevice({ uuid: 'a' })], NOW);
     registry.setChannel('a', 0, true, 'push', NOW);
+    const whileUp = registry.get('a')?.channels[0]?.on;
 
     registry.update(cloudDevice({ uuid: 'a', commandReady: false }), NOW);
     const whileDown = registry.get('a')?.channels[0]?.on;
     registry.update(cloudDevice({ uuid: 'a', commandReady: true }), NOW);
 
-    expect(whileDown).toBe(true);
+    expect(whileUp).toBe(true);
+    expect(whileDown).toBeNull();
     expect(registry.get('a')?.channels[0]?.on).toBeNull();
   });
 

@@ -91,7 +91,8 @@ export class BackgroundReads {
 
   private defer(uuid: string, at: number): void {
     this.deferred.add(uuid);
-    // Infinity: the budget is too small to leave anything to background reads; a sync or a toggle reads instead.
+    // Infinity: the budget is too small to leave anything to background reads (a limit of 1 per minute); states
+    // then stay unknown until a toggle reads them first.
     if (!Number.isFinite(at) || at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;

@@ -37,9 +37,9 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
 
 function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string): Device {
   const known = new Map((previous?.channels ?? []).map((c) => [c.channel, c.on]));
-  // A device that was offline may have been switched by hand or lost power, and one whose command channel was
-  // down missed the pushes meanwhile: either way its states are unknown again.
-  const keepStates = previous !== undefined && previous.online && cloud.online && (previous.commandReady || !cloud.commandReady);
+  // A device that was offline may have been switched by hand or lost power, and one whose command channel is or
+  // was down misses the pushes meanwhile: either way its states are unknown until they are read again.
+  const keepStates = previous !== undefined && previous.online && cloud.online && previous.commandReady && cloud.commandReady;
   const channels: ChannelState[] = cloud.channels.map((c) => ({
     channel: c.channel,
     name: c.name,

@@ -97,6 +97,7 @@ export class DeviceService {
   async stop(): Promise<void> {
     this.syncer.stop();
     this.reads?.stop();
+    this.commands.stopBackgroundReads();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.cloud.stop();

@@ -358,6 +358,22 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       ]);
     });
 
+    it('lets a push that arrives while a state read is on its way win over the older answer', async () => {
+      const adapter = await startAdapter();
+      await connected(adapter);
+      await commandReady(adapter, PLUG);
+      emulator.device(PLUG).replyDelayMs = 400;
+
+      const readsBefore = emulator.requests('Appliance.System.All', 'GET').length;
+      const reading = adapter.readChannels(PLUG); // answered "off" at once, delivered 400 ms later
+      await eventually(() => emulator.requests('Appliance.System.All', 'GET').length > readsBefore, 'the read request');
+      emulator.pressButton(PLUG, 0); // switched on by hand meanwhile
+      await eventually(() => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on && e.source === 'push'), 'the push');
+
+      expect(await reading).toEqual([{ channel: 0, on: true }]);
+      expect(await adapter.readChannels(PLUG)).toEqual([{ channel: 0, on: true }]);
+    });
+
     it('switches an old single-channel plug with Appliance.Control.Toggle', async () => {
       const adapter = await startAdapter();
       await connected(adapter);

@@ -22,6 +22,8 @@ export class EmulatedDevice {
   online: boolean;
   /** Requests are received but never answered. */
   dropReplies = false;
+  /** Answers are made when a request arrives but sent this much later (a slow network: they may be stale). */
+  replyDelayMs = 0;
   /** Requests are answered with method ERROR and this code. */
   errorCode: number | null = null;
   private readonly states = new Map<number, boolean>();

@@ -125,8 +125,11 @@ export class EmulatorBroker {
     const { header, payload } = request;
     this.received.push({ uuid: device.uuid, method: header.method, namespace: header.namespace, payload, at: Date.now() });
     if (!device.online || device.dropReplies || !header.from?.startsWith('/app/')) return;
-    const reply = (method: string, body: unknown) =>
-      this.publish(header.from, this.message(device.uuid, header.namespace, method, body, header.messageId));
+    const reply = (method: string, body: unknown) => {
+      const message = this.message(device.uuid, header.namespace, method, body, header.messageId);
+      if (device.replyDelayMs > 0) setTimeout(() => this.publish(header.from, message), device.replyDelayMs);
+      else this.publish(header.from, message);
+    };
     if (md5(`${header.messageId}${this.account.key}${header.timestamp}`) !== header.sign) {
       return reply('ERROR', { error: { code: 5001, detail: 'sign error' } });
     }

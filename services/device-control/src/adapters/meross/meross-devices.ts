@@ -27,6 +27,8 @@ interface DeviceEntry {
   states: Map<number, boolean>;
   /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
   revision: number;
+  /** Bumped when the command channel drops or the device goes offline: an answer sent before then is stale. */
+  connection: number;
 }
 
 /** 409 with the spec's exact error text; the reason goes into details. */
@@ -46,6 +48,11 @@ interface MerossDevicesDeps {
 }
 
 /** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
+function forgetStates(entry: DeviceEntry): void {
+  entry.states.clear();
+  entry.connection += 1;
+}
+
 export class MerossDevices {
   private readonly entries = new Map<string, DeviceEntry>();
   private readonly guarded = new WeakSet<LibraryMqttClient>();
@@ -131,7 +138,7 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) {
       const online = def.onlineStatus === 1;
-      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map(), revision: 0 });
+      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map(), revision: 0, connection: 0 });
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
@@ -175,7 +182,7 @@ export class MerossDevices {
     entry.commandReady = ready;
     if (ready) this.lastMqttError = null;
     // Pushes are missed while the channel is down: what we knew may be stale (the service forgets it too).
-    else entry.states.clear();
+    else forgetStates(entry);
     this.deps.log.info({ uuid, commandReady: ready }, 'meross command channel changed');
     // No state read here: a flapping broker would send one per device per reconnect. The service decides when
     // to read (within its command budget); it learns from this event that the channel is back.
@@ -205,7 +212,7 @@ export class MerossDevices {
   private setOnline(entry: DeviceEntry, online: boolean): void {
     if (entry.online === online) return;
     entry.online = online;
-    if (!online) entry.states.clear();
+    if (!online) forgetStates(entry);
     this.deps.emit({ type: 'online', uuid: entry.def.uuid, online });
   }
 
@@ -219,7 +226,7 @@ export class MerossDevices {
   }
 
   private async read(entry: DeviceEntry): Promise<ChannelReading[]> {
-    const revision = entry.revision;
+    const { revision, connection } = entry;
     const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
     const all = parseSystemAll(payload);
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
@@ -227,9 +234,15 @@ export class MerossDevices {
     entry.protocol = all.protocol;
     // The protocol decides `switchable` (a hub reports none): describe the device again.
     if (learned) this.emitDevice(entry);
-    if (entry.revision !== revision) return all.channels;
-    for (const { channel, on } of all.channels) entry.states.set(channel, on);
-    return all.channels;
+    if (entry.connection !== connection) throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
+    // A push or a command that came while the answer was on its way is newer than the answer: it wins.
+    const changed = entry.revision !== revision;
+    return all.channels.map(({ channel, on }) => {
+      const known = entry.states.get(channel);
+      if (changed && known !== undefined) return { channel, on: known };
+      entry.states.set(channel, on);
+      return { channel, on };
+    });
   }
 
   private assertReachable(uuid: string): DeviceEntry {
