@@ -10,8 +10,8 @@ interface BackgroundReadsDeps {
   minIntervalMs: number;
   /** The device is controllable and some of its channel states are unknown. */
   needsRead: (uuid: string) => boolean;
-  /** Reads the device's states with a ticket already spent; resolves without reading when no longer needed. */
-  read: (uuid: string, ticket: BudgetTicket) => Promise<void>;
+  /** Reads the device's states with a ticket already spent; resolves without reading when no longer needed or wanted. */
+  read: (uuid: string, ticket: BudgetTicket, wanted: () => boolean) => Promise<void>;
 }
 
 /**
@@ -29,6 +29,9 @@ export class BackgroundReads {
   /** Set while reads wait for the budget, so a flapping connection logs the shortage once, not per reconnect. */
   private shortOfBudget = false;
   private stopped = false;
+
+  /** A read already queued is dropped once the service stopped. */
+  private readonly wanted = (): boolean => !this.stopped;
 
   constructor(private readonly deps: BackgroundReadsDeps) {}
 
@@ -61,7 +64,7 @@ export class BackgroundReads {
       this.deferred.delete(uuid);
       this.shortOfBudget = false;
       this.lastReadAt.set(uuid, now);
-      void this.deps.read(uuid, ticket).catch((err: unknown) =>
+      void this.deps.read(uuid, ticket, this.wanted).catch((err: unknown) =>
         // Only our own error text: a wrapped library error may carry request details.
         this.deps.logger.warn({ uuid, error: (err as Error).message }, 'could not read device state'),
       );

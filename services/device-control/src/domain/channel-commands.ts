@@ -39,7 +39,6 @@ export class ChannelCommands {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
   private readonly budget: CommandBudget;
-  private backgroundStopped = false;
 
   constructor(private readonly deps: ChannelCommandsDeps) {
     this.cloud = deps.cloud;
@@ -116,16 +115,14 @@ export class ChannelCommands {
     return device !== undefined && isControllable(device) && device.channels.some((c) => c.on === null);
   }
 
-  /** From now on background reads still waiting in a device's queue are dropped (the service is stopping). */
-  stopBackgroundReads(): void {
-    this.backgroundStopped = true;
-  }
-
-  /** Reads the states with a ticket already spent, in the device's queue; a command ahead may have made it moot. */
-  readInBackground(uuid: string, ticket: BudgetTicket): Promise<void> {
+  /**
+   * Reads the states with a ticket already spent, in the device's queue; a command ahead may have made it moot, and
+   * `wanted` says whether the read is still wanted once its turn comes (not after the service stopped).
+   */
+  readInBackground(uuid: string, ticket: BudgetTicket, wanted: () => boolean): Promise<void> {
     return this.deps.queue.run(uuid, () =>
       this.spending(ticket, async () => {
-        if (this.backgroundStopped || !this.needsStateRead(uuid)) {
+        if (!wanted() || !this.needsStateRead(uuid)) {
           this.budget.refund(ticket);
           return;
         }

@@ -68,7 +68,7 @@ export class DeviceService {
         logger,
         minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
         needsRead: (uuid) => this.commands.needsStateRead(uuid),
-        read: (uuid, ticket) => this.commands.readInBackground(uuid, ticket),
+        read: (uuid, ticket, wanted) => this.commands.readInBackground(uuid, ticket, wanted),
       });
     }
     this.syncer = new DeviceSync({
@@ -97,7 +97,6 @@ export class DeviceService {
   async stop(): Promise<void> {
     this.syncer.stop();
     this.reads?.stop();
-    this.commands.stopBackgroundReads();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     await this.cloud.stop();

@@ -1,7 +1,5 @@
 import type { NotificationContext } from './notification-context.js';
-
-// The shape newNotificationId makes: a file named otherwise was not written for a notification, so it stays.
-const NOTIFICATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+import { isNotificationId } from './notification-id.js';
 
 /**
  * Deletes attachment files no stored record references: left by a crash between the file save and the insert of a
@@ -12,7 +10,10 @@ export async function sweepOrphanAttachments(ctx: NotificationContext): Promise<
   const { attachments, repository, logger } = ctx;
   if (!attachments.sweep) return;
   try {
-    const { removed, failed } = await attachments.sweep((id) => NOTIFICATION_ID.test(id) && repository.get(id) === undefined);
+    const { removed, failed } = await attachments.sweep(
+      // A file whose name is not a notification id was not written for a notification, so it stays.
+      (id) => isNotificationId(id) && repository.get(id) === undefined,
+    );
     if (failed > 0) logger.warn({ removed, failed }, `attachment sweep: removed ${removed} orphaned files, ${failed} could not be deleted`);
     else if (removed > 0) logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);
   } catch (err) {

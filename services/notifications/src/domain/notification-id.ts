@@ -39,6 +39,13 @@ export function encodeNotificationId(ms: number, bytes: Uint8Array, at = 0): str
   return String.fromCharCode(...codes);
 }
 
+const ID_SHAPE = new RegExp(`^[${CROCKFORD}]{26}$`);
+
+/** True for a string of the shape newNotificationId makes (26 Crockford base-32 digits). */
+export function isNotificationId(value: string): boolean {
+  return ID_SHAPE.test(value);
+}
+
 /**
  * A ULID-shaped id: 48 bits of milliseconds then 80 random bits, so ids sort by creation time (stable cursors,
  * readable files) and two ids made in the same millisecond collide with odds of 2^-80.

@@ -26,7 +26,7 @@ const NEWLINE = 0x0a;
 
 /** `<crc32 of the JSON, 8 hex digits> <JSON>\n`: a partial line from a crash fails the checksum or lacks the newline. */
 export function encodeJournalEntry(entry: JournalEntry): string {
-  // Same text as JSON.stringify(entry), without building and walking the wrapper object for every create.
+  // Same text as JSON.stringify(entry), without stringify walking the wrapper object for every create.
   const json = 'put' in entry ? `{"put":${JSON.stringify(entry.put)}}` : JSON.stringify(entry);
   return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
