@@ -19,6 +19,10 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    files: ['docker/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { fetch: 'readonly', AbortSignal: 'readonly' } },
+  },
+  {
     files: ['services/*/src/domain/**'],
     rules: {
       'no-restricted-imports': [

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,13 @@ const read = (path: string) => readFileSync(join(root, path), 'utf8');
 interface Compose {
   services: Record<
     string,
-    { build: { context: string; dockerfile: string }; environment?: Record<string, string>; ports: string[]; volumes: string[] }
+    {
+      build: { context: string; dockerfile?: string; args: Record<string, string> };
+      environment?: Record<string, string>;
+      ports: string[];
+      volumes: string[];
+      stop_grace_period: string;
+    }
   >;
 }
 
@@ -60,24 +66,38 @@ describe('.env.example', () => {
 });
 
 describe('docker-compose.yml', () => {
+  const dockerfile = read('Dockerfile');
+
   it('runs exactly the two services', () => {
     expect(Object.keys(compose.services).sort()).toEqual(Object.keys(services).sort());
+  });
+
+  it('builds every service from one multi-stage Dockerfile whose runtime drops root', () => {
+    expect(dockerfile).toMatch(/^FROM .* AS build$/m);
+    expect(dockerfile).toMatch(/^VOLUME \/app\/data$/m);
+    expect(dockerfile).toMatch(/^EXPOSE \$\{DEFAULT_PORT\}$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*healthcheck\.cjs/m);
+    expect(dockerfile).toContain('--filter "@homeops/${SERVICE}..."');
+    expect(read('docker/entrypoint.sh')).toMatch(/exec setpriv --reuid=node --regid=node/);
+    expect(read('docker/healthcheck.cjs')).toContain('/health');
   });
 
   for (const [name, expected] of Object.entries(services)) {
     describe(name, () => {
       const service = compose.services[name]!;
-      const dockerfile = () => read(service.build.dockerfile);
 
-      it('names a Dockerfile that exists, built from the repository root', () => {
+      it('is built from the repository root with its own name, port variable and port', () => {
         expect(service.build.context).toBe('.');
-        expect(existsSync(join(root, service.build.dockerfile))).toBe(true);
+        expect(service.build.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
+        expect(service.build.args).toEqual({ SERVICE: name, PORT_VARIABLE: expected.portVariable, DEFAULT_PORT: String(expected.port) });
+        const pkg = JSON.parse(read(`services/${name}/package.json`)) as { name: string; files?: string[] };
+        expect(pkg.name).toBe(`@homeops/${name}`);
+        expect(pkg.files).toContain('dist');
       });
 
-      it('publishes the port the service listens on and that the Dockerfile exposes', () => {
-        expect(service.ports).toEqual([`${expected.port}:${expected.port}`]);
+      it('publishes the port the service listens on', () => {
+        expect(service.ports).toEqual([`0.0.0.0:${expected.port}:${expected.port}`]);
         expect(service.environment?.[expected.portVariable]).toBe(String(expected.port));
-        expect(dockerfile()).toMatch(new RegExp(`^EXPOSE ${expected.port}$`, 'm'));
       });
 
       it('sets only variables the service reads', () => {
@@ -87,19 +107,9 @@ describe('docker-compose.yml', () => {
         }
       });
 
-      it('keeps data on a volume, runs as a non-root user and checks /health', () => {
+      it('keeps its data under /app/data and has Docker stop it within the default 10 s', () => {
         expect(service.volumes.some((v) => v.endsWith(':/app/data'))).toBe(true);
-        const text = dockerfile();
-        expect(text).toMatch(/^USER node$/m);
-        expect(text).toMatch(/^VOLUME \/app\/data$/m);
-        expect(text).toMatch(/^HEALTHCHECK .*\n.*\/health/m);
-        expect(text).toMatch(/^FROM .* AS build$/m);
-      });
-
-      it('builds the package that has this name', () => {
-        const pkg = JSON.parse(read(`services/${name}/package.json`)) as { name: string; files?: string[] };
-        expect(dockerfile()).toContain(`--filter ${pkg.name}...`);
-        expect(pkg.files).toContain('dist');
+        expect(service.stop_grace_period).toBe('10s');
       });
     });
   }

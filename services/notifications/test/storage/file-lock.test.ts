@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FileLock } from '../../src/adapters/storage/file-lock.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
@@ -63,9 +64,60 @@ describe('YamlNotificationRepository lock', () => {
     }
   });
 
-  it('does not take over a lock from another host', async () => {
-    const path = join(await makeTempDir(), 'notifications.yaml');
-    await writeFile(`${path}.lock`, `${process.pid}\nsome-other-host\n`);
-    await expect(new YamlNotificationRepository(path).open()).rejects.toThrow('already in use by process');
+});
+
+describe('FileLock held from another host (another container on the same data)', () => {
+  const timing = { refreshMs: 50, staleMs: 400 };
+  const foreignLock = async (path: string) => writeFile(path, `1\nsome-other-host\n`);
+
+  it('refuses the lock while its holder keeps touching it', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml.lock');
+    await foreignLock(path);
+    const holder = setInterval(() => void utimes(path, new Date(), new Date()), timing.refreshMs);
+    try {
+      await expect(new FileLock(path, timing).acquire('the history')).rejects.toMatchObject({
+        code: 'STORAGE_UNAVAILABLE',
+        message: expect.stringContaining('already in use by process 1 on some-other-host'),
+      });
+    } finally {
+      clearInterval(holder);
+    }
+  });
+
+  it('takes the lock over once it stops being touched for the stale window (a container recreated after a crash)', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml.lock');
+    await foreignLock(path);
+    const started = Date.now();
+
+    await new FileLock(path, timing).acquire('the history');
+
+    expect(Date.now() - started).toBeGreaterThanOrEqual(timing.staleMs);
+    expect((await readFile(path, 'utf8')).startsWith(`${process.pid}\n${hostname()}\n`)).toBe(true);
+  });
+
+  it('takes the lock over at once when it is already older than the stale window', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml.lock');
+    await foreignLock(path);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path, old, old);
+    const started = Date.now();
+
+    await new FileLock(path, timing).acquire('the history');
+
+    expect(Date.now() - started).toBeLessThan(timing.staleMs);
+  });
+
+  it('keeps its own lock file touched while held, and stops when released', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml.lock');
+    const lock = new FileLock(path, timing);
+    await lock.acquire('the history');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path, old, old);
+
+    await new Promise((done) => setTimeout(done, timing.refreshMs * 4));
+
+    expect(Date.now() - (await stat(path)).mtimeMs).toBeLessThan(timing.staleMs);
+    await lock.release();
+    await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

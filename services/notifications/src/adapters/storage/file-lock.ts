@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AppError } from '@homeops/common';
@@ -52,22 +52,45 @@ async function readOwner(path: string): Promise<LockOwner | undefined> {
   }
 }
 
-/** A holder on another host cannot be checked and counts as alive; an unreadable lock may still be being written. */
-function isStale(owner: LockOwner | undefined, path: string): boolean {
+/** Timing of the heartbeat that tells a live holder on another host (another container) from a dead one. */
+export interface LockTiming {
+  /** How often the holder touches the lock file. */
+  refreshMs: number;
+  /** A lock on another host whose file has not been touched for this long is stale. */
+  staleMs: number;
+}
+
+// Generous: a holder's event loop may be busy for seconds (loading a large history) without losing its lock.
+const DEFAULT_TIMING: LockTiming = { refreshMs: 5_000, staleMs: 30_000 };
+
+/** A holder on this host is checked by pid; an unreadable lock may still be being written. */
+function isStaleHere(owner: LockOwner | undefined, path: string): boolean {
   const me = currentOwner();
-  if (owner === undefined || owner.host !== me.host) return false;
+  if (owner === undefined) return false;
   if (owner.bootId !== '' && me.bootId !== '' && owner.bootId !== me.bootId) return true;
   if (owner.pid === me.pid) return !heldHere.has(path);
   if (!isAlive(owner.pid)) return true;
   return owner.startTime !== '' && startTimeOf(owner.pid) !== '' && startTimeOf(owner.pid) !== owner.startTime;
 }
 
-/** An exclusive lock file (O_EXCL) naming its holder; a lock left by a dead process on this host is taken over. */
+async function modifiedAt(path: string): Promise<number | undefined> {
+  return (await stat(path).catch(() => undefined))?.mtimeMs;
+}
+
+/**
+ * An exclusive lock file (O_EXCL) naming its holder, who touches it every few seconds. A lock left by a dead
+ * process is taken over: on this host when its pid is gone, from another host (a container recreated after a
+ * crash or a kill) once its file stops being touched.
+ */
 export class FileLock {
   private held = false;
+  private heartbeat: NodeJS.Timeout | undefined;
   readonly path: string;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    private readonly timing: LockTiming = DEFAULT_TIMING,
+  ) {
     this.path = resolve(path); // one spelling per file, for the same-process check
   }
 
@@ -81,6 +104,7 @@ export class FileLock {
         await handle.close();
         this.held = true;
         heldHere.add(this.path);
+        this.startHeartbeat();
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
@@ -88,10 +112,10 @@ export class FileLock {
         }
       }
       const owner = await readOwner(this.path);
-      if (!isStale(owner, this.path)) {
+      if (!(await this.isStale(owner))) {
         const who = owner === undefined ? 'another process' : `process ${owner.pid} on ${owner.host}`;
         throw new AppError('STORAGE_UNAVAILABLE', `${target} is already in use by ${who} (lock file ${this.path})`, {
-          solution: `Stop the other instance; if none is running (for example a container recreated after a crash), delete ${this.path}`,
+          solution: `Stop the other instance. A lock whose holder died is taken over by itself: at once on this host, after ${this.timing.staleMs / 1000} s untouched from another host or container`,
         });
       }
       await unlink(this.path).catch(() => undefined);
@@ -102,7 +126,38 @@ export class FileLock {
   async release(): Promise<void> {
     if (!this.held) return;
     this.held = false;
+    clearInterval(this.heartbeat);
     heldHere.delete(this.path);
     await unlink(this.path).catch(() => undefined);
+  }
+
+  private startHeartbeat(): void {
+    this.heartbeat = setInterval(() => {
+      const now = new Date();
+      utimes(this.path, now, now).catch(() => undefined); // gone or unwritable: the next start sees an old lock
+    }, this.timing.refreshMs);
+    this.heartbeat.unref();
+  }
+
+  private async isStale(owner: LockOwner | undefined): Promise<boolean> {
+    if (owner === undefined || owner.host === hostname()) return isStaleHere(owner, this.path);
+    return this.stopsBeating();
+  }
+
+  /**
+   * Watches a lock from another host: stale when it is already older than the stale window by our clock, or when
+   * it is not touched during a whole window (that also holds when the two clocks disagree). Gone counts as stale.
+   */
+  private async stopsBeating(): Promise<boolean> {
+    const first = await modifiedAt(this.path);
+    if (first === undefined || Date.now() - first > this.timing.staleMs) return true;
+    const deadline = Date.now() + this.timing.staleMs;
+    while (Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, Math.min(1_000, this.timing.refreshMs)));
+      const now = await modifiedAt(this.path);
+      if (now === undefined) return true;
+      if (now !== first) return false;
+    }
+    return true;
   }
 }

@@ -1,0 +1,13 @@
+#!/bin/sh
+# Runs the service as the unprivileged user `node`. Started as root (the image's default), it first
+# hands /app/data to node: Docker creates a missing bind-mount source as root, and a host folder or a
+# volume from an older image may belong to another user. Started as another user (`user:` in
+# compose), it runs as that user and leaves ownership alone.
+set -eu
+data=/app/data
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p "$data"
+  find "$data" -xdev \( ! -user node -o ! -group node \) -exec chown -h node:node {} +
+  exec setpriv --reuid=node --regid=node --init-groups --inh-caps=-all --bounding-set=-all -- "$@"
+fi
+exec "$@"

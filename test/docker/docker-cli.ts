@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs the docker CLI; rejects with its stderr when it fails or takes longer than `timeoutMs`. */
+export async function docker(args: string[], timeoutMs = 120_000): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync('docker', args, {
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, DOCKER_BUILDKIT: '0' },
+    });
+    return stdout.trim();
+  } catch (err) {
+    const { stderr, message } = err as { stderr?: string; message: string };
+    throw new Error(`docker ${args.slice(0, 3).join(' ')} failed: ${stderr?.trim() || message}`);
+  }
+}
+
+/** What `docker inspect` says of a container's life. */
+export interface ContainerState {
+  status: string;
+  health: string | null;
+  exitCode: number;
+  restartCount: number;
+}
+
+export async function containerState(name: string): Promise<ContainerState> {
+  const format = '{{json .State}}|{{.RestartCount}}';
+  const [state, restarts] = (await docker(['inspect', '-f', format, name])).split('|');
+  const parsed = JSON.parse(state!) as { Status: string; ExitCode: number; Health?: { Status: string } };
+  return {
+    status: parsed.Status,
+    health: parsed.Health?.Status ?? null,
+    exitCode: parsed.ExitCode,
+    restartCount: Number(restarts),
+  };
+}
+
+/** Waits for Docker's own HEALTHCHECK to report `healthy`; fails at once when the container dies or restarts. */
+export async function waitHealthy(name: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const restartsBefore = (await containerState(name)).restartCount;
+  for (;;) {
+    const state = await containerState(name);
+    if (state.health === 'healthy') return;
+    if (state.status !== 'running' || state.restartCount > restartsBefore || Date.now() > deadline) {
+      const logs = await docker(['logs', '--tail', '30', name]).catch(() => '');
+      throw new Error(`${name} is ${state.status}/${state.health ?? 'no health'} (restarts ${state.restartCount}):\n${logs}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** The user id the container's main process (PID 1) runs as. */
+export async function mainProcessUid(name: string): Promise<number> {
+  const status = await docker(['exec', name, 'cat', '/proc/1/status']);
+  return Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+}
+
+/** `docker stop` with the container's own grace period, and how long it took. */
+export async function timedStop(name: string): Promise<{ ms: number; exitCode: number; logs: string }> {
+  const started = performance.now();
+  await docker(['stop', name], 60_000);
+  const ms = performance.now() - started;
+  const { exitCode } = await containerState(name);
+  return { ms, exitCode, logs: await docker(['logs', '--tail', '20', name]) };
+}

@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, MerossEmulator, standardDevices } from '../../services/device-control/test/emulator/meross-emulator.js';
+import { createTestPki } from '../../services/device-control/test/emulator/pki.js';
+import { ComposeFile, type ServiceOverrides } from './compose-file.js';
+import { docker, mainProcessUid, timedStop, waitHealthy } from './docker-cli.js';
+import { createMany, listAllIds } from './notifications-client.js';
+
+const root = resolve(import.meta.dirname, '../..');
+// A fresh host: an empty project folder, so Docker itself creates ./data/... for the bind mounts.
+const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-'));
+const compose = new ComposeFile(join(root, 'docker-compose.yml'), projectDir);
+const run = `t${process.pid}`;
+const containers: string[] = [];
+const volumes: string[] = [];
+const imageSizes: Record<string, number> = {};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts a service as docker-compose.yml declares it and waits for healthy; `port` is where it answers on the host. */
+async function up(service: string, suffix: string, overrides: ServiceOverrides = {}, port?: number) {
+  const container = `${compose.project}-${service}-${run}-${suffix}`;
+  port ??= await freePort();
+  await docker(compose.runArgs(service, container, () => port, overrides));
+  containers.push(container);
+  await waitHealthy(container);
+  return { container, base: `http://127.0.0.1:${port}` };
+}
+
+beforeAll(async () => {
+  for (const service of Object.keys(compose.services)) {
+    await docker(compose.buildArgs(service), 900_000);
+    imageSizes[service] = Number(await docker(['image', 'inspect', '-f', '{{.Size}}', compose.image(service)]));
+  }
+}, 1_800_000);
+
+afterAll(async () => {
+  for (const container of containers) await docker(['rm', '-f', '-v', container]).catch(() => undefined);
+  for (const volume of volumes) await docker(['volume', 'rm', '-f', volume]).catch(() => undefined);
+  rmSync(projectDir, { recursive: true, force: true });
+  console.log(`image sizes (MB): ${JSON.stringify(Object.fromEntries(Object.entries(imageSizes).map(([k, v]) => [k, +(v / 1e6).toFixed(1)])))}`);
+}, 120_000);
+
+describe('docker-compose.yml', () => {
+  it('is valid by the Compose specification and clean by dclint', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dclint = join(root, 'node_modules/.bin/dclint');
+    expect(() => execFileSync(dclint, ['--max-warnings', '0', '--color', 'false', join(root, 'docker-compose.yml')], { stdio: 'pipe' })).not.toThrow();
+  });
+});
+
+describe.sequential('notifications on a real Docker engine', () => {
+  let first: { container: string; base: string };
+
+  it('turns healthy on a bind mount that Docker creates as root, and runs as node', async () => {
+    first = await up('notifications', 'bind');
+
+    expect(await mainProcessUid(first.container)).toBe(1000);
+    expect(statSync(join(projectDir, 'data/notifications/notifications.yaml.lock')).uid).toBe(1000);
+  });
+
+  it('keeps a notification across docker restart', async () => {
+    const [id] = await createMany(first.base, 1);
+
+    await docker(['restart', first.container], 60_000);
+    await waitHealthy(first.container);
+
+    const res = await fetch(`${first.base}/notifications/single/${id}`);
+    expect(res.status).toBe(200);
+  }, 120_000);
+
+  it('stops cleanly within the grace period after a load of creates, and a new container has every one', async () => {
+    const ids = [...(await listAllIds(first.base)), ...(await createMany(first.base, 3000, 16))];
+
+    const stop = await timedStop(first.container);
+
+    console.log(`docker stop after 3000 creates: ${stop.ms.toFixed(0)} ms`);
+    expect(stop.exitCode, stop.logs).toBe(0);
+    expect(stop.ms).toBeLessThan(8000);
+    expect(stop.logs).toMatch(/"msg":"stopped"/);
+    await docker(['rm', first.container]);
+    const again = await up('notifications', 'bind-again');
+    const listed = await listAllIds(again.base);
+    expect(listed).toHaveLength(ids.length);
+    expect(new Set(listed)).toEqual(new Set(ids));
+  }, 300_000);
+
+  it('works the same on a named volume, also when the container is killed and recreated', async () => {
+    const volume = `${compose.project}_notifications-${run}`;
+    volumes.push(volume);
+    const onVolume = await up('notifications', 'volume', { volumes: { '/app/data': volume } });
+    const [id] = await createMany(onVolume.base, 1);
+    await docker(['rm', '-f', onVolume.container]);
+
+    const again = await up('notifications', 'volume-again', { volumes: { '/app/data': volume } });
+
+    expect(await mainProcessUid(again.container)).toBe(1000);
+    expect(await listAllIds(again.base)).toEqual([id]);
+  }, 180_000);
+});
+
+describe.sequential('device-control on a real Docker engine against the Meross emulator (host network)', () => {
+  const pki = createTestPki();
+  const account = createAccount();
+  let emulator: MerossEmulator;
+  let port: number;
+  let service: { container: string; base: string };
+
+  beforeAll(async () => {
+    emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+    port = await freePort();
+    // What a user writes into .env after `cp .env.example .env`.
+    writeFileSync(
+      join(projectDir, '.env'),
+      `CLOUD_EMAIL=${account.email}\nCLOUD_PASSWORD=${account.password}\nCLOUD_API_URL=${emulator.apiUrl}\n`,
+    );
+  });
+
+  afterAll(async () => {
+    await emulator.stop();
+    pki.remove();
+    rmSync(join(projectDir, '.env'), { force: true });
+  });
+
+  const overrides = (): ServiceOverrides => ({
+    hostNetwork: true,
+    environment: { DEVICE_CONTROL_PORT: String(port), HOST: '127.0.0.1', NODE_EXTRA_CA_CERTS: '/run/emulator-ca.pem' },
+    extraVolumes: [`${pki.caFile}:/run/emulator-ca.pem:ro`],
+  });
+
+  it('signs in once and saves its token on the host bind mount', async () => {
+    service = await up('device-control', 'emulated', overrides(), port);
+    const health = (await (await fetch(`${service.base}/health`)).json()) as { status: string };
+
+    expect(health.status).toBe('ok');
+    expect(emulator.api.calls.signIn).toBe(1);
+    const token = statSync(join(projectDir, 'data/device-control/cloud-token.json'));
+    expect(token.uid).toBe(1000);
+    expect(token.mode & 0o777).toBe(0o600);
+  }, 120_000);
+
+  it('reuses the saved token across docker restart: still exactly one sign-in', async () => {
+    await docker(['restart', service.container], 60_000);
+    await waitHealthy(service.container);
+
+    const devices = (await (await fetch(`${service.base}/devices`)).json()) as unknown[];
+    expect(devices).toHaveLength(standardDevices().length);
+    expect(emulator.api.calls.signIn).toBe(1);
+    const stop = await timedStop(service.container);
+    expect(stop.exitCode, stop.logs).toBe(0);
+  }, 120_000);
+});
