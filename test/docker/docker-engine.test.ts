@@ -8,6 +8,7 @@ import { createTestPki } from '../../services/device-control/test/emulator/pki.j
 import { ComposeFile, type ServiceOverrides } from './compose-file.js';
 import { docker, mainProcessUid, timedStop, waitHealthy } from './docker-cli.js';
 import { createMany, listAllIds } from './notifications-client.js';
+import { seedHistory } from '../../bench/services.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // A fresh host: an empty project folder, so Docker itself creates ./data/... for the bind mounts.
@@ -92,6 +93,24 @@ describe.sequential('notifications on a real Docker engine', () => {
     const listed = await listAllIds(again.base);
     expect(listed).toHaveLength(ids.length);
     expect(new Set(listed)).toEqual(new Set(ids));
+  }, 300_000);
+
+  it('stops within 8 s with 100,000 stored right after a load of creates, on files a root process left', async () => {
+    const dataDir = join(projectDir, 'big');
+    const seedMs = await seedHistory(join(dataDir, 'notifications.yaml'), 100_000, projectDir);
+    const big = await up('notifications', 'big', { volumes: { '/app/data': dataDir } });
+    await createMany(big.base, 2000, 16);
+
+    const stop = await timedStop(big.container);
+
+    console.log(`seeded 100,000 in ${seedMs} ms; docker stop after 2000 more creates: ${stop.ms.toFixed(0)} ms`);
+    expect(stop.exitCode, stop.logs).toBe(0);
+    expect(stop.ms).toBeLessThan(8000);
+    await docker(['start', big.container]);
+    await waitHealthy(big.container);
+    const health = (await (await fetch(`${big.base}/health`)).json()) as { storage: { records: number } };
+    expect(health.storage.records).toBe(102_000);
+    await timedStop(big.container);
   }, 300_000);
 
   it('works the same on a named volume, also when the container is killed and recreated', async () => {
