@@ -20,14 +20,24 @@ export interface HttpAppOptions {
   beforeJson?: express.RequestHandler[];
 }
 
+/**
+ * The services speak plain HTTP and are opened from other machines of the LAN by name or address, an origin
+ * browsers do not trust. So no header that only works over HTTPS or on localhost: `upgrade-insecure-requests`
+ * would send the page's own scripts to an https port nobody serves (a blank page), HSTS is ignored over HTTP
+ * (a TLS proxy in front sets its own), and COOP and Origin-Agent-Cluster are ignored with a console error.
+ */
 const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
   contentSecurityPolicy: {
     directives: {
       // Swagger UI's page sets inline styles and loads images as data URIs.
       'style-src': ["'self'", "'unsafe-inline'"],
       'img-src': ["'self'", 'data:'],
+      'upgrade-insecure-requests': null,
     },
   },
+  strictTransportSecurity: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
 };
 
 type HeaderOp = [name: string, value: string | number | readonly string[] | undefined];

@@ -201,3 +201,19 @@ describe('API docs', () => {
     expect(res.text).toContain('swagger-ui');
   });
 });
+
+describe('security headers for a plain-HTTP service opened from the LAN', () => {
+  it('never asks the browser to upgrade to https, and sends no header that needs a trusted origin', async () => {
+    const { app } = buildApp();
+
+    const res = await request(app).get('/docs/');
+
+    const csp = res.headers['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('upgrade-insecure-requests');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+    expect(res.headers['cross-origin-opener-policy']).toBeUndefined();
+    expect(res.headers['origin-agent-cluster']).toBeUndefined();
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

@@ -1,0 +1,40 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
+export const LAN_HOST = 'homelab.test';
+
+/** Debian's Chromium; never a downloaded browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** What went wrong on a page: failed requests, error responses, console errors and CSP violations. */
+export interface PageTrouble {
+  problems: string[];
+}
+
+/** Headless Debian Chromium (a fresh temporary profile each launch) that resolves LAN_HOST to 127.0.0.1, with no proxy. */
+export async function launchLanBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    timeout: 30_000,
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-proxy-server',
+      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+    ],
+  });
+  return { browser, close: () => browser.close() };
+}
+
+/** Records every failed request, every response >= 400 and every console error or warning of `page`. */
+export function watchTrouble(page: Page): PageTrouble {
+  const trouble: PageTrouble = { problems: [] };
+  page.on('requestfailed', (req) => trouble.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+  page.on('response', (res) => {
+    if (res.status() >= 400) trouble.problems.push(`${res.status()} for ${res.url()}`);
+  });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') trouble.problems.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => trouble.problems.push(`page error: ${err.message}`));
+  return trouble;
+}
