@@ -1,41 +1,44 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
-import { CONSUMER_SCRIPT, CONSUMER_TSCONFIG, TYPED_CONSUMER } from './consumer-script.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CJS_CONSUMER, CONSUMER_SCRIPT, CONSUMER_TSCONFIG, TYPED_CONSUMER } from './consumer-script.js';
 
 const serviceDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const commonDir = resolve(serviceDir, '../../packages/common');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const tsx = createRequire(import.meta.url).resolve('tsx/cli');
 const work = mkdtempSync(join(tmpdir(), 'notifications-pack-'));
+const project = join(work, 'consumer');
+let tarball = '';
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function run(command: string, args: string[], cwd: string, timeout = 90_000): string {
   return execFileSync(command, args, { cwd, timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function pack(dir: string, into: string): string {
-  run('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', into], dir);
-  const name = readdirSync(into).find((f) => f.endsWith('.tgz'));
-  if (!name) throw new Error(`pnpm pack wrote no tarball for ${dir}`);
-  return join(into, name);
-}
+beforeAll(() => {
+  tarball = run(process.execPath, [tsx, 'scripts/pack-library.ts', work], serviceDir, 120_000).trim().split('\n').at(-1)!;
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // What a TypeScript app on Node 20 has anyway: @types/node.
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, '@types/node@^20.19.0'], project, 180_000);
+}, 300_000);
 
-describe('the packed @homeops/notifications library', () => {
-  it('installs outside the workspace, starts App on a free port, creates and lists a notification, and stops', { timeout: 180_000 }, () => {
-    run(process.execPath, [tsc, '-b', 'tsconfig.build.json'], serviceDir);
-    const tarballs = [commonDir, serviceDir].map((dir, i) => {
-      const into = join(work, `tgz-${i}`);
-      run('mkdir', ['-p', into], work);
-      return pack(dir, into);
-    });
-    const project = join(work, 'consumer');
-    run('mkdir', ['-p', project], work);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], project, 120_000);
+describe('@homeops/notifications installed from its one tarball into an empty project', () => {
+  it('depends on no package of ours, and no shipped file imports @homeops/common', () => {
+    const installed = join(project, 'node_modules/@homeops');
+    const manifest = JSON.parse(readFileSync(join(installed, 'notifications/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+
+    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@homeops/'))).toEqual([]);
+    expect(run('ls', [installed], project).trim()).toBe('notifications');
+    expect(manifest.dependencies['@types/express']).toBeDefined();
+    expect(run('tar', ['xzf', tarball, '-O'], work)).not.toContain('@homeops/common');
+  });
+
+  it('starts App with import, creates and lists a notification, and stops', { timeout: 60_000 }, () => {
     writeFileSync(join(project, 'consumer.mjs'), CONSUMER_SCRIPT);
 
     const result = JSON.parse(run(process.execPath, ['consumer.mjs'], project, 30_000));
@@ -47,9 +50,23 @@ describe('the packed @homeops/notifications library', () => {
     expect(result.total).toBe('1');
     expect(result.list).toEqual([result.created]);
     expect(result.exports).toEqual(['function', 'function', 23, true, 'function']);
+  });
 
+  it('works with require from CommonJS', { timeout: 60_000 }, () => {
+    writeFileSync(join(project, 'consumer.cjs'), CJS_CONSUMER);
+
+    const result = JSON.parse(run(process.execPath, ['consumer.cjs'], project, 30_000));
+
+    expect(result).toMatchObject({ createdStatus: 201, total: '1', sounds: 23 });
+  });
+
+  it('type-checks a strict TypeScript consumer against the shipped declarations alone (skipLibCheck off)', { timeout: 90_000 }, () => {
     writeFileSync(join(project, 'typed.ts'), TYPED_CONSUMER);
     writeFileSync(join(project, 'tsconfig.json'), CONSUMER_TSCONFIG);
-    expect(() => run(process.execPath, [tsc, '-p', 'tsconfig.json'], project, 60_000)).not.toThrow();
+
+    const check = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
   });
 });

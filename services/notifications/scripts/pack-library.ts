@@ -1,0 +1,74 @@
+// Packs @homeops/notifications as ONE tarball that installs on its own: the compiled @homeops/common is copied
+// into dist/common and imported by relative path, and common's runtime dependencies become the package's own.
+// Usage: tsx scripts/pack-library.ts [destination folder, default: the current folder]
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const serviceDir = resolve(import.meta.dirname, '..');
+const commonDir = resolve(serviceDir, '../../packages/common');
+const destination = resolve(process.argv[2] ?? process.cwd());
+const COMMON = '@homeops/common';
+// Types the public declarations expose (createApp answers an Express app): a typed consumer needs them installed.
+const PUBLIC_TYPES = ['@types/express'];
+
+interface Manifest {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+  exports?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+const readManifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+
+/** Compiled output only: no build info, and no source maps, which point at sources the package does not ship. */
+const shipped = (source: string) => !/\.(tsbuildinfo|map)$/.test(source);
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Points every import of @homeops/common in dist (code and declarations) at dist/common/index.js. */
+function relinkCommon(dist: string): void {
+  const entry = join(dist, 'common/index.js');
+  for (const file of filesUnder(dist).filter((f) => /\.(js|d\.ts)$/.test(f) && !f.startsWith(join(dist, 'common/')))) {
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(COMMON)) continue;
+    let target = relative(dirname(file), entry);
+    if (!target.startsWith('.')) target = `./${target}`;
+    writeFileSync(file, text.replaceAll(`'${COMMON}'`, `'${target}'`).replaceAll(`"${COMMON}"`, `"${target}"`));
+  }
+}
+
+/** The published manifest: no workspace dependency; common's runtime dependencies and the public types added. */
+function publishedManifest(service: Manifest, common: Manifest): Manifest {
+  const { [COMMON]: _bundled, ...own } = service.dependencies ?? {};
+  for (const name of PUBLIC_TYPES) own[name] = service.devDependencies?.[name] ?? '*';
+  const { devDependencies: _dev, scripts: _scripts, ...rest } = service;
+  const exports = JSON.parse(JSON.stringify(service.exports ?? {}), (key, value: unknown) => (key === 'source' ? undefined : value));
+  return { ...rest, exports, dependencies: Object.fromEntries(Object.entries({ ...common.dependencies, ...own }).sort()) };
+}
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: serviceDir, stdio: 'inherit' });
+
+mkdirSync(destination, { recursive: true });
+const stage = mkdtempSync(join(tmpdir(), 'notifications-pack-'));
+try {
+  cpSync(join(serviceDir, 'dist'), join(stage, 'dist'), { recursive: true, filter: shipped });
+  cpSync(join(commonDir, 'dist'), join(stage, 'dist/common'), { recursive: true, filter: shipped });
+  relinkCommon(join(stage, 'dist'));
+  cpSync(join(serviceDir, 'README.md'), join(stage, 'README.md'));
+  writeFileSync(join(stage, 'package.json'), `${JSON.stringify(publishedManifest(readManifest(serviceDir), readManifest(commonDir)), null, 2)}\n`);
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: stage, encoding: 'utf8' }).trim();
+  process.stdout.write(`${join(destination, name.split('\n').at(-1)!)}\n`);
+} finally {
+  rmSync(stage, { recursive: true, force: true });
+}
