@@ -35,7 +35,7 @@ describe('GET /health', () => {
     const res = await request(t.app).get('/health');
 
     expect(res.status).toBe(200);
-    expect(res.body.status).toBe('ok');
+    expect(res.body).toMatchObject({ status: 'ok', problems: [] });
   });
 
   it('is degraded while the command channels are down although the session is connected (broker outage)', async () => {
@@ -49,6 +49,21 @@ describe('GET /health', () => {
       cloud: { state: 'connected' },
       devices: { online: 1, controllable: 0, awaitingCommandChannel: 1 },
     });
+  });
+
+  it('is 200 and degraded, naming the file and the error, when the session token cannot be saved', async () => {
+    const cloud = new FakeDeviceCloud([cloudDevice({ uuid: 'a' })]);
+    const tokenStore = { file: '/app/data/cloud-token.json', writable: false, error: 'EACCES: permission denied', savedAt: null };
+    cloud.tokenStore = tokenStore;
+    t = await buildTestApp({ cloud });
+
+    const res = await request(t.app).get('/health');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'degraded', cloud: { state: 'connected', tokenStore } });
+    expect(res.body.problems).toEqual([
+      'the session token cannot be saved to /app/data/cloud-token.json (EACCES: permission denied); every restart logs in again, which can lock the account',
+    ]);
   });
 
   it('is 200 and degraded while the session backs off, with the last error and the retry time', async () => {

@@ -4,6 +4,20 @@ export type CloudBackend = 'meross' | 'simulator';
 /** The life of the cloud session, as /health reports it. */
 export type CloudSessionState = 'connecting' | 'connected' | 'backing-off' | 'failed';
 
+/**
+ * Whether the session token survives a restart. `writable` is null where no token is kept (the simulator, or no
+ * file configured), false once a check or a save failed, with the error (a path and an errno, never the token).
+ */
+export interface TokenStoreStatus {
+  file: string | null;
+  writable: boolean | null;
+  error: string | null;
+  savedAt: string | null;
+}
+
+/** Where no token is kept (the simulator). */
+export const NO_TOKEN_STORE: TokenStoreStatus = Object.freeze({ file: null, writable: null, error: null, savedAt: null });
+
 /** Where the cloud session stands; never carries a secret. */
 export interface CloudStatus {
   backend: CloudBackend;
@@ -12,6 +26,7 @@ export interface CloudStatus {
   lastError: { code: string | number | null; message: string; at: string } | null;
   /** When the next login/connection attempt is due while backing off (ISO time). */
   retryAt: string | null;
+  tokenStore: TokenStoreStatus;
 }
 
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */

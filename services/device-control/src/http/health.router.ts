@@ -1,11 +1,12 @@
 import { type Api, type EventStreamHub, z } from '@homeops/common';
-import type { DeviceCloud } from '../domain/device-cloud.js';
+import type { CloudStatus, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 
 const HealthSchema = z
   .object({
     status: z.enum(['ok', 'degraded', 'error']),
+    problems: z.array(z.string()).openapi({ description: 'Why the status is not ok, one sentence each' }),
     service: z.string(),
     version: z.string(),
     uptimeSeconds: z.number(),
@@ -16,6 +17,9 @@ const HealthSchema = z
         .object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() })
         .nullable(),
       retryAt: z.string().nullable(),
+      tokenStore: z
+        .object({ file: z.string().nullable(), writable: z.boolean().nullable(), error: z.string().nullable(), savedAt: z.string().nullable() })
+        .openapi({ description: 'Whether the session token survives a restart; writable null where no token is kept' }),
     }),
     sync: z.object({
       lastAt: z.string().nullable(),
@@ -47,9 +51,24 @@ export interface HealthDeps {
   now: () => number;
 }
 
+/** Why the service is degraded: each problem in a sentence, empty when all is well. */
+function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['health']>): string[] {
+  const problems: string[] = [];
+  if (cloud.state !== 'connected') problems.push(`the cloud session is ${cloud.state}`);
+  if (health.sync.ok !== true) problems.push(health.sync.ok === false ? `the last sync failed: ${health.sync.error}` : 'no sync yet');
+  if (health.devices.awaitingCommandChannel > 0) {
+    problems.push(`${health.devices.awaitingCommandChannel} online switch(es) cannot be reached over their command channel`);
+  }
+  if (cloud.tokenStore.writable === false) {
+    problems.push(`the session token cannot be saved to ${cloud.tokenStore.file} (${cloud.tokenStore.error}); every restart logs in again, which can lock the account`);
+  }
+  return problems;
+}
+
 /**
  * GET /health: 200 while serving, 503 once the session failed for good. Degraded when the session is not up, the last
- * sync failed, or online switches cannot be reached over their command channel (a broker outage).
+ * sync failed, online switches cannot be reached over their command channel (a broker outage), or the session token
+ * cannot be saved.
  */
 export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
   api.route({
@@ -62,17 +81,19 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
       503: { description: 'The cloud session failed for good', schema: HealthSchema },
     },
     handler: (_input, _req, res) => {
-      const { backend, state, lastError, retryAt } = deps.cloud.status();
+      const cloud = deps.cloud.status();
+      const { backend, state, lastError, retryAt, tokenStore } = cloud;
       const health = deps.devices.health();
-      const healthy = state === 'connected' && health.sync.ok === true && health.devices.awaitingCommandChannel === 0;
-      const status = state === 'failed' ? 'error' : healthy ? 'ok' : 'degraded';
+      const problems = findProblems(cloud, health);
+      const status = state === 'failed' ? 'error' : problems.length === 0 ? 'ok' : 'degraded';
       res.status(status === 'error' ? 503 : 200).json({
         status,
+        problems,
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
         uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
         backend,
-        cloud: { state, lastError, retryAt },
+        cloud: { state, lastError, retryAt, tokenStore },
         sync: health.sync,
         devices: health.devices,
         commands: health.commands,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -45,8 +45,8 @@ describe('device-control end to end: the cloud session across restarts, outages 
     return started;
   }
 
-  async function startService(apiUrl = emulator.apiUrl): Promise<ServiceProcess> {
-    const service = await ServiceProcess.start({ apiUrl, account, caFile: pki.caFile, workDir });
+  async function startService(apiUrl = emulator.apiUrl, env: Record<string, string> = {}): Promise<ServiceProcess> {
+    const service = await ServiceProcess.start({ apiUrl, account, caFile: pki.caFile, workDir, env });
     services.push(service);
     return service;
   }
@@ -72,6 +72,26 @@ describe('device-control end to end: the cloud session across restarts, outages 
     expect(emulator.api.calls.signIn).toBe(1);
     expect(emulator.api.calls.rejectedToken).toBe(0);
     expect(statSync(join(workDir, 'data', 'cloud-token.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('is degraded, naming the file and the error, when the session token cannot be saved', async () => {
+    // A folder that is a regular file: no write gets through, not even as root.
+    writeFileSync(join(workDir, 'not-a-folder'), '');
+    const tokenFile = join(workDir, 'not-a-folder', 'cloud-token.json');
+    const service = await startService(emulator.apiUrl, { CLOUD_TOKEN_FILE: tokenFile });
+    await controllable(service, PLUG);
+
+    const health = await service.request('GET', '/health');
+
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({
+      status: 'degraded',
+      cloud: { state: 'connected', tokenStore: { file: tokenFile, writable: false, error: expect.stringMatching(/^E[A-Z]+: .*not-a-folder/) } },
+    });
+    expect((health.body as { problems: string[] }).problems).toEqual([expect.stringContaining(`session token cannot be saved to ${tokenFile}`)]);
+    const text = JSON.stringify(health.body) + service.output.text;
+    for (const secret of [account.password, account.key]) expect(text).not.toContain(secret);
+    expect(service.output.text).toContain('the session token cannot be saved');
   });
 
   it('logs in exactly once again when the cloud revokes the token', async () => {

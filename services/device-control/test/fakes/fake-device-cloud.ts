@@ -1,11 +1,13 @@
 import { AppError } from '@homeops/common';
-import type {
-  CloudBackend,
-  CloudDevice,
-  CloudEvent,
-  CloudSessionState,
-  CloudStatus,
-  DeviceCloud,
+import {
+  NO_TOKEN_STORE,
+  type CloudBackend,
+  type CloudDevice,
+  type CloudEvent,
+  type CloudSessionState,
+  type CloudStatus,
+  type DeviceCloud,
+  type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
 
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
@@ -49,6 +51,8 @@ export class FakeDeviceCloud implements DeviceCloud {
   private state: CloudSessionState = 'connected';
   private lastError: CloudStatus['lastError'] = null;
   private retryAt: string | null = null;
+  /** What the fake reports of its token store; tests set it. */
+  tokenStore: TokenStoreStatus = NO_TOKEN_STORE;
 
   constructor(
     devices: CloudDevice[] = [],
@@ -84,7 +88,7 @@ export class FakeDeviceCloud implements DeviceCloud {
   }
 
   status(): CloudStatus {
-    return { backend: this.backend, state: this.state, lastError: this.lastError, retryAt: this.retryAt };
+    return { backend: this.backend, state: this.state, lastError: this.lastError, retryAt: this.retryAt, tokenStore: this.tokenStore };
   }
 
   async listDevices(): Promise<CloudDevice[]> {

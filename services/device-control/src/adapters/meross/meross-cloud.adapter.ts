@@ -71,7 +71,7 @@ export class MerossCloud implements DeviceCloud {
     this.lib.httpDomain = apiUrl.host;
     this.tokens = new TokenStore(options.tokenFile, options.email, apiUrl.origin);
     this.redactor = new SecretRedactor(options.password, () => this.lib);
-    this.session = new SessionStatus((status) => this.emit({ type: 'session', status }));
+    this.session = new SessionStatus((status) => this.emit({ type: 'session', status }), () => this.tokens.status());
     this.http = new MerossHttp(this.requestTimeoutMs, (call) => this.log.debug(call, 'meross api call'));
     this.devices = new MerossDevices({
       lib: this.lib,
@@ -98,6 +98,8 @@ export class MerossCloud implements DeviceCloud {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    const { writable, file, error } = await this.tokens.check();
+    if (writable === false) this.log.warn({ file, error }, 'the session token cannot be saved; every restart will log in again');
     void this.beginAttempt();
   }
 

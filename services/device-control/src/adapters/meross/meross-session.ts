@@ -1,4 +1,4 @@
-import type { CloudSessionState, CloudStatus } from '../../domain/device-cloud.js';
+import type { CloudSessionState, CloudStatus, TokenStoreStatus } from '../../domain/device-cloud.js';
 
 /** Waits of the session, all in milliseconds; tests pass small values. */
 export interface BackoffOptions {
@@ -30,7 +30,10 @@ export class SessionStatus {
   private lastError: CloudStatus['lastError'] = null;
   private retryAt: number | null = null;
 
-  constructor(private readonly announce: (status: CloudStatus) => void) {}
+  constructor(
+    private readonly announce: (status: CloudStatus) => void,
+    private readonly tokenStore: () => TokenStoreStatus,
+  ) {}
 
   get current(): CloudSessionState {
     return this.state;
@@ -42,6 +45,7 @@ export class SessionStatus {
       state: this.state,
       lastError: this.lastError && { ...this.lastError },
       retryAt: this.retryAt === null ? null : new Date(this.retryAt).toISOString(),
+      tokenStore: this.tokenStore(),
     };
   }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from '@homeops/common';
+import type { TokenStoreStatus } from '../../domain/device-cloud.js';
 
 const StoredTokenSchema = z.object({
   version: z.literal(1),
@@ -26,6 +27,7 @@ export type StoredToken = z.infer<typeof StoredTokenSchema>;
 export class TokenStore {
   readonly account: string;
   private writes = 0;
+  private state: TokenStoreStatus;
 
   constructor(
     private readonly file: string | undefined,
@@ -33,6 +35,25 @@ export class TokenStore {
     apiUrl: string,
   ) {
     this.account = createHash('sha256').update(`${email.trim().toLowerCase()}\n${apiUrl}`).digest('hex');
+    this.state = { file: file ?? null, writable: null, error: null, savedAt: null };
+  }
+
+  status(): TokenStoreStatus {
+    return { ...this.state };
+  }
+
+  /**
+   * Proves the token can be saved before any login needs it: creates the folder (0700) and writes and removes a
+   * probe file. A real write, since permission bits say nothing when the service runs as root. Never throws.
+   */
+  async check(): Promise<TokenStoreStatus> {
+    if (!this.file) return this.status();
+    await this.recorded(async () => {
+      const probe = this.tempPath();
+      await writeFile(probe, '', { mode: 0o600 });
+      await unlink(probe);
+    }).catch(() => undefined);
+    return this.status();
   }
 
   /** The saved token of this account, or null (no file, another account, unreadable). */
@@ -55,16 +76,36 @@ export class TokenStore {
 
   async save(token: Omit<StoredToken, 'version' | 'account' | 'savedAt'>): Promise<void> {
     if (!this.file) return;
+    const file = this.file;
     const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: new Date().toISOString() };
-    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    this.writes += 1;
-    const temp = `${this.file}.${process.pid}.${this.writes}.tmp`;
-    await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    await chmod(temp, 0o600);
-    await rename(temp, this.file);
+    await this.recorded(async () => {
+      const temp = this.tempPath();
+      await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      await chmod(temp, 0o600);
+      await rename(temp, file);
+    });
+    this.state.savedAt = record.savedAt;
   }
 
   async clear(): Promise<void> {
     if (this.file) await rm(this.file, { force: true });
+  }
+
+  private tempPath(): string {
+    this.writes += 1;
+    return `${this.file}.${process.pid}.${this.writes}.tmp`;
+  }
+
+  /** Runs a write in the token's folder and records whether it worked; rethrows the failure. */
+  private async recorded(write: () => Promise<void>): Promise<void> {
+    try {
+      await mkdir(dirname(this.file!), { recursive: true, mode: 0o700 });
+      await write();
+      Object.assign(this.state, { writable: true, error: null });
+    } catch (err) {
+      const { code, message } = err as NodeJS.ErrnoException;
+      Object.assign(this.state, { writable: false, error: code && !message.startsWith(code) ? `${code}: ${message}` : message });
+      throw err;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
+import { NO_TOKEN_STORE, type CloudDevice, type CloudEvent, type CloudStatus, type DeviceCloud } from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
 /** How the simulated account is made up and how slow it answers. */
@@ -39,7 +39,7 @@ export class SimulatorCloud implements DeviceCloud {
   }
 
   status(): CloudStatus {
-    return { backend: this.backend, state: this.state, lastError: null, retryAt: null };
+    return { backend: this.backend, state: this.state, lastError: null, retryAt: null, tokenStore: NO_TOKEN_STORE };
   }
 
   async listDevices(): Promise<CloudDevice[]> {
