@@ -13,6 +13,15 @@ export interface SnapshotWrite {
   chunkRecords: number;
   /** Checked before the rename: false cancels (the captured state turned out not to be durable). */
   stillValid: () => Promise<boolean>;
+  /** Checked before each chunk: true gives the write up (the service is stopping and the time is spent). */
+  abandoned?: () => boolean;
+}
+
+/** A snapshot write given up on purpose: the temp file is gone, the old snapshot and the journals are intact. */
+export class SnapshotAbandoned extends Error {
+  constructor() {
+    super('the fold was given up to stop in time; the journal keeps everything');
+  }
 }
 
 /** The temp file a snapshot is written to before the rename (one writer holds the lock, so one name suffices). */
@@ -32,6 +41,7 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
   try {
     // Each chunk is encoded once (its length is the encoded one) and dropped after its write.
     const flush = async (text: string): Promise<void> => {
+      if (write.abandoned?.()) throw new SnapshotAbandoned();
       const data = Buffer.from(text);
       bytes += data.length;
       await file.append(data);

@@ -9,7 +9,7 @@ import { listJournalGenerations, loadHistory } from './history-loader.js';
 import { encodeJournalEntry } from './journal.js';
 import { cloneRecord, NotificationIndex } from './notification-index.js';
 import { describeRecordProblem } from './record-shape.js';
-import { journalFileName, writeSnapshot } from './snapshot-writer.js';
+import { journalFileName, SnapshotAbandoned, writeSnapshot } from './snapshot-writer.js';
 import { nodeStorageFs, type StorageFs } from './storage-fs.js';
 
 /** Where the repository reports what an operator should know (torn tails dropped, folds failing). */
@@ -28,8 +28,13 @@ export interface YamlRepositoryOptions {
   compactWhenQuietMs?: number;
   /** ...if the journal holds at least this many bytes, or a sixteenth of the snapshot if more. */
   compactWhenQuietAfterBytes?: number;
-  /** Fold on close, so a stopped service leaves everything in the readable YAML file. */
+  /** Fold on close, so a stopped service leaves everything in the readable YAML file... */
   compactOnClose?: boolean;
+  /**
+   * ...as far as it fits this many milliseconds; a fold that would not (by the speed of the last one) is left to
+   * the next start, which replays the journal. Keeps a stop inside Docker's 10 s grace at any history size.
+   */
+  closeFoldBudgetMs?: number;
   /**
    * Records formatted between two awaited writes while folding (bounds event-loop stalls). The default keeps each
    * slice well under a millisecond and its text (~60 KB) out of V8's large-object space, which a fold of 100k
@@ -44,6 +49,10 @@ const COMPACTION_RETRY_MS = 5_000;
 const DEFAULT_COMPACT_AFTER_BYTES = 32 * 1024 * 1024;
 const DEFAULT_QUIET_MS = 2_000;
 const DEFAULT_QUIET_AFTER_BYTES = 64 * 1024;
+const DEFAULT_CLOSE_FOLD_BUDGET_MS = 3_000;
+// Until a fold has been timed: about what folds reach here. Too hopeful on a slow disk, it costs only a fold
+// given up at the deadline.
+const DEFAULT_FOLD_BYTES_PER_MS = 60_000;
 
 /**
  * The notification history in a human-readable YAML file: changes are appended to a checksummed journal made
@@ -65,6 +74,10 @@ export class YamlNotificationRepository implements NotificationRepository {
   private lastChangeAtMs = 0;
   private compaction: Promise<void> | undefined;
   private compactionRetryAt = 0;
+  /** Snapshot bytes a fold writes per millisecond, as the last one measured. */
+  private foldBytesPerMs = DEFAULT_FOLD_BYTES_PER_MS;
+  /** A fold still running at this time is given up (set on close). */
+  private foldDeadline = Number.POSITIVE_INFINITY;
   private closing: Promise<void> | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
 
@@ -124,13 +137,27 @@ export class YamlNotificationRepository implements NotificationRepository {
   private async shutDown(): Promise<void> {
     clearInterval(this.quietTimer);
     const journal = this.journal!;
+    this.foldDeadline = Date.now() + (this.options.closeFoldBudgetMs ?? DEFAULT_CLOSE_FOLD_BUDGET_MS);
     await this.compaction;
     await journal.settled(journal.lastSeq);
-    if ((this.options.compactOnClose ?? true) && this.writable && journal.bytes + this.olderJournalBytes > 0) {
-      await this.compact().catch((error: unknown) => this.log('warn', `Could not fold the journal on close: ${(error as Error).message}`));
-    }
+    if ((this.options.compactOnClose ?? true) && this.writable && this.journalBytes() > 0) await this.foldOnClose();
     await journal.close();
     await this.lock.release();
+  }
+
+  private async foldOnClose(): Promise<void> {
+    const estimateMs = (this.snapshotBytes + this.journalBytes()) / this.foldBytesPerMs;
+    if (Date.now() + estimateMs > this.foldDeadline) {
+      const mb = (this.journalBytes() / 1e6).toFixed(1);
+      this.log('info', `Left ${mb} MB of journal for the next start: folding would take about ${Math.round(estimateMs)} ms`);
+      return;
+    }
+    await this.compact().catch((error: unknown) => this.logFoldFailure(error, 'on close'));
+  }
+
+  private logFoldFailure(error: unknown, when: string): void {
+    if (error instanceof SnapshotAbandoned) this.log('info', `Stopping: ${error.message}`);
+    else this.log('warn', `Could not fold the journal into ${this.path} (${when}): ${(error as Error).message}`);
   }
 
   async insert(record: NotificationRecord): Promise<void> {
@@ -242,7 +269,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     this.compaction = this.compact()
       .catch((error: unknown) => {
         this.compactionRetryAt = Date.now() + COMPACTION_RETRY_MS;
-        this.log('warn', `Could not fold the journal into ${this.path} (retrying later): ${(error as Error).message}`);
+        this.logFoldFailure(error, 'retrying later');
       })
       .finally(() => {
         this.compaction = undefined;
@@ -273,10 +300,12 @@ export class YamlNotificationRepository implements NotificationRepository {
         await journal.settled(capture.seq);
         return journal.failureEpoch === capture.epoch;
       },
+      abandoned: () => Date.now() > this.foldDeadline,
     });
     if (bytes === undefined) throw new Error('a write failed while folding; the journal keeps everything');
     this.snapshotBytes = bytes;
     this.olderJournalBytes = 0;
+    this.foldBytesPerMs = Math.max(1, bytes / Math.max(1, Date.now() - started));
     this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${Date.now() - started} ms`);
     for (const old of await listJournalGenerations(this.fs, this.path)) {
       if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
