@@ -23,6 +23,8 @@ export interface ServiceOverrides {
   /** More mounts, `source:target[:mode]`. */
   extraVolumes?: string[];
   hostNetwork?: boolean;
+  /** `user:` of a compose override: the container starts as this uid:gid instead of root. */
+  user?: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export class ComposeFile {
       args.push('-v', [resolved, target, mode].filter(Boolean).join(':'));
     }
     for (const volume of overrides.extraVolumes ?? []) args.push('-v', volume);
+    if (overrides.user) args.push('--user', overrides.user);
     if (overrides.hostNetwork) args.push('--network', 'host');
     else for (const port of service.ports ?? []) {
       const containerPort = Number(port.split(':').at(-1));

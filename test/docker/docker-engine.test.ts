@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { ComposeFile, type ServiceOverrides } from './compose-file.js';
 import { docker, mainProcessUid, timedStop, waitHealthy } from './docker-cli.js';
 import { createMany, listAllIds } from './notifications-client.js';
 import { seedHistory } from '../../bench/services.js';
+import { freePort } from '../../bench/processes.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // A fresh host: an empty project folder, so Docker itself creates ./data/... for the bind mounts.
@@ -18,14 +18,6 @@ const run = `t${process.pid}`;
 const containers: string[] = [];
 const volumes: string[] = [];
 const imageSizes: Record<string, number> = {};
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 /** Starts a service as docker-compose.yml declares it and waits for healthy; `port` is where it answers on the host. */
 async function up(service: string, suffix: string, overrides: ServiceOverrides = {}, port?: number) {
@@ -176,5 +168,19 @@ describe.sequential('device-control on a real Docker engine against the Meross e
     expect(emulator.api.calls.signIn).toBe(1);
     const stop = await timedStop(service.container);
     expect(stop.exitCode, stop.logs).toBe(0);
+  }, 120_000);
+
+  it('stays up but reports degraded, naming the token file, when started as a user who cannot write its data', async () => {
+    const dataDir = join(projectDir, 'data/device-control-other-user');
+    const other = await up('device-control', 'other-user', { ...overrides(), user: '4321:4321', volumes: { '/app/data': dataDir } }, port);
+
+    const health = (await (await fetch(`${other.base}/health`)).json()) as { status: string; problems: string[]; cloud: { tokenStore: unknown } };
+
+    expect(await mainProcessUid(other.container)).toBe(4321);
+    expect(health.status).toBe('degraded');
+    expect(health.cloud.tokenStore).toMatchObject({ file: '/app/data/cloud-token.json', writable: false, error: expect.stringMatching(/^EACCES/) });
+    expect(health.problems.join(' ')).toContain('session token cannot be saved');
+    expect(JSON.stringify(health)).not.toContain(account.password);
+    await timedStop(other.container);
   }, 120_000);
 });
