@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
@@ -13,6 +14,9 @@ export interface PageTrouble {
 
 /** Headless Debian Chromium (a fresh temporary profile each launch) that resolves LAN_HOST to 127.0.0.1, with no proxy. */
 export async function launchLanBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (Debian), or set CHROMIUM_PATH`);
+  }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     timeout: 30_000,
