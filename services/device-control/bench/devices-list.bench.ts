@@ -23,7 +23,7 @@ async function serveService(): Promise<void> {
   const cloud = new SimulatorCloud({ extraDevices: 47 });
   const devices = new DeviceService(
     cloud,
-    { maxCommandsPerMinute: 30, syncIntervalSeconds: 0, requestTimeoutMs: 1000, commandTimeoutMs: 1000, backgroundStateReads: false },
+    { maxMessagesPerMinute: 30, syncIntervalSeconds: 0, requestTimeoutMs: 1000, commandTimeoutMs: 1000, backgroundStateReads: false },
     logger,
   );
   await devices.start();

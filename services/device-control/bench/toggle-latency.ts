@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     account,
     caFile: pki.caFile,
     workDir,
-    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', CLOUD_MAX_COMMANDS_PER_MINUTE: '600' },
+    env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', CLOUD_MAX_MESSAGES_PER_HOUR: '3600', CLOUD_MAX_MESSAGES_PER_MINUTE: '600' },
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {

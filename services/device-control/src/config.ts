@@ -4,7 +4,12 @@ import type { DeviceServiceOptions } from './domain/device.service.js';
 type Env = Record<string, string | undefined>;
 
 /** The names users of the original service have in their `.env`; the CLOUD_ names win when both are set. */
-const ALIASES: Record<string, string> = { MEROSS_EMAIL: 'CLOUD_EMAIL', MEROSS_PASSWORD: 'CLOUD_PASSWORD' };
+const ALIASES: Record<string, string> = {
+  MEROSS_EMAIL: 'CLOUD_EMAIL',
+  MEROSS_PASSWORD: 'CLOUD_PASSWORD',
+  /** 1.0 counted only commands, per minute; the variable now bounds the burst window of all messages. */
+  CLOUD_MAX_COMMANDS_PER_MINUTE: 'CLOUD_MAX_MESSAGES_PER_MINUTE',
+};
 
 function applyAliases(env: unknown): unknown {
   if (typeof env !== 'object' || env === null) return env;
@@ -49,8 +54,10 @@ const EnvSchema = z.object({
   CLOUD_API_URL: CloudApiUrlSchema,
   CLOUD_TOKEN_FILE: z.string().min(1).default('./data/cloud-token.json'),
   CLOUD_BACKEND: z.enum(['meross', 'simulator']).optional(),
-  /** Account-wide, all devices together; Meross cuts off accounts that send too much. */
-  CLOUD_MAX_COMMANDS_PER_MINUTE: positiveInt(1, 600, 30),
+  /** Account-wide, every message to the cloud; Meross asks integrations to stay under about 200 per hour. */
+  CLOUD_MAX_MESSAGES_PER_HOUR: positiveInt(1, 3_600, 180),
+  /** The burst window of the same budget. */
+  CLOUD_MAX_MESSAGES_PER_MINUTE: positiveInt(1, 600, 15),
   /** 0 turns the periodic sync off (startup and POST /devices/sync still run). */
   CLOUD_SYNC_INTERVAL_SECONDS: z.coerce
     .number()
@@ -77,6 +84,9 @@ export const ConfigSchema = z
     if (hasEmail !== hasPassword) {
       const missing = hasEmail ? 'CLOUD_PASSWORD' : 'CLOUD_EMAIL';
       ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other account variable is set' });
+    }
+    if (env.CLOUD_MAX_MESSAGES_PER_MINUTE > env.CLOUD_MAX_MESSAGES_PER_HOUR) {
+      ctx.addIssue({ code: 'custom', path: ['CLOUD_MAX_MESSAGES_PER_MINUTE'], message: 'must not be more than CLOUD_MAX_MESSAGES_PER_HOUR' });
     }
     if (env.CLOUD_BACKEND === 'meross' && !hasEmail && !hasPassword) {
       ctx.addIssue({
@@ -114,7 +124,8 @@ export function readConfig(): Config {
 /** The device service's limits and timings, from the config. */
 export function deviceServiceOptions(config: Config): DeviceServiceOptions {
   return {
-    maxCommandsPerMinute: config.CLOUD_MAX_COMMANDS_PER_MINUTE,
+    maxMessagesPerHour: config.CLOUD_MAX_MESSAGES_PER_HOUR,
+    maxMessagesPerMinute: config.CLOUD_MAX_MESSAGES_PER_MINUTE,
     syncIntervalSeconds: config.CLOUD_SYNC_INTERVAL_SECONDS,
     backgroundReadIntervalSeconds: config.CLOUD_BACKGROUND_READ_INTERVAL_SECONDS,
     requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,

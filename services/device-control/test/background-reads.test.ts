@@ -22,7 +22,7 @@ async function startService(cloud: FakeDeviceCloud, options: Partial<DeviceServi
   service = new DeviceService(
     cloud,
     {
-      maxCommandsPerMinute: 30,
+      maxMessagesPerMinute: 30,
       syncIntervalSeconds: 0,
       requestTimeoutMs: 200,
       commandTimeoutMs: 100,
@@ -71,7 +71,7 @@ describe('background state reads (after a sync, when a command channel comes bac
 
   it('a user toggle still goes through right after a burst of reconnects, without waiting for the deferred read', async () => {
     const cloud = new FakeDeviceCloud(plugs(1));
-    const { service } = await startService(cloud, { maxCommandsPerMinute: 4 });
+    const { service } = await startService(cloud, { maxMessagesPerMinute: 4 });
     for (let i = 0; i < 10; i += 1) flapCommandChannels(cloud, ['plug-1']);
     await vi.advanceTimersByTimeAsync(0);
 
@@ -86,21 +86,23 @@ describe('background state reads (after a sync, when a command channel comes bac
     expect(readsOf(cloud, 'plug-1')).toBe(2);
   });
 
-  it('leaves half of the command budget to callers: reads past it are deferred with one log line, then done once it frees', async () => {
+  it('leaves half of the message budget to callers: reads past it are deferred with one log line, then done once it frees', async () => {
     const cloud = new FakeDeviceCloud(plugs(4));
-    const { service, lines } = await startService(cloud, { maxCommandsPerMinute: 4 });
+    // 6 per minute, 3 kept for callers: the startup sync and two reads fill the background share.
+    const { service, lines } = await startService(cloud, { maxMessagesPerMinute: 6 });
 
     expect(cloud.callsOf('readChannels')).toEqual([['plug-1'], ['plug-2']]);
     flapCommandChannels(cloud, ['plug-3', 'plug-4']);
     await vi.advanceTimersByTimeAsync(1_000);
     const deferred = lines.filter((l) => l.msg.startsWith('background state reads deferred'));
     expect(deferred).toHaveLength(1);
-    expect(deferred[0]).toMatchObject({ devices: ['plug-3', 'plug-4'], reserved: 2, limitPerMinute: 4 });
+    expect(deferred[0]).toMatchObject({ devices: ['plug-3', 'plug-4'] });
+    expect(deferred[0]?.budget).toContainEqual(expect.objectContaining({ window: 'burst', limit: 6, reservedForCallers: 3 }));
 
     const toggled = await service.toggleChannel('plug-3', 0);
 
     expect(toggled.on).toBe(true);
-    expect(service.health().commands.usedLastMinute).toBe(4);
+    expect(service.health().commands.usedLastMinute).toBe(5);
     await vi.advanceTimersByTimeAsync(61_000);
     expect(cloud.callsOf('readChannels').map(([uuid]) => uuid)).toEqual(['plug-1', 'plug-2', 'plug-3', 'plug-4']);
     expect(service.getDevice('plug-4').channels[0]?.on).toBe(false);
@@ -129,6 +131,32 @@ describe('background state reads (after a sync, when a command channel comes bac
     await vi.advanceTimersByTimeAsync(0);
 
     expect(readsOf(cloud, 'plug-1')).toBe(1);
-    expect(service.health().commands.usedLastMinute).toBe(2);
+    // The startup sync, the startup read and the command.
+    expect(service.health().commands.usedLastMinute).toBe(3);
+  });
+
+  it('runs a caller\'s command before a background read waiting for the same device', async () => {
+    const channels = [0, 1, 2].map((channel) => ({ channel, name: `Outlet ${channel}` }));
+    const cloud = new FakeDeviceCloud([cloudDevice({ uuid: 'strip-1', channels })]);
+    const { service } = await startService(cloud, { backgroundReadIntervalSeconds: 1, commandTimeoutMs: 10_000 });
+    cloud.holdCommands();
+    const first = service.setChannel('strip-1', 1, true);
+    await vi.advanceTimersByTimeAsync(2_000);
+    // The channel drops while the first command runs: every state is unknown, a read is queued behind it.
+    cloud.emit({ type: 'device', device: cloudDevice({ uuid: 'strip-1', channels, commandReady: false }) });
+    cloud.emit({ type: 'device', device: cloudDevice({ uuid: 'strip-1', channels }) });
+    const second = service.setChannel('strip-1', 2, false);
+    await vi.advanceTimersByTimeAsync(0);
+
+    cloud.releaseAll();
+    await first;
+    await vi.advanceTimersByTimeAsync(0);
+    cloud.releaseAll();
+    await second;
+    await vi.advanceTimersByTimeAsync(0);
+
+    const order = cloud.calls.filter((c) => c.method === 'setChannel' || c.method === 'readChannels').map((c) => c.method);
+    // The startup read, both commands in the order asked, then the read that waited (channel 0 is still unknown).
+    expect(order).toEqual(['readChannels', 'setChannel', 'setChannel', 'readChannels']);
   });
 });

@@ -24,7 +24,8 @@ describe('config', () => {
       simulatorByDefault: true,
       CLOUD_API_URL: 'https://iotx.meross.com',
       CLOUD_TOKEN_FILE: './data/cloud-token.json',
-      CLOUD_MAX_COMMANDS_PER_MINUTE: 30,
+      CLOUD_MAX_MESSAGES_PER_HOUR: 180,
+      CLOUD_MAX_MESSAGES_PER_MINUTE: 15,
       CLOUD_SYNC_INTERVAL_SECONDS: 300,
     });
   });
@@ -82,9 +83,9 @@ describe('config', () => {
   });
 
   it('lists every bad number at once', () => {
-    const message = problemsOf({ CLOUD_MAX_COMMANDS_PER_MINUTE: '0', CLOUD_SYNC_INTERVAL_SECONDS: '5', CLOUD_COMMAND_TIMEOUT_MS: 'x' });
+    const message = problemsOf({ CLOUD_MAX_MESSAGES_PER_HOUR: '0', CLOUD_SYNC_INTERVAL_SECONDS: '5', CLOUD_COMMAND_TIMEOUT_MS: 'x' });
 
-    expect(message).toContain('CLOUD_MAX_COMMANDS_PER_MINUTE');
+    expect(message).toContain('CLOUD_MAX_MESSAGES_PER_HOUR');
     expect(message).toContain('CLOUD_SYNC_INTERVAL_SECONDS: must be 0 (off) or at least 10');
     expect(message).toContain('CLOUD_COMMAND_TIMEOUT_MS');
   });
@@ -96,15 +97,27 @@ describe('config', () => {
     expect(message).not.toContain('12ab');
   });
 
+  it('takes the 1.0 name CLOUD_MAX_COMMANDS_PER_MINUTE for the burst window', () => {
+    expect(parseConfig({ CLOUD_MAX_COMMANDS_PER_MINUTE: '12' }).CLOUD_MAX_MESSAGES_PER_MINUTE).toBe(12);
+  });
+
+  it('refuses a burst window larger than the hourly budget', () => {
+    const message = problemsOf({ CLOUD_MAX_MESSAGES_PER_HOUR: '10', CLOUD_MAX_MESSAGES_PER_MINUTE: '20' });
+
+    expect(message).toContain('CLOUD_MAX_MESSAGES_PER_MINUTE: must not be more than CLOUD_MAX_MESSAGES_PER_HOUR');
+  });
+
   it('maps the limits and timings onto the device service options', () => {
     const config = parseConfig({
-      CLOUD_MAX_COMMANDS_PER_MINUTE: '12',
+      CLOUD_MAX_MESSAGES_PER_HOUR: '120',
+      CLOUD_MAX_MESSAGES_PER_MINUTE: '12',
       CLOUD_SYNC_INTERVAL_SECONDS: '0',
       CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '90',
     });
 
     expect(deviceServiceOptions(config)).toEqual({
-      maxCommandsPerMinute: 12,
+      maxMessagesPerHour: 120,
+      maxMessagesPerMinute: 12,
       syncIntervalSeconds: 0,
       backgroundReadIntervalSeconds: 90,
       requestTimeoutMs: 10_000,

@@ -16,7 +16,7 @@ async function started(cloud: SimulatorCloud) {
   const logger = createLogger({ service: 'test', level: 'silent' });
   service = new DeviceService(
     cloud,
-    { maxCommandsPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 },
+    { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 },
     logger,
   );
   const app = createApp({ logger, cloud, devices: service, hub: new EventStreamHub() }, { API_KEY: undefined });
@@ -53,7 +53,7 @@ describe('SimulatorCloud', () => {
     expect(cloud.status()).toMatchObject({ backend: 'simulator', state: 'connecting' });
   });
 
-  it('switches channels, acknowledges with a command event and refuses offline devices', async () => {
+  it('switches channels, acknowledges with a command event, announces each message it sends and refuses offline devices', async () => {
     const cloud = new SimulatorCloud();
     await cloud.start();
     const events: CloudEvent[] = [];
@@ -62,7 +62,11 @@ describe('SimulatorCloud', () => {
     await cloud.setChannel('sim-strip-0001', 1, true);
 
     expect(await cloud.readChannels('sim-strip-0001')).toContainEqual({ channel: 1, on: true });
-    expect(events).toEqual([{ type: 'channel', uuid: 'sim-strip-0001', channel: 1, on: true, source: 'command' }]);
+    expect(events).toEqual([
+      { type: 'sent', via: 'mqtt', what: 'switch command' },
+      { type: 'channel', uuid: 'sim-strip-0001', channel: 1, on: true, source: 'command' },
+      { type: 'sent', via: 'mqtt', what: 'state read' },
+    ]);
     await expect(cloud.setChannel('sim-plug-0002', 0, true)).rejects.toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     await expect(cloud.setChannel('sim-plug-0001', 7, true)).rejects.toMatchObject({ code: 'CLOUD_ERROR' });
   });

@@ -1,24 +1,24 @@
 import type { Logger } from '@homeops/common';
 import type { Clock } from './clock.js';
-import type { BudgetTicket, CommandBudget } from './command-budget.js';
+import type { MessageBudget, Reservation } from './message-budget.js';
 
 interface BackgroundReadsDeps {
-  budget: CommandBudget;
+  budget: MessageBudget;
   clock: Clock;
   logger: Logger;
   /** At most one background read per device in this many ms, however often its connection comes back. */
   minIntervalMs: number;
   /** The device is controllable and some of its channel states are unknown. */
   needsRead: (uuid: string) => boolean;
-  /** Reads the device's states with a ticket already spent; resolves without reading when no longer needed or wanted. */
-  read: (uuid: string, ticket: BudgetTicket, wanted: () => boolean) => Promise<void>;
+  /** Reads the device's states with room already admitted; resolves without reading when no longer needed or wanted. */
+  read: (uuid: string, reservation: Reservation, wanted: () => boolean) => Promise<void>;
 }
 
 /**
  * State reads nobody asked for: after a sync, and when a device or its command channel comes back. A flapping
  * broker connection must not turn into a flood of reads, and callers must not find the budget spent by them, so
- * they count against the account budget but only while more than half of it is left (callers always keep that
- * half), and a device is read at most once per `minIntervalMs`. A read that does not fit is deferred to one
+ * they are admitted as background work (never into the share of each window kept for callers), wait behind any
+ * caller's command to the same device, and a device is read at most once per `minIntervalMs`. A read that does not fit is deferred to one
  * timer and logged; until it runs the state shows as unknown and a toggle reads it first.
  */
 export class BackgroundReads {
@@ -34,10 +34,6 @@ export class BackgroundReads {
   private readonly wanted = (): boolean => !this.stopped;
 
   constructor(private readonly deps: BackgroundReadsDeps) {}
-
-  private get reserve(): number {
-    return Math.ceil(this.deps.budget.limit / 2);
-  }
 
   /** Reads the given devices now if they need it and it fits; defers the rest. Never throws. */
   request(uuids: Iterable<string>): void {
@@ -55,16 +51,16 @@ export class BackgroundReads {
         this.defer(uuid, dueAt);
         continue;
       }
-      const ticket = budget.tryTake(this.reserve);
-      if (!ticket) {
+      const reservation = budget.tryReserve('background');
+      if (!reservation) {
         overBudget.add(uuid);
-        this.defer(uuid, now + budget.msUntilAvailable(this.reserve));
+        this.defer(uuid, now + budget.msUntilAvailable('background'));
         continue;
       }
       this.deferred.delete(uuid);
       this.shortOfBudget = false;
       this.lastReadAt.set(uuid, now);
-      void this.deps.read(uuid, ticket, this.wanted).catch((err: unknown) =>
+      void this.deps.read(uuid, reservation, this.wanted).catch((err: unknown) =>
         // Only our own error text: a wrapped library error may carry request details.
         this.deps.logger.warn({ uuid, error: (err as Error).message }, 'could not read device state'),
       );
@@ -73,8 +69,8 @@ export class BackgroundReads {
       this.shortOfBudget = true;
       const retryInMs = Number.isFinite(this.timerAt) ? Math.max(0, this.timerAt - clock.now()) : null;
       this.deps.logger.info(
-        { devices: [...overBudget], retryInMs, reserved: this.reserve, limitPerMinute: budget.limit },
-        'background state reads deferred: half of the command budget is kept for callers',
+        { devices: [...overBudget], retryInMs, budget: budget.status() },
+        'background state reads deferred: the last share of the message budget is kept for callers',
       );
     }
   }
@@ -94,8 +90,8 @@ export class BackgroundReads {
 
   private defer(uuid: string, at: number): void {
     this.deferred.add(uuid);
-    // Infinity: the budget is too small to leave anything to background reads (a limit of 1 per minute); states
-    // then stay unknown until a toggle reads them first.
+    // Infinity: the budget is too small to leave anything to background reads (a limit of 1); states then stay
+    // unknown until a toggle reads them first.
     if (!Number.isFinite(at) || at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;

@@ -1,21 +1,12 @@
-import { AppError, type ErrorCode, type Logger } from '@homeops/common';
+import { AppError, type Logger } from '@homeops/common';
 import { callCloud } from './cloud-call.js';
 import type { Clock } from './clock.js';
-import type { CommandBudget, BudgetTicket } from './command-budget.js';
 import type { DeviceCloud } from './device-cloud.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
 import { isControllable } from './device.js';
 import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
-
-/** Failures that mean the command never left the service (a timeout or a cloud error may have reached the device). */
-const NOT_SENT = new Set<ErrorCode>([
-  'CLOUD_UNAVAILABLE',
-  'DEVICE_NOT_FOUND',
-  'DEVICE_NOT_CONTROLLABLE',
-  'COMMAND_BUDGET_EXHAUSTED',
-  'VALIDATION_FAILED',
-]);
+import type { MessageBudget, Reservation } from './message-budget.js';
 
 /** What a switch command did. */
 export interface ChannelCommandResult {
@@ -28,7 +19,7 @@ interface ChannelCommandsDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
   queue: DeviceQueue;
-  budget: CommandBudget;
+  budget: MessageBudget;
   clock: Clock;
   logger: Logger;
   commandTimeoutMs: number;
@@ -38,7 +29,7 @@ interface ChannelCommandsDeps {
 export class ChannelCommands {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
-  private readonly budget: CommandBudget;
+  private readonly budget: MessageBudget;
 
   constructor(private readonly deps: ChannelCommandsDeps) {
     this.cloud = deps.cloud;
@@ -60,14 +51,14 @@ export class ChannelCommands {
     return this.command(uuid, channel, () => this.switchChannel(uuid, channel, on));
   }
 
-  /** Checks, spends one command of the budget, then runs the work in the device's queue. */
+  /** Checks, admits the command to the budget, then runs the work in the device's queue. */
   private command(uuid: string, channel: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
     const device = assertKnownDevice(this.registry.get(uuid), uuid);
     assertChannelOf(device, channel);
     assertControllable(device);
-    const ticket = this.budget.assertTake();
+    const reservation = this.budget.assertReserve('caller');
     return this.deps.queue.run(uuid, () =>
-      this.spending(ticket, async () => {
+      this.holding(reservation, async () => {
         // Earlier commands in the queue may have taken a while: the device may be gone or offline now.
         const current = assertKnownDevice(this.registry.get(uuid), uuid);
         assertControllable(current);
@@ -77,19 +68,18 @@ export class ChannelCommands {
     );
   }
 
-  /** A command refused before it reached the cloud (checks, session down, budget) gives its budget back. */
-  private async spending<T>(ticket: BudgetTicket, work: () => Promise<T>): Promise<T> {
+  /** Holds the admitted room until the work finished; the messages it really sent were recorded as they went out. */
+  private async holding<T>(reservation: Reservation, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
-    } catch (err) {
-      if (err instanceof AppError && NOT_SENT.has(err.code)) this.budget.refund(ticket);
-      throw err;
+    } finally {
+      this.budget.release(reservation);
     }
   }
 
   private async readChannel(uuid: string, channel: number): Promise<boolean> {
-    const ticket = this.budget.assertTake();
-    const states = await this.spending(ticket, () => this.readStates(uuid));
+    const reservation = this.budget.assertReserve('caller');
+    const states = await this.holding(reservation, () => this.readStates(uuid));
     const state = states.find((s) => s.channel === channel);
     if (!state) throw new AppError('CLOUD_ERROR', `Device ${uuid} did not report the state of channel ${channel}`);
     return state.on;
@@ -116,18 +106,17 @@ export class ChannelCommands {
   }
 
   /**
-   * Reads the states with a ticket already spent, in the device's queue; a command ahead may have made it moot, and
-   * `wanted` says whether the read is still wanted once its turn comes (not after the service stopped).
+   * Reads the states with room already admitted, in the device's queue behind any caller's command; a command ahead
+   * may have made it moot, and `wanted` says whether the read is still wanted once its turn comes.
    */
-  readInBackground(uuid: string, ticket: BudgetTicket, wanted: () => boolean): Promise<void> {
-    return this.deps.queue.run(uuid, () =>
-      this.spending(ticket, async () => {
-        if (!wanted() || !this.needsStateRead(uuid)) {
-          this.budget.refund(ticket);
-          return;
-        }
-        await this.readStates(uuid);
-      }),
+  readInBackground(uuid: string, reservation: Reservation, wanted: () => boolean): Promise<void> {
+    return this.deps.queue.run(
+      uuid,
+      () =>
+        this.holding(reservation, async () => {
+          if (wanted() && this.needsStateRead(uuid)) await this.readStates(uuid);
+        }),
+      'background',
     );
   }
 

@@ -50,8 +50,12 @@ export interface CloudDevice {
   hardware?: string;
 }
 
-/** Something that changed on the cloud side: a push, a command's effect, a session change. */
+/**
+ * Something that happened on the cloud side: a push, a command's effect, a session change, or one message of ours
+ * that reached the cloud (`sent`: every HTTP API call and MQTT request, logins included; the budget counts them).
+ */
 export type CloudEvent =
+  | { type: 'sent'; via: 'api' | 'mqtt'; what: string }
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
   | { type: 'online'; uuid: string; online: boolean }
   | { type: 'device'; device: CloudDevice }
@@ -63,7 +67,8 @@ export type CloudEvent =
  * CLOUD_TIMEOUT (no answer in time), CLOUD_ERROR (the cloud or device answered with an error),
  * DEVICE_NOT_FOUND, DEVICE_NOT_CONTROLLABLE.
  * A backend sends nothing to devices on its own (not even a state read on reconnect): every device request
- * answers a call of the service, which counts its calls against the account's command budget.
+ * answers a call of the service, which admits its calls to the account's message budget. Every message that
+ * reaches the cloud is announced as a `sent` event, including the ones the session sends by itself (logins).
  */
 export interface DeviceCloud {
   readonly backend: CloudBackend;

@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { CloudDevice, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceRegistry, SyncResult } from './device-registry.js';
+import type { MessageBudget, Priority, Reservation } from './message-budget.js';
 
 /** The last synchronization, as /health shows it. */
 export interface SyncStatus {
@@ -19,6 +20,7 @@ export interface SyncStatus {
 interface DeviceSyncDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
+  budget: MessageBudget;
   clock: Clock;
   logger: Logger;
   intervalSeconds: number;
@@ -48,11 +50,14 @@ export class DeviceSync {
     return { ...this.state };
   }
 
-  /** The first sync (a failure is logged, not thrown: the session may still be connecting), then the periodic one. */
+  /**
+   * The first sync (a failure is logged, not thrown: the session may still be connecting), then the periodic one,
+   * which is background work: it skips its turn rather than spend the share of the budget kept for callers.
+   */
   async start(): Promise<void> {
-    await this.runLogged('startup');
+    await this.runLogged('startup', 'caller');
     if (this.deps.intervalSeconds > 0 && !this.timer) {
-      this.timer = setInterval(() => void this.runLogged('periodic'), this.deps.intervalSeconds * 1000);
+      this.timer = setInterval(() => void this.runLogged('periodic', 'background'), this.deps.intervalSeconds * 1000);
       this.timer.unref();
     }
   }
@@ -70,22 +75,42 @@ export class DeviceSync {
       () => undefined,
     );
     void (settled ?? Promise.resolve()).then(() => {
-      if (this.state.ok === false) return this.runLogged('session up');
+      if (this.state.ok === false) return this.runLogged('session up', 'caller');
     });
   }
 
-  /** One synchronization; concurrent callers share it. A failure leaves the known devices untouched. */
+  /** One synchronization for a caller; concurrent callers share it. A failure leaves the known devices untouched. */
   run(): Promise<SyncResult> {
-    this.running ??= this.synchronize().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.running ?? this.begin(this.deps.budget.assertReserve('caller'));
   }
 
-  private async runLogged(reason: string): Promise<void> {
+  /** The same for background work: undefined (skipped) when the budget has no room outside the callers' share. */
+  private runInBackground(): Promise<SyncResult | undefined> {
+    if (this.running) return this.running;
+    const reservation = this.deps.budget.tryReserve('background');
+    return reservation ? this.begin(reservation) : Promise.resolve(undefined);
+  }
+
+  private begin(reservation: Reservation): Promise<SyncResult> {
+    const running = this.synchronize()
+      .finally(() => {
+        this.deps.budget.release(reservation);
+        this.running = undefined;
+      })
+      .then((result) => {
+        // After the release: the reads it starts must find the room the finished sync no longer needs.
+        this.deps.afterSync();
+        return result;
+      });
+    this.running = running;
+    return running;
+  }
+
+  private async runLogged(reason: string, priority: Priority): Promise<void> {
     try {
-      const result = await this.run();
-      this.deps.logger.info({ reason, ...result }, 'devices synchronized');
+      const result = await (priority === 'caller' ? this.run() : this.runInBackground());
+      if (result) this.deps.logger.info({ reason, ...result }, 'devices synchronized');
+      else this.deps.logger.info({ reason, budget: this.deps.budget.status() }, 'device sync skipped: the rest of the message budget is kept for callers');
     } catch (err) {
       this.deps.logger.warn({ reason, error: (err as Error).message }, 'device sync failed; keeping the known devices');
     }
@@ -112,7 +137,6 @@ export class DeviceSync {
     const result = this.deps.registry.reconcile(devices, at);
     this.state = { ...this.state, lastAt: at, ok: true, error: null, lastSuccessAt: at, lastResult: result };
     this.deps.publish({ type: 'sync', ok: true, at, result });
-    this.deps.afterSync();
     return result;
   }
 }

@@ -3,7 +3,6 @@ import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
 import { retryAfterFrom } from './cloud-call.js';
-import { CommandBudget } from './command-budget.js';
 import type { CloudEvent, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
@@ -11,10 +10,14 @@ import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-reg
 import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
+import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
 /** Limits and timings of the device service (from config; tests pass small values). */
 export interface DeviceServiceOptions {
-  maxCommandsPerMinute: number;
+  /** Cloud messages of the whole account in any hour (default 180: Meross asks for under about 200). */
+  maxMessagesPerHour?: number;
+  /** Cloud messages of the whole account in any minute (the burst window). */
+  maxMessagesPerMinute: number;
   /** 0 turns the periodic sync off. */
   syncIntervalSeconds: number;
   requestTimeoutMs: number;
@@ -28,18 +31,31 @@ export interface DeviceServiceOptions {
 /** Re-exported for callers of the service. */
 export type { ChannelCommandResult };
 
-/** What /health reports about devices, sync and commands. */
+/** The account's message budget as /health shows it. */
+export interface BudgetHealth {
+  windows: BudgetWindowStatus[];
+  /** Messages that reached the cloud since the start, by way. */
+  sent: { api: number; mqtt: number };
+}
+
+/** What /health reports about devices, sync and the message budget. */
 export interface DeviceServiceHealth {
   sync: SyncStatus;
   devices: DeviceCounts;
+  budget: BudgetHealth;
+  /** The burst window under its old name, for scripts written against 1.0. */
   commands: { limitPerMinute: number; usedLastMinute: number };
 }
+
+/** Meross's 2025 guidance: stay under about 200 cloud messages per hour per account. */
+export const DEFAULT_MESSAGES_PER_HOUR = 180;
 
 /** The device use-cases: list, switch, synchronize, and live state from cloud events. */
 export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
   private readonly registry = new DeviceRegistry((event) => this.publish(event));
-  private readonly budget: CommandBudget;
+  private readonly budget: MessageBudget;
+  private readonly sent = { api: 0, mqtt: 0 };
   private readonly commands: ChannelCommands;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
@@ -51,7 +67,13 @@ export class DeviceService {
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
-    this.budget = new CommandBudget(options.maxCommandsPerMinute, clock);
+    this.budget = new MessageBudget(
+      [
+        { name: 'hour', limit: options.maxMessagesPerHour ?? DEFAULT_MESSAGES_PER_HOUR, windowMs: 3_600_000 },
+        { name: 'burst', limit: options.maxMessagesPerMinute, windowMs: 60_000 },
+      ],
+      clock,
+    );
     this.commands = new ChannelCommands({
       cloud,
       registry: this.registry,
@@ -68,12 +90,13 @@ export class DeviceService {
         logger,
         minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
         needsRead: (uuid) => this.commands.needsStateRead(uuid),
-        read: (uuid, ticket, wanted) => this.commands.readInBackground(uuid, ticket, wanted),
+        read: (uuid, reservation, wanted) => this.commands.readInBackground(uuid, reservation, wanted),
       });
     }
     this.syncer = new DeviceSync({
       cloud,
       registry: this.registry,
+      budget: this.budget,
       clock,
       logger,
       intervalSeconds: options.syncIntervalSeconds,
@@ -141,10 +164,13 @@ export class DeviceService {
   }
 
   health(): DeviceServiceHealth {
+    const windows = this.budget.status();
+    const burst = windows.find((w) => w.window === 'burst');
     return {
       sync: this.syncer.status(),
       devices: this.registry.counts(),
-      commands: { limitPerMinute: this.budget.limit, usedLastMinute: this.budget.used() },
+      budget: { windows, sent: { ...this.sent } },
+      commands: { limitPerMinute: burst?.limit ?? 0, usedLastMinute: burst?.used ?? 0 },
     };
   }
 
@@ -159,6 +185,10 @@ export class DeviceService {
   private applyCloudEvent(event: CloudEvent): void {
     const now = this.nowIso();
     switch (event.type) {
+      case 'sent':
+        this.sent[event.via] += 1;
+        this.budget.record();
+        break;
       case 'channel':
         this.registry.setChannel(event.uuid, event.channel, event.on, event.source, now);
         break;

@@ -37,7 +37,24 @@ const HealthSchema = z
       controllable: z.number(),
       awaitingCommandChannel: z.number().openapi({ description: 'Online switches whose command channel is down' }),
     }),
-    commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }),
+    budget: z
+      .object({
+        windows: z.array(
+          z.object({
+            window: z.enum(['hour', 'burst']),
+            seconds: z.number(),
+            limit: z.number(),
+            used: z.number().openapi({ description: 'Messages sent in the window, plus calls admitted and still running' }),
+            remaining: z.number(),
+            reservedForCallers: z.number().openapi({ description: 'The last share of the window background work never spends' }),
+          }),
+        ),
+        sent: z.object({ api: z.number(), mqtt: z.number() }).openapi({ description: 'Messages that reached the cloud since the start' }),
+      })
+      .openapi({ description: 'The account-wide cloud message budget (every HTTP API call and MQTT request counts)' }),
+    commands: z
+      .object({ limitPerMinute: z.number(), usedLastMinute: z.number() })
+      .openapi({ description: 'The burst window under its 1.0 name' }),
     eventStreams: z.number(),
   })
   .openapi('DeviceControlHealth');
@@ -96,6 +113,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
         cloud: { state, lastError, retryAt, tokenStore },
         sync: health.sync,
         devices: health.devices,
+        budget: health.budget,
         commands: health.commands,
         eventStreams: deps.hub.size,
       });

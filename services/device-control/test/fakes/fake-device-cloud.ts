@@ -51,6 +51,8 @@ export class FakeDeviceCloud implements DeviceCloud {
   private state: CloudSessionState = 'connected';
   private lastError: CloudStatus['lastError'] = null;
   private retryAt: string | null = null;
+  /** Messages the fake announced as sent to the cloud. */
+  sentCount = 0;
   /** What the fake reports of its token store; tests set it. */
   tokenStore: TokenStoreStatus = NO_TOKEN_STORE;
 
@@ -203,6 +205,11 @@ export class FakeDeviceCloud implements DeviceCloud {
   private async enter(method: Method, args: unknown[]): Promise<void> {
     this.calls.push({ method, args });
     const failure = this.failures.get(method)?.shift() ?? this.persistentFailures.get(method);
+    // A session that is down sends nothing; a timeout or an error answer means the message went out.
+    if (failure !== 'unavailable' && method !== 'start' && method !== 'stop') {
+      this.sentCount += 1;
+      this.emit({ type: 'sent', via: method === 'listDevices' ? 'api' : 'mqtt', what: method });
+    }
     if (failure) await fail(failure);
     if (method === 'setChannel' && this.holding) await new Promise<void>((resolve) => this.holds.push(resolve));
   }

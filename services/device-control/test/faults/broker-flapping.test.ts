@@ -23,7 +23,7 @@ describe('device-control under a flapping broker connection (src/main.ts against
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    setup = await startEmulatedSetup('flapping', { CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '600', CLOUD_MAX_COMMANDS_PER_MINUTE: '30' });
+    setup = await startEmulatedSetup('flapping', { CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '600', CLOUD_MAX_MESSAGES_PER_MINUTE: '30' });
     ({ emulator, service } = setup);
   }, 30_000);
 

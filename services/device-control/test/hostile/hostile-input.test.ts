@@ -75,7 +75,7 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
   let routes: Route[];
 
   beforeAll(async () => {
-    app = await serveTestApp({ service: { maxCommandsPerMinute: 100_000 } });
+    app = await serveTestApp({ service: { maxMessagesPerMinute: 100_000, maxMessagesPerHour: 100_000 } });
     routes = await fetchDocumentedRoutes(app.port);
   });
 

@@ -35,7 +35,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const devices = new DeviceService(
     cloud,
     {
-      maxCommandsPerMinute: 100,
+      maxMessagesPerMinute: 100,
+      maxMessagesPerHour: 10_000,
       syncIntervalSeconds: 0,
       requestTimeoutMs: 200,
       commandTimeoutMs: 100,

@@ -45,18 +45,21 @@ export class SimulatorCloud implements DeviceCloud {
   async listDevices(): Promise<CloudDevice[]> {
     await this.roundTrip();
     this.assertSession();
+    this.emit({ type: 'sent', via: 'api', what: 'device list' });
     return [...this.devices.values()].map((d) => copyDevice(d.device));
   }
 
   async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
     await this.roundTrip();
     const { states } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'state read' });
     return [...states].map(([channel, on]) => ({ channel, on }));
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     await this.roundTrip();
     const { states } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'switch command' });
     if (!states.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no channel ${channel}`);
     states.set(channel, on);
     this.emit({ type: 'channel', uuid, channel, on, source: 'command' });
