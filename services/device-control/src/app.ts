@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
+import { registerCloudRoutes } from './http/cloud.router.js';
 import { registerDeviceRoutes } from './http/devices.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
@@ -30,5 +31,6 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now() });
   registerDeviceRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
+  registerCloudRoutes(api, deps.devices);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, beforeJson: [requireJsonBody] });
 }

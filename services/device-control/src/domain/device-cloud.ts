@@ -1,8 +1,12 @@
 /** Which implementation of DeviceCloud serves the account. */
 export type CloudBackend = 'meross' | 'simulator';
 
-/** The life of the cloud session, as /health reports it. */
-export type CloudSessionState = 'connecting' | 'connected' | 'backing-off' | 'failed';
+/**
+ * The life of the cloud session, as /health reports it: backing-off retries by itself soon; locked-out waits out a
+ * throttle or lock of the account (hours) and sends nothing meanwhile; needs-mfa waits for POST /cloud/login;
+ * failed needs a change of configuration and a restart.
+ */
+export type CloudSessionState = 'connecting' | 'connected' | 'backing-off' | 'locked-out' | 'needs-mfa' | 'failed';
 
 /**
  * Whether the session token survives a restart. `writable` is null where no token is kept (the simulator, or no
@@ -24,8 +28,10 @@ export interface CloudStatus {
   state: CloudSessionState;
   /** The last failure of the session (login, API or broker), if any. */
   lastError: { code: string | number | null; message: string; at: string } | null;
-  /** When the next login/connection attempt is due while backing off (ISO time). */
+  /** When the next login/connection attempt is due while backing off or locked out (ISO time). */
   retryAt: string | null;
+  /** What the user must do (or that they must only wait, and until when); null while nothing is wrong. */
+  action: string | null;
   tokenStore: TokenStoreStatus;
 }
 
@@ -83,6 +89,11 @@ export interface DeviceCloud {
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
   /** Switches one channel and resolves once the device acknowledged it. */
   setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
+  /**
+   * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
+   * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.
+   */
+  submitMfaCode(code: string): Promise<void>;
   /** Subscribes to cloud events; returns the unsubscribe function. */
   onEvent(listener: (event: CloudEvent) => void): () => void;
 }

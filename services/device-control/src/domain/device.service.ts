@@ -2,7 +2,7 @@ import { AppError, type Logger } from '@homeops/common';
 import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
-import { retryAfterFrom } from './cloud-call.js';
+import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
@@ -63,7 +63,7 @@ export class DeviceService {
 
   constructor(
     private readonly cloud: DeviceCloud,
-    options: DeviceServiceOptions,
+    private readonly options: DeviceServiceOptions,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
@@ -149,6 +149,21 @@ export class DeviceService {
   /** Synchronizes the device list with the cloud now (concurrent calls share one run). */
   sync(): Promise<SyncResult> {
     return this.syncer.run();
+  }
+
+  /** Logs in once with an MFA code for a session that waits for one; the login's messages count against the budget. */
+  async submitMfaCode(code: string): Promise<void> {
+    const reservation = this.budget.assertReserve('caller');
+    try {
+      await callCloud(() => this.cloud.submitMfaCode(code), {
+        what: 'the MFA login',
+        timeoutMs: this.options.requestTimeoutMs * 4,
+        status: () => this.cloud.status(),
+        now: () => this.clock.now(),
+      });
+    } finally {
+      this.budget.release(reservation);
+    }
   }
 
   /** Flips a channel; an unknown state is read from the device first. */

@@ -69,7 +69,7 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     summary: 'Synchronize the device list with the cloud now',
     tags: ['devices'],
     responses: { 200: { description: 'What the sync changed', schema: SyncResultSchema } },
-    errors: ['CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    errors: ['CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT', 'COMMAND_BUDGET_EXHAUSTED'],
     handler: async (_input, _req, res) => {
       res.json(await devices.sync());
     },

@@ -12,11 +12,12 @@ const HealthSchema = z
     uptimeSeconds: z.number(),
     backend: z.enum(['meross', 'simulator']),
     cloud: z.object({
-      state: z.enum(['connecting', 'connected', 'backing-off', 'failed']),
+      state: z.enum(['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed']),
       lastError: z
         .object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() })
         .nullable(),
       retryAt: z.string().nullable(),
+      action: z.string().nullable().openapi({ description: 'What you must do (or until when to wait); null while all is well' }),
       tokenStore: z
         .object({ file: z.string().nullable(), writable: z.boolean().nullable(), error: z.string().nullable(), savedAt: z.string().nullable() })
         .openapi({ description: 'Whether the session token survives a restart; writable null where no token is kept' }),
@@ -71,7 +72,7 @@ export interface HealthDeps {
 /** Why the service is degraded: each problem in a sentence, empty when all is well. */
 function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['health']>): string[] {
   const problems: string[] = [];
-  if (cloud.state !== 'connected') problems.push(`the cloud session is ${cloud.state}`);
+  if (cloud.state !== 'connected') problems.push(`the cloud session is ${cloud.state}${cloud.action ? `: ${cloud.action}` : ''}`);
   if (health.sync.ok !== true) problems.push(health.sync.ok === false ? `the last sync failed: ${health.sync.error}` : 'no sync yet');
   if (health.devices.awaitingCommandChannel > 0) {
     problems.push(`${health.devices.awaitingCommandChannel} online switch(es) cannot be reached over their command channel`);
@@ -82,8 +83,11 @@ function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['heal
   return problems;
 }
 
+/** Only a person can bring these back: 503, so a monitor alerts. */
+const NEEDS_A_PERSON = new Set(['failed', 'needs-mfa']);
+
 /**
- * GET /health: 200 while serving, 503 once the session failed for good. Degraded when the session is not up, the last
+ * GET /health: 200 while serving, 503 while the session waits for a person (refused credentials, an MFA code). Degraded when the session is not up, the last
  * sync failed, online switches cannot be reached over their command channel (a broker outage), or the session token
  * cannot be saved.
  */
@@ -95,14 +99,14 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     tags: ['health'],
     responses: {
       200: { description: 'Serving', schema: HealthSchema },
-      503: { description: 'The cloud session failed for good', schema: HealthSchema },
+      503: { description: 'The cloud session waits for a person: fix the credentials, or send an MFA code', schema: HealthSchema },
     },
     handler: (_input, _req, res) => {
       const cloud = deps.cloud.status();
-      const { backend, state, lastError, retryAt, tokenStore } = cloud;
+      const { backend, state, lastError, retryAt, action, tokenStore } = cloud;
       const health = deps.devices.health();
       const problems = findProblems(cloud, health);
-      const status = state === 'failed' ? 'error' : problems.length === 0 ? 'ok' : 'degraded';
+      const status = NEEDS_A_PERSON.has(state) ? 'error' : problems.length === 0 ? 'ok' : 'degraded';
       res.status(status === 'error' ? 503 : 200).json({
         status,
         problems,
@@ -110,7 +114,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
         version: SERVICE_VERSION,
         uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
         backend,
-        cloud: { state, lastError, retryAt, tokenStore },
+        cloud: { state, lastError, retryAt, action, tokenStore },
         sync: health.sync,
         devices: health.devices,
         budget: health.budget,

@@ -253,12 +253,13 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       const adapter = await startAdapter({ tooManyTokensWaitMs: 60_000 });
 
       await adapter.start();
-      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
+      await eventually(async () => (await adapter.status()).state === 'locked-out', 'the session to be locked out');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const status = await adapter.status();
 
       expect(emulator.api.calls.signIn).toBe(1);
       expect(status.lastError?.code).toBe(1301);
+      expect(status.action).toContain('Do not restart the service');
       expect(Date.parse(status.retryAt ?? '') - Date.now()).toBeGreaterThan(50_000);
       const failure = await adapter.failure(adapter.listDevices());
       expect(failure.code).toBe('CLOUD_UNAVAILABLE');
@@ -280,7 +281,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       expect(status.lastError?.code).toBe(1022);
     });
 
-    it('logs in with the MFA code when the account needs one, and fails for good without it', async () => {
+    it('logs in with the MFA code when the account needs one, and waits for a code without it', async () => {
       account = { ...account, mfaCode: '246810' };
       emulator.account.mfaCode = '246810';
       const withCode = await host.create({ email: account.email, password: account.password, mfaCode: '246810', apiUrl: emulator.apiUrl });
@@ -289,7 +290,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
       await connected(withCode);
       await withoutCode.start();
-      await eventually(async () => (await withoutCode.status()).state === 'failed', 'the session without MFA code to fail');
+      await eventually(async () => (await withoutCode.status()).state === 'needs-mfa', 'the session without MFA code to wait for one');
 
       expect((await withCode.listDevices()).length).toBe(4);
       expect((await withoutCode.status()).lastError?.code).toBe(1033);

@@ -13,7 +13,7 @@ import {
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
 export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;
 
-type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel';
+type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel' | 'submitMfaCode';
 
 /** A recorded call. */
 export interface FakeCall {
@@ -53,6 +53,10 @@ export class FakeDeviceCloud implements DeviceCloud {
   private retryAt: string | null = null;
   /** Messages the fake announced as sent to the cloud. */
   sentCount = 0;
+  /** The code submitMfaCode accepts. */
+  acceptedMfaCode = '123456';
+  /** What status() says the user must do outside the connected state. */
+  action: string | null = null;
   /** What the fake reports of its token store; tests set it. */
   tokenStore: TokenStoreStatus = NO_TOKEN_STORE;
 
@@ -90,7 +94,22 @@ export class FakeDeviceCloud implements DeviceCloud {
   }
 
   status(): CloudStatus {
-    return { backend: this.backend, state: this.state, lastError: this.lastError, retryAt: this.retryAt, tokenStore: this.tokenStore };
+    return {
+      backend: this.backend,
+      state: this.state,
+      lastError: this.lastError,
+      retryAt: this.retryAt,
+      action: this.state === 'connected' ? null : this.action,
+      tokenStore: this.tokenStore,
+    };
+  }
+
+  /** Connects when given `acceptedMfaCode` while in needs-mfa, like the adapter. */
+  async submitMfaCode(code: string): Promise<void> {
+    if (this.state !== 'needs-mfa') throw new AppError('CLOUD_LOGIN_NOT_NEEDED', `The session is ${this.state}`);
+    await this.enter('submitMfaCode', [code]);
+    if (code !== this.acceptedMfaCode) throw new AppError('MFA_CODE_REJECTED', 'The cloud rejected the MFA code (error 1032)');
+    this.setSession('connected');
   }
 
   async listDevices(): Promise<CloudDevice[]> {
@@ -208,7 +227,8 @@ export class FakeDeviceCloud implements DeviceCloud {
     // A session that is down sends nothing; a timeout or an error answer means the message went out.
     if (failure !== 'unavailable' && method !== 'start' && method !== 'stop') {
       this.sentCount += 1;
-      this.emit({ type: 'sent', via: method === 'listDevices' ? 'api' : 'mqtt', what: method });
+      const via = method === 'listDevices' || method === 'submitMfaCode' ? 'api' : 'mqtt';
+      this.emit({ type: 'sent', via, what: method });
     }
     if (failure) await fail(failure);
     if (method === 'setChannel' && this.holding) await new Promise<void>((resolve) => this.holds.push(resolve));

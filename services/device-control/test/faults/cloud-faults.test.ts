@@ -29,9 +29,11 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
   let emulator: MerossEmulator;
   let service: ServiceProcess;
 
-  // One service for the suite (each start compiles the sources); every test leaves the cloud healthy again.
+  // One service for the suite (each start compiles the sources); every test leaves the cloud healthy again. The
+  // suite sends far more than a household in a minute (bursts of commands, polling syncs), so it runs with a budget
+  // that does not get in the way; the budget's own tests are in message-budget.test.ts and the e2e budget suite.
   beforeAll(async () => {
-    setup = await startEmulatedSetup('faults');
+    setup = await startEmulatedSetup('faults', { CLOUD_MAX_MESSAGES_PER_MINUTE: '600', CLOUD_MAX_MESSAGES_PER_HOUR: '3600' });
     ({ emulator, service } = setup);
   }, 30_000);
 

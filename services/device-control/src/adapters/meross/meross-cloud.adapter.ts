@@ -1,16 +1,29 @@
 import { AppError, type Logger } from '@homeops/common';
 import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
-import { CloudCallError, CREDENTIALS_REJECTED, isTokenRejected, TOO_MANY_TOKENS, toAppError } from './meross-codes.js';
+import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
+import {
+  CloudCallError,
+  describeApiStatus,
+  isKnownApiStatus,
+  isTokenRejected,
+  reactionTo,
+  TOO_MANY_TOKENS,
+  toAppError,
+  type CodeReaction,
+} from './meross-codes.js';
 import { MerossDevices } from './meross-devices.js';
 import { MerossHttp } from './meross-http.js';
 import { createLibraryCloud, type LibraryCloud, type MerossDeviceDefinition } from './meross-library.js';
 import { SecretRedactor } from './meross-secrets.js';
-import { backoffDelay, DEFAULT_BACKOFF, SessionStatus, type BackoffOptions } from './meross-session.js';
+import { backoffDelay, DEFAULT_BACKOFF, SessionStatus, USER_ACTION, type BackoffOptions } from './meross-session.js';
 import { TokenStore } from './meross-token.store.js';
 import { callLibrary, DEVICE_LIST_PATH, installTransport } from './meross-transport.js';
 
 /** A login is due but still inside its backoff window; nothing was sent. */
 class LoginPostponed extends Error {}
+
+/** A login is due for an account with MFA and no fresh code: it would only be refused, so none is sent. */
+class MfaCodeNeeded extends Error {}
 
 /** How the adapter reaches one Meross account. */
 export interface MerossCloudOptions extends Partial<BackoffOptions> {
@@ -23,6 +36,8 @@ export interface MerossCloudOptions extends Partial<BackoffOptions> {
   tokenFile?: string | undefined;
   requestTimeoutMs?: number | undefined;
   commandTimeoutMs?: number | undefined;
+  /** How lost broker connections are made again (tests pass short waits). */
+  brokerRecovery?: Partial<BrokerRecoveryOptions> | undefined;
   logger: Logger;
 }
 
@@ -54,6 +69,11 @@ export class MerossCloud implements DeviceCloud {
   private loginFailures = 0;
   private apiFailures = 0;
   private loginNotBefore = 0;
+  /** The account asks for an MFA code at login (a code was configured or given, the cloud asked, or the token says so). */
+  private mfaAccount: boolean;
+  /** A code not yet used: each is good for one login at most (they change every 30 s). */
+  private freshMfaCode: string | undefined;
+  private readonly loggedUnknownCodes = new Set<number>();
 
   constructor(private readonly options: MerossCloudOptions) {
     const apiUrl = new URL(options.apiUrl ?? 'https://iotx.meross.com');
@@ -62,20 +82,22 @@ export class MerossCloud implements DeviceCloud {
     this.backoff = { ...DEFAULT_BACKOFF, ...definedOnly(options) };
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
     const commandTimeoutMs = options.commandTimeoutMs ?? 5_000;
-    this.lib = createLibraryCloud({
-      email: options.email,
-      password: options.password,
-      ...(options.mfaCode ? { mfaCode: options.mfaCode } : {}),
-      timeout: commandTimeoutMs,
-    });
+    this.mfaAccount = options.mfaCode !== undefined;
+    this.freshMfaCode = options.mfaCode;
+    this.lib = createLibraryCloud({ email: options.email, password: options.password, timeout: commandTimeoutMs });
     this.lib.httpDomain = apiUrl.host;
     this.tokens = new TokenStore(options.tokenFile, options.email, apiUrl.origin);
     this.redactor = new SecretRedactor(options.password, () => this.lib);
     this.session = new SessionStatus((status) => this.emit({ type: 'session', status }), () => this.tokens.status());
-    this.http = new MerossHttp(this.requestTimeoutMs, (call) => this.log.debug(call, 'meross api call'));
+    this.http = new MerossHttp(this.requestTimeoutMs, (call) => {
+      this.log.debug(call, 'meross api call');
+      // A connection that failed never reached the cloud; anything answered (or left unanswered) did.
+      if (call.outcome !== 'network') this.emit({ type: 'sent', via: 'api', what: call.path });
+    });
     this.devices = new MerossDevices({
       lib: this.lib,
       commandTimeoutMs,
+      recovery: { ...DEFAULT_BROKER_RECOVERY, ...options.brokerRecovery },
       redactor: this.redactor,
       log: this.log,
       emit: (event) => this.emit(event),
@@ -128,12 +150,34 @@ export class MerossCloud implements DeviceCloud {
     try {
       return this.devices.describe(await this.fetchDevices());
     } catch (err) {
+      if (this.stopsSession(err)) {
+        this.scheduleRetry(err);
+        throw this.unavailable();
+      }
       if (!isTokenRejected(err)) throw this.toAppError(err);
       this.log.warn({ code: (err as CloudCallError).apiStatus }, 'the cloud rejected the session token; logging in again');
       await this.dropToken();
       await this.beginAttempt();
       return this.connectedList();
     }
+  }
+
+  async submitMfaCode(code: string): Promise<void> {
+    if (this.session.current !== 'needs-mfa' || this.attempt || this.stopped) {
+      throw new AppError('CLOUD_LOGIN_NOT_NEEDED', `The Meross session is ${this.session.current}; it does not wait for an MFA code`);
+    }
+    this.freshMfaCode = code;
+    // The user asked for exactly one login now: no backoff applies to it.
+    this.loginNotBefore = 0;
+    await this.beginAttempt();
+    const { state, lastError } = this.session.snapshot();
+    if (state === 'connected') return;
+    if (state === 'needs-mfa' && lastError?.code === 1032) {
+      throw new AppError('MFA_CODE_REJECTED', 'The Meross cloud rejected the MFA code (error 1032: wrong or expired code)', {
+        details: [{ path: 'mfaCode', message: 'wrong or expired code' }],
+      });
+    }
+    throw this.unavailable();
   }
 
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
@@ -186,6 +230,7 @@ export class MerossCloud implements DeviceCloud {
           authenticated: true,
         });
         if (saved.mqttDomain) this.lib.mqttDomain = saved.mqttDomain;
+        if (saved.mfa) this.mfaAccount = true;
         this.log.info('reusing the saved meross session token');
       }
     }
@@ -206,9 +251,13 @@ export class MerossCloud implements DeviceCloud {
     if (Date.now() < this.loginNotBefore) {
       throw new LoginPostponed('login postponed after earlier failures');
     }
+    const mfaCode = this.freshMfaCode;
+    this.freshMfaCode = undefined;
+    if (this.mfaAccount && !mfaCode) throw new MfaCodeNeeded('the account uses MFA and no fresh code was given');
     const before = this.lib.token;
-    this.log.info('logging in to the meross cloud');
+    this.log.info({ withMfaCode: mfaCode !== undefined }, 'logging in to the meross cloud');
     try {
+      if (mfaCode) this.lib.options.mfaCode = mfaCode;
       // The library signs in, then fetches the device list with the new token.
       await callLibrary((done) => this.lib.login(done), this.requestTimeoutMs * 3, 'login');
       this.takeList();
@@ -219,26 +268,68 @@ export class MerossCloud implements DeviceCloud {
       const unreachable = err instanceof CloudCallError && (err.kind === 'network' || err.kind === 'http');
       if ((!signedIn && !unreachable) || isTokenRejected(err)) {
         this.loginFailures += 1;
+        const reaction = err instanceof CloudCallError && err.apiStatus !== null ? reactionTo(err.apiStatus) : null;
         const wait =
-          err instanceof CloudCallError && err.apiStatus === TOO_MANY_TOKENS
-            ? this.backoff.tooManyTokensWaitMs
+          reaction?.kind === 'lockout'
+            ? this.lockoutWait(err as CloudCallError, reaction)
             : backoffDelay(this.backoff.loginBackoffMs, this.loginFailures, this.backoff.maxBackoffMs);
         this.loginNotBefore = Date.now() + wait;
       }
       throw err;
     } finally {
+      delete this.lib.options.mfaCode;
+      if (mfaCode) this.mfaAccount = true;
       if (this.lib.token !== null && this.lib.token !== before) await this.saveToken();
     }
   }
 
+  private lockoutWait(err: CloudCallError, reaction: Extract<CodeReaction, { kind: 'lockout' }>): number {
+    if (err.apiStatus === TOO_MANY_TOKENS) return this.backoff.tooManyTokensWaitMs;
+    return this.backoff.lockoutWaitMs ?? reaction.waitMs;
+  }
+
+  /** A code that stops the whole session (lock-out, refused credentials, MFA), wherever it came from. */
+  private stopsSession(err: unknown): boolean {
+    if (!(err instanceof CloudCallError) || err.apiStatus === null) return false;
+    return ['lockout', 'credentials', 'mfa'].includes(reactionTo(err.apiStatus).kind);
+  }
+
+  /** Puts the session in the state a failure calls for and schedules the next attempt where one is due. */
   private scheduleRetry(err: unknown): void {
+    clearTimeout(this.retryTimer);
+    if (err instanceof MfaCodeNeeded) {
+      this.log.warn('the meross session needs a new MFA code: POST /cloud/login with {"mfaCode":"..."}');
+      this.session.set('needs-mfa', null, USER_ACTION.mfa);
+      return;
+    }
     const failure = err instanceof CloudCallError ? err : new CloudCallError('library', null, this.redactor.describe(err));
     if (!(err instanceof LoginPostponed)) {
       this.session.recordError(failure.apiStatus ?? failure.kind, this.redactor.redact(failure.message));
     }
-    if (failure.apiStatus !== null && CREDENTIALS_REJECTED.has(failure.apiStatus)) {
-      this.log.error({ code: failure.apiStatus }, 'meross login refused; fix the credentials (or MFA code) and restart');
-      this.session.set('failed');
+    const code = failure.apiStatus;
+    const reaction: CodeReaction = code === null ? { kind: 'retry' } : reactionTo(code);
+    if (code !== null && !isKnownApiStatus(code) && !this.loggedUnknownCodes.has(code)) {
+      this.loggedUnknownCodes.add(code);
+      this.log.error({ code }, `the Meross cloud answered an unknown error code ${code}; backing off`);
+    }
+    if (code !== null && reaction.kind === 'credentials') {
+      this.log.error({ code }, 'meross login refused; fix the credentials and restart');
+      this.session.set('failed', null, USER_ACTION.credentials(code, describeApiStatus(code)));
+      return;
+    }
+    if (reaction.kind === 'mfa') {
+      this.mfaAccount = true;
+      this.log.warn({ code }, 'the meross login needs an MFA code: POST /cloud/login with {"mfaCode":"..."}');
+      this.session.set('needs-mfa', null, USER_ACTION.mfa);
+      return;
+    }
+    if (code !== null && reaction.kind === 'lockout') {
+      const until = Math.max(this.loginNotBefore, Date.now() + this.lockoutWait(failure, reaction));
+      this.loginNotBefore = until;
+      const action = code === TOO_MANY_TOKENS ? USER_ACTION.tooManyTokens(until) : USER_ACTION.lockout(code, describeApiStatus(code), until);
+      this.log.error({ code, retryAt: new Date(until).toISOString() }, `meross account locked out: ${describeApiStatus(code)}; sending nothing until then`);
+      this.session.set('locked-out', until, action);
+      this.retryAfter(until - Date.now());
       return;
     }
     let delay = this.loginNotBefore - Date.now();
@@ -246,9 +337,12 @@ export class MerossCloud implements DeviceCloud {
       this.apiFailures += 1;
       delay = backoffDelay(this.backoff.retryBackoffMs, this.apiFailures, this.backoff.maxBackoffMs);
     }
-    const level = failure.apiStatus === TOO_MANY_TOKENS ? 'error' : 'warn';
-    this.log[level]({ code: failure.apiStatus ?? failure.kind, retryInMs: delay }, `meross session not up: ${this.redactor.redact(failure.message)}`);
+    this.log.warn({ code: code ?? failure.kind, retryInMs: delay }, `meross session not up: ${this.redactor.redact(failure.message)}`);
     this.session.set('backing-off', Date.now() + delay);
+    this.retryAfter(delay);
+  }
+
+  private retryAfter(delay: number): void {
     this.retryTimer = setTimeout(() => void this.beginAttempt(), delay);
     this.retryTimer.unref();
   }
@@ -283,7 +377,7 @@ export class MerossCloud implements DeviceCloud {
     const { token, key, userId, userEmail, httpDomain, mqttDomain } = this.lib;
     if (!token || !key || !userId) return;
     try {
-      await this.tokens.save({ token, key, userId: String(userId), userEmail, domain: httpDomain, mqttDomain });
+      await this.tokens.save({ token, key, userId: String(userId), userEmail, domain: httpDomain, mqttDomain, mfa: this.mfaAccount });
     } catch (err) {
       this.log.warn({ error: this.redactor.describe(err) }, 'could not save the session token; the next start logs in again');
     }
@@ -294,15 +388,20 @@ export class MerossCloud implements DeviceCloud {
   }
 
   private unavailable(): AppError {
-    const { state, lastError } = this.session.snapshot();
+    const { state, lastError, action } = this.session.snapshot();
     const reason = lastError ? `: ${lastError.message}` : '';
-    if (state === 'failed') {
-      return new AppError('CLOUD_UNAVAILABLE', `The Meross login was refused${reason}`, {
-        solution: 'Fix CLOUD_EMAIL, CLOUD_PASSWORD or CLOUD_MFA_CODE and restart the service',
-      });
+    if (state === 'failed' || state === 'needs-mfa') {
+      const what = state === 'failed' ? 'The Meross login was refused' : 'The Meross session needs an MFA code';
+      return new AppError('CLOUD_UNAVAILABLE', `${what}${reason}`, { solution: action ?? 'See /health' });
     }
-    const message = state === 'backing-off' ? `The Meross cloud session is backing off${reason}` : 'The Meross cloud session is connecting';
-    return new AppError('CLOUD_UNAVAILABLE', message, { retryAfterSeconds: this.session.retryAfterSeconds(this.requestTimeoutMs) });
+    const messages = {
+      'backing-off': `The Meross cloud session is backing off${reason}`,
+      'locked-out': `The Meross account is locked out${reason}`,
+    } as Record<string, string>;
+    return new AppError('CLOUD_UNAVAILABLE', messages[state] ?? 'The Meross cloud session is connecting', {
+      retryAfterSeconds: this.session.retryAfterSeconds(this.requestTimeoutMs),
+      ...(action ? { solution: action } : {}),
+    });
   }
 
   private toAppError(err: unknown): AppError {
@@ -324,7 +423,7 @@ export class MerossCloud implements DeviceCloud {
 
 function definedOnly(options: Partial<BackoffOptions>): Partial<BackoffOptions> {
   return Object.fromEntries(
-    (['loginBackoffMs', 'retryBackoffMs', 'maxBackoffMs', 'tooManyTokensWaitMs'] as const)
+    (['loginBackoffMs', 'retryBackoffMs', 'maxBackoffMs', 'tooManyTokensWaitMs', 'lockoutWaitMs'] as const)
       .filter((k) => options[k] !== undefined)
       .map((k) => [k, options[k]]),
   );

@@ -1,12 +1,7 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
 import type { CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
-import type {
-  LibraryCallback,
-  LibraryCloud,
-  LibraryDevice,
-  LibraryMqttClient,
-  MerossDeviceDefinition,
-} from './meross-library.js';
+import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
+import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
 import {
   parseOnline,
   parseSystemAll,
@@ -39,6 +34,7 @@ function notControllable(reason: string): AppError {
 interface MerossDevicesDeps {
   lib: LibraryCloud;
   commandTimeoutMs: number;
+  recovery: BrokerRecoveryOptions;
   redactor: SecretRedactor;
   log: Logger;
   emit: (event: CloudEvent) => void;
@@ -55,12 +51,20 @@ function forgetStates(entry: DeviceEntry): void {
 
 export class MerossDevices {
   private readonly entries = new Map<string, DeviceEntry>();
-  private readonly guarded = new WeakSet<LibraryMqttClient>();
+  private readonly brokers: MerossBrokers;
   private lastMqttError: string | null = null;
   private stopped = false;
 
   constructor(private readonly deps: MerossDevicesDeps) {
     const { lib } = deps;
+    this.brokers = new MerossBrokers({
+      lib,
+      log: deps.log,
+      redactor: deps.redactor,
+      recovery: deps.recovery,
+      onSent: (namespace) => deps.emit({ type: 'sent', via: 'mqtt', what: namespace }),
+      onSilentDrop: (uuids) => uuids.forEach((uuid) => this.updateReady(uuid)),
+    });
     lib.on('deviceInitialized', (uuid: string, def: MerossDeviceDefinition, object: LibraryDevice) => this.adopt(uuid, def, object));
     for (const event of ['connected', 'close', 'reconnect']) lib.on(event, (uuid: string) => this.updateReady(uuid));
     lib.on('data', (uuid: string, namespace: string, payload: unknown) => this.onPush(uuid, namespace, payload));
@@ -72,6 +76,7 @@ export class MerossDevices {
     for (const uuid of this.entries.keys()) {
       if (uuids.has(uuid)) continue;
       this.entries.delete(uuid);
+      this.brokers.forget(uuid);
       delete this.deps.lib.devices[uuid];
     }
     for (const def of list) {
@@ -123,7 +128,7 @@ export class MerossDevices {
     for (const device of Object.values(this.deps.lib.devices)) {
       for (const waiting of Object.values(device.waitingMessageIds)) clearTimeout(waiting.timeout);
     }
-    this.deps.lib.disconnectAll(true);
+    this.brokers.stop();
   }
 
   onLibraryError(error: unknown, uuid?: string): void {
@@ -147,37 +152,11 @@ export class MerossDevices {
     entry.object = object;
   }
 
-  private isChannelUp(def: MerossDeviceDefinition): boolean {
-    return this.deps.lib.mqttConnections[def.domain ?? '']?.client?.connected === true;
-  }
-
-  /**
-   * meross-cloud's MQTT message handler reads `message.header.from` unchecked: a message without a header would
-   * throw inside mqtt.js and end the process. Each client gets a guard the moment it connects, before any message.
-   */
-  private guardMessageHandlers(): void {
-    for (const connection of Object.values(this.deps.lib.mqttConnections)) {
-      const client = connection.client;
-      if (!client || this.guarded.has(client)) continue;
-      this.guarded.add(client);
-      const emit = client.emit.bind(client);
-      client.emit = (event, ...args) => {
-        if (event !== 'message') return emit(event, ...args);
-        try {
-          return emit(event, ...args);
-        } catch (err) {
-          this.deps.log.warn({ error: this.deps.redactor.describe(err) }, 'ignored an MQTT message meross-cloud could not handle');
-          return true;
-        }
-      };
-    }
-  }
-
   private updateReady(uuid: string): void {
-    this.guardMessageHandlers();
     const entry = this.entries.get(uuid);
     if (!entry) return;
-    const ready = this.isChannelUp(entry.def);
+    const ready = this.brokers.isUp(entry.def);
+    if (ready) this.brokers.onConnected(entry.def);
     if (ready === entry.commandReady) return;
     entry.commandReady = ready;
     if (ready) this.lastMqttError = null;
@@ -250,7 +229,7 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
     if (!entry.online) throw notControllable(`Device ${uuid} is offline`);
-    if (!this.isChannelUp(entry.def)) {
+    if (!this.brokers.isUp(entry.def)) {
       throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
     }
     return entry;

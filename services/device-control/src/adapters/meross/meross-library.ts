@@ -24,16 +24,30 @@ export interface LibraryDevice {
   getSystemAllData(callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
+  disconnect(force?: boolean): void;
 }
 
 /** The mqtt.js client meross-cloud keeps per broker domain. */
 export interface LibraryMqttClient {
   connected: boolean;
+  /** Set once `end` was called: such a client never connects again. */
+  disconnecting: boolean;
+  options: { clientId?: string };
   emit(event: string | symbol, ...args: unknown[]): boolean;
+  end(force?: boolean): unknown;
 }
 
-interface MqttConnection {
+/** meross-cloud's record of one broker: its client and the devices it serves. */
+export interface MqttConnection {
   client: LibraryMqttClient | null;
+  deviceList?: string[];
+  /** Set by the library between a 'Server unavailable' refusal and its own re-creation of the client. */
+  silentReInitialization?: boolean;
+}
+
+/** A message as meross-cloud encodes it for a device. */
+export interface LibraryMessage {
+  header?: { from?: string | null; namespace?: string; method?: string };
 }
 
 /**
@@ -41,6 +55,8 @@ interface MqttConnection {
  * session fields (token, key, domains) and the HTTP transport `authenticatedPost`, which the adapter replaces.
  */
 export interface LibraryCloud {
+  /** The constructor's options; `mfaCode` is read by each login. */
+  options: { mfaCode?: string };
   token: string | null;
   key: string | null;
   userId: string | null;
@@ -54,7 +70,8 @@ export interface LibraryCloud {
   authenticatedPost(endpoint: string, params: unknown, callback: LibraryCallback<unknown>): void;
   login(callback: LibraryCallback<number>): void;
   getDevices(callback: LibraryCallback<number>): void;
-  disconnectAll(force: boolean): void;
+  initMqtt(dev: MerossDeviceDefinition | undefined): void;
+  sendMessageMqtt(dev: MerossDeviceDefinition, data: LibraryMessage): boolean;
   on(event: string, listener: (...args: never[]) => void): unknown;
   removeAllListeners(event?: string): unknown;
 }

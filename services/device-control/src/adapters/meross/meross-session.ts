@@ -9,14 +9,17 @@ export interface BackoffOptions {
   maxBackoffMs: number;
   /** How long the account is left alone after error 1301 (too many tokens). */
   tooManyTokensWaitMs: number;
+  /** Overrides the wait of every other lock-out code (tests); null: each code's own wait. */
+  lockoutWaitMs: number | null;
 }
 
-/** Production waits: a minute after a failed login, four hours after 1301. */
+/** Production waits: a minute after a failed login, five hours after 1301 (Meross support speaks of about 5). */
 export const DEFAULT_BACKOFF: BackoffOptions = {
   loginBackoffMs: 60_000,
   retryBackoffMs: 5_000,
   maxBackoffMs: 30 * 60_000,
-  tooManyTokensWaitMs: 4 * 60 * 60_000,
+  tooManyTokensWaitMs: 5 * 60 * 60_000,
+  lockoutWaitMs: null,
 };
 
 /** Exponential wait for the n-th consecutive failure (n >= 1). */
@@ -29,6 +32,7 @@ export class SessionStatus {
   private state: CloudSessionState = 'connecting';
   private lastError: CloudStatus['lastError'] = null;
   private retryAt: number | null = null;
+  private action: string | null = null;
 
   constructor(
     private readonly announce: (status: CloudStatus) => void,
@@ -45,6 +49,7 @@ export class SessionStatus {
       state: this.state,
       lastError: this.lastError && { ...this.lastError },
       retryAt: this.retryAt === null ? null : new Date(this.retryAt).toISOString(),
+      action: this.action,
       tokenStore: this.tokenStore(),
     };
   }
@@ -59,10 +64,22 @@ export class SessionStatus {
     this.lastError = { code, message, at: new Date().toISOString() };
   }
 
-  set(state: CloudSessionState, retryAt: number | null = null): void {
-    if (state === this.state && retryAt === this.retryAt) return;
+  set(state: CloudSessionState, retryAt: number | null = null, action: string | null = null): void {
+    if (state === this.state && retryAt === this.retryAt && action === this.action) return;
     this.state = state;
     this.retryAt = retryAt;
+    this.action = action;
     this.announce(this.snapshot());
   }
 }
+
+/** What /health tells the user to do in each state that needs them (or that they only have to wait, and until when). */
+export const USER_ACTION = {
+  credentials: (code: number, text: string) =>
+    `Fix CLOUD_EMAIL and CLOUD_PASSWORD (the Meross cloud answered ${code}: ${text}) and restart the service; it does not log in again until then`,
+  mfa: 'Send the code your authenticator app shows now: POST /cloud/login with {"mfaCode":"123456"}; the service does not log in again until then',
+  tooManyTokens: (until: number) =>
+    `Wait: Meross locked the account after too many logins (error 1301, about 5 hours). Do not restart the service or sign in elsewhere meanwhile; it tries again at ${new Date(until).toISOString()}`,
+  lockout: (code: number, text: string, until: number) =>
+    `Wait: the Meross cloud answered ${code} (${text}); the service sends nothing until ${new Date(until).toISOString()}. If it happens again, lower CLOUD_MAX_MESSAGES_PER_HOUR`,
+} as const;

@@ -14,6 +14,8 @@ const StoredTokenSchema = z.object({
   /** host[:port] of the API after any region redirect. */
   domain: z.string().min(1),
   mqttDomain: z.string().nullable(),
+  /** The account asks for an MFA code at login: an expired token then waits for POST /cloud/login. */
+  mfa: z.boolean().optional(),
   savedAt: z.string(),
 });
 

@@ -39,7 +39,12 @@ export class SimulatorCloud implements DeviceCloud {
   }
 
   status(): CloudStatus {
-    return { backend: this.backend, state: this.state, lastError: null, retryAt: null, tokenStore: NO_TOKEN_STORE };
+    return { backend: this.backend, state: this.state, lastError: null, retryAt: null, action: null, tokenStore: NO_TOKEN_STORE };
+  }
+
+  /** The simulator has no login. */
+  async submitMfaCode(): Promise<void> {
+    throw new AppError('CLOUD_LOGIN_NOT_NEEDED', 'The simulator has no account to log in to');
   }
 
   async listDevices(): Promise<CloudDevice[]> {

@@ -1,0 +1,196 @@
+import type { Logger } from '@homeops/common';
+import type { LibraryCloud, LibraryMessage, LibraryMqttClient, MerossDeviceDefinition, MqttConnection } from './meross-library.js';
+import { backoffDelay } from './meross-session.js';
+import type { SecretRedactor } from './meross-secrets.js';
+
+/** Waits of the broker recovery, in milliseconds; tests pass small values. */
+export interface BrokerRecoveryOptions {
+  /** First wait before a refused broker connection is made again; doubles up to `maxRecreateMs`. */
+  recreateMs: number;
+  maxRecreateMs: number;
+  /** How often every broker of the account is checked for a connection nobody will bring back. */
+  watchdogMs: number;
+}
+
+/** Production waits: mqtt.js retries a dropped connection every 5 s by itself; a refused one is made again after 5 s, up to 2 min. */
+export const DEFAULT_BROKER_RECOVERY: BrokerRecoveryOptions = { recreateMs: 5_000, maxRecreateMs: 120_000, watchdogMs: 30_000 };
+
+interface BrokersDeps {
+  lib: LibraryCloud;
+  log: Logger;
+  redactor: SecretRedactor;
+  recovery: BrokerRecoveryOptions;
+  /** One MQTT request left for a device. */
+  onSent: (namespace: string) => void;
+  /** The library lost a broker without telling its devices (it closes silently before making a new client). */
+  onSilentDrop: (uuids: string[]) => void;
+}
+
+/**
+ * meross-cloud's broker connections, with its three hazards fixed at the edge:
+ * - it stamps every request with the reply topic of whichever broker connected last, so devices on any other broker
+ *   answer where nobody listens: each request gets the reply topic of the broker its device is on;
+ * - after a 'Server unavailable' refusal it makes a new client at once (a tight loop while the broker refuses), and
+ *   with a device it has since dropped it throws from a timer (the process would exit) and leaves the broker without
+ *   a client until the next full sync: the new client is made here, after a backoff, from a device still known, and a
+ *   watchdog brings back any broker left without a live client, with the saved session (no login);
+ * - its `disconnectAll` throws on a broker without a client: stopping ends each client on its own.
+ */
+export class MerossBrokers {
+  private readonly guarded = new WeakSet<LibraryMqttClient>();
+  private readonly recreating = new Map<string, NodeJS.Timeout>();
+  private readonly failures = new Map<string, number>();
+  private readonly createLibraryClient: (dev: MerossDeviceDefinition) => void;
+  private watchdog: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly deps: BrokersDeps) {
+    const { lib } = deps;
+    const initMqtt = lib.initMqtt.bind(lib);
+    const sendMessageMqtt = lib.sendMessageMqtt.bind(lib);
+    this.createLibraryClient = (dev) => {
+      initMqtt(dev);
+      this.guard(lib.mqttConnections[domainOf(lib, dev)]?.client ?? null);
+    };
+    lib.initMqtt = (dev) => this.initMqtt(dev);
+    lib.sendMessageMqtt = (dev, data) => this.send(dev, data, sendMessageMqtt);
+    this.watchdog = setInterval(() => this.check(), deps.recovery.watchdogMs);
+    this.watchdog.unref();
+  }
+
+  /** The broker of this device has a connected client. */
+  isUp(def: MerossDeviceDefinition): boolean {
+    return this.deps.lib.mqttConnections[def.domain ?? '']?.client?.connected === true;
+  }
+
+  /** A broker connected: its refusals are forgiven. */
+  onConnected(def: MerossDeviceDefinition): void {
+    if (this.isUp(def)) this.failures.delete(domainOf(this.deps.lib, def));
+  }
+
+  /** A device left the account: the library must not make a client for it, nor keep its broker open for it alone. */
+  forget(uuid: string): void {
+    for (const [domain, connection] of Object.entries(this.deps.lib.mqttConnections)) {
+      const list = connection.deviceList;
+      if (!list?.includes(uuid)) continue;
+      list.splice(list.indexOf(uuid), 1);
+      if (list.length === 0) this.endClient(domain, connection);
+    }
+  }
+
+  /** Ends every client and timer; safe whatever state the library's connections are in. */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.watchdog);
+    for (const timer of this.recreating.values()) clearTimeout(timer);
+    this.recreating.clear();
+    for (const device of Object.values(this.deps.lib.devices)) device.disconnect(true);
+    for (const [domain, connection] of Object.entries(this.deps.lib.mqttConnections)) this.endClient(domain, connection);
+  }
+
+  private initMqtt(dev: MerossDeviceDefinition | undefined): void {
+    if (this.stopped) return;
+    if (!dev) {
+      // The library's re-creation after a refusal, for a device it no longer has: recover every broker left bare.
+      this.check();
+      return;
+    }
+    const domain = domainOf(this.deps.lib, dev);
+    const connection = this.deps.lib.mqttConnections[domain];
+    if (connection?.silentReInitialization && !connection.client) {
+      this.deps.onSilentDrop([...(connection.deviceList ?? [])]);
+      this.scheduleRecreate(domain);
+      return;
+    }
+    this.createLibraryClient(dev);
+  }
+
+  private send(dev: MerossDeviceDefinition, data: LibraryMessage, sendMessageMqtt: LibraryCloud['sendMessageMqtt']): boolean {
+    const client = this.deps.lib.mqttConnections[dev.domain ?? '']?.client;
+    // Not connected: mqtt.js would queue the request and deliver it, stale, whenever the broker comes back.
+    if (this.stopped || !client?.connected) return false;
+    const replyTopic = this.replyTopicOf(client);
+    if (data.header && replyTopic) data.header.from = replyTopic;
+    const sent = sendMessageMqtt(dev, data);
+    if (sent) this.deps.onSent(data.header?.namespace ?? 'unknown');
+    return sent;
+  }
+
+  /** The topic this client subscribed to for replies: meross-cloud derives it from the client id. */
+  private replyTopicOf(client: LibraryMqttClient): string | null {
+    const appId = /^app:(.+)$/.exec(client.options.clientId ?? '')?.[1];
+    return appId && this.deps.lib.userId ? `/app/${this.deps.lib.userId}-${appId}/subscribe` : null;
+  }
+
+  /** Brings back every broker that serves devices but has no client that will ever connect again. */
+  private check(): void {
+    if (this.stopped) return;
+    for (const [domain, connection] of Object.entries(this.deps.lib.mqttConnections)) {
+      if (!connection.deviceList?.length || this.recreating.has(domain)) continue;
+      const client = connection.client;
+      if (client && !client.disconnecting) continue;
+      this.deps.log.warn({ broker: domain }, 'meross broker left without a connection; making a new one');
+      this.scheduleRecreate(domain);
+    }
+  }
+
+  private scheduleRecreate(domain: string): void {
+    if (this.stopped || this.recreating.has(domain)) return;
+    const failures = (this.failures.get(domain) ?? 0) + 1;
+    this.failures.set(domain, failures);
+    const delay = backoffDelay(this.deps.recovery.recreateMs, failures, this.deps.recovery.maxRecreateMs);
+    this.deps.log.info({ broker: domain, retryInMs: delay }, 'meross broker connection will be made again');
+    const timer = setTimeout(() => {
+      this.recreating.delete(domain);
+      this.recreate(domain);
+    }, delay);
+    timer.unref();
+    this.recreating.set(domain, timer);
+  }
+
+  private recreate(domain: string): void {
+    const { lib } = this.deps;
+    const connection = lib.mqttConnections[domain];
+    const uuid = connection?.deviceList?.find((id) => lib.devices[id] !== undefined);
+    if (this.stopped || !connection || !uuid) return;
+    if (connection.client?.disconnecting) connection.client = null;
+    connection.silentReInitialization = true;
+    try {
+      this.createLibraryClient(lib.devices[uuid]!.dev);
+    } catch (err) {
+      this.deps.log.warn({ broker: domain, error: this.deps.redactor.describe(err) }, 'could not make a meross broker connection');
+      this.scheduleRecreate(domain);
+    }
+  }
+
+  /**
+   * meross-cloud's MQTT message handler reads `message.header.from` unchecked: a message without a header would
+   * throw inside mqtt.js and end the process. Each client gets a guard as it is made, before any message.
+   */
+  private guard(client: LibraryMqttClient | null): void {
+    if (!client || this.guarded.has(client)) return;
+    this.guarded.add(client);
+    const emit = client.emit.bind(client);
+    client.emit = (event, ...args) => {
+      if (event !== 'message') return emit(event, ...args);
+      try {
+        return emit(event, ...args);
+      } catch (err) {
+        this.deps.log.warn({ error: this.deps.redactor.describe(err) }, 'ignored an MQTT message meross-cloud could not handle');
+        return true;
+      }
+    };
+  }
+
+  private endClient(domain: string, connection: MqttConnection): void {
+    try {
+      connection.client?.end(true);
+    } catch (err) {
+      this.deps.log.warn({ broker: domain, error: this.deps.redactor.describe(err) }, 'could not close a meross broker connection');
+    }
+  }
+}
+
+function domainOf(lib: LibraryCloud, dev: MerossDeviceDefinition): string {
+  return dev.domain || lib.mqttDomain;
+}
