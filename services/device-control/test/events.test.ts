@@ -59,7 +59,7 @@ describe('GET /events', () => {
     t.cloud.setOnline('plug-1', false);
 
     const event = await client.waitFor('online');
-    expect(event.data).toEqual({ type: 'online', uuid: 'plug-1', name: 'Desk Lamp', online: false, controllable: false });
+    expect(event.data).toEqual({ type: 'online', uuid: 'plug-1', name: 'Desk Lamp', online: false, upgrading: false, controllable: false });
   });
 
   it('streams sync results and session changes', async () => {

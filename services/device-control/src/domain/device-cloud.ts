@@ -47,6 +47,8 @@ export interface CloudDevice {
   name: string;
   type: string;
   online: boolean;
+  /** Installing a firmware update (Meross onlineStatus 3): not online, back by itself. */
+  upgrading?: boolean;
   /** The command channel (MQTT) to this device is connected. */
   commandReady: boolean;
   /** The device can be switched (it reports togglex or toggle). */
@@ -63,7 +65,7 @@ export interface CloudDevice {
 export type CloudEvent =
   | { type: 'sent'; via: 'api' | 'mqtt'; what: string }
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
-  | { type: 'online'; uuid: string; online: boolean }
+  | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 

@@ -5,7 +5,7 @@ import type { SyncResult } from './device-registry.js';
 /** What the service tells live listeners (GET /events): state, presence, sync and session changes. */
 export type DeviceEvent =
   | { type: 'channel'; uuid: string; name: string; channel: number; on: boolean; source: 'command' | 'push' | 'read' }
-  | { type: 'online'; uuid: string; name: string; online: boolean; controllable: boolean }
+  | { type: 'online'; uuid: string; name: string; online: boolean; upgrading: boolean; controllable: boolean }
   | { type: 'device'; device: Device }
   | { type: 'device-removed'; uuid: string; name: string }
   | { type: 'sync'; ok: true; at: string; result: SyncResult }

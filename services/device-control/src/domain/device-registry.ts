@@ -26,6 +26,7 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
     device.name === cloud.name &&
     device.type === cloud.type &&
     device.online === cloud.online &&
+    (device.upgrading ?? false) === (cloud.upgrading ?? false) &&
     device.commandReady === cloud.commandReady &&
     device.switchable === cloud.switchable &&
     device.firmware === cloud.firmware &&
@@ -55,6 +56,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     channels,
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
+  if (cloud.upgrading) device.upgrading = true;
   if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
   if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
   return device;
@@ -130,7 +132,7 @@ export class DeviceRegistry {
     this.emit({ type: 'device', device: copyDevice(device) });
     if (previous && previous.online !== device.online) {
       const { uuid, name, online } = device;
-      this.emit({ type: 'online', uuid, name, online, controllable: isControllable(device) });
+      this.emit({ type: 'online', uuid, name, online, upgrading: device.upgrading ?? false, controllable: isControllable(device) });
     }
   }
 
@@ -154,15 +156,17 @@ export class DeviceRegistry {
     this.emit({ type: 'channel', uuid, name: device.name, channel, on, source });
   }
 
-  /** Records presence; channel states become unknown while a device is away. */
-  setOnline(uuid: string, online: boolean, nowIso: string): void {
+  /** Records presence (and a firmware update); channel states become unknown while a device is away. */
+  setOnline(uuid: string, online: boolean, nowIso: string, upgrading = false): void {
     const device = this.devices.get(uuid);
     if (!device) return;
     if (online) device.lastSeenAt = nowIso;
     this.changes += 1;
-    if (device.online === online) return;
+    if (device.online === online && (device.upgrading ?? false) === upgrading) return;
     device.online = online;
+    if (upgrading) device.upgrading = true;
+    else delete device.upgrading;
     if (!online) for (const c of device.channels) c.on = null;
-    this.emit({ type: 'online', uuid, name: device.name, online, controllable: isControllable(device) });
+    this.emit({ type: 'online', uuid, name: device.name, online, upgrading, controllable: isControllable(device) });
   }
 }

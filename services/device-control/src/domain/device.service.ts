@@ -208,7 +208,7 @@ export class DeviceService {
         this.registry.setChannel(event.uuid, event.channel, event.on, event.source, now);
         break;
       case 'online':
-        this.registry.setOnline(event.uuid, event.online, now);
+        this.registry.setOnline(event.uuid, event.online, now, event.upgrading ?? false);
         if (event.online) this.reads?.request([event.uuid]);
         break;
       case 'device':

@@ -22,18 +22,24 @@ export function copyDevice(device: Device): Device {
   return { ...device, channels: device.channels.map((c) => ({ ...c })) };
 }
 
-/** A device as callers see it: with `controllable` worked out. */
+/** Where a device stands: online, offline, or installing a firmware update. */
+export type DeviceStatus = 'online' | 'offline' | 'upgrading';
+
+/** A device as callers see it: with `controllable` and `status` worked out. */
 export interface DeviceView extends Device {
   controllable: boolean;
+  status: DeviceStatus;
 }
 
 /** The caller-facing copy of a device. */
 export function toDeviceView(device: Device): DeviceView {
-  return { ...copyDevice(device), controllable: isControllable(device) };
+  const status: DeviceStatus = device.upgrading ? 'upgrading' : device.online ? 'online' : 'offline';
+  return { ...copyDevice(device), controllable: isControllable(device), status };
 }
 
 /** Why a device refuses commands, in words, or undefined when it accepts them. */
 export function describeNotControllable(device: Device): string | undefined {
+  if (device.upgrading) return 'the device is installing a firmware update; it comes back by itself';
   if (!device.online) return 'the device is offline';
   if (!device.commandReady) return 'the command channel to the device is not connected yet';
   if (!device.switchable) return 'the device does not support switching';

@@ -41,6 +41,7 @@ export const DeviceSchema = z
     name: z.string(),
     type: z.string(),
     online: z.boolean(),
+    status: z.enum(['online', 'offline', 'upgrading']).openapi({ description: 'upgrading: installing firmware (Meross onlineStatus 3), not online' }),
     controllable: z.boolean().openapi({ description: 'online, command channel connected and switchable' }),
     channels: z.array(ChannelSchema),
     commandReady: z.boolean(),

@@ -34,6 +34,7 @@ function toBody(d: DeviceView): DeviceBody {
     name: d.name,
     type: d.type,
     online: d.online,
+    status: d.status,
     controllable: d.controllable,
     channels: d.channels.map((c) => ({ channel: c.channel, name: c.name, on: c.on })),
     commandReady: d.commandReady,

@@ -3,7 +3,7 @@
 import { createLogger } from '@homeops/common';
 import { MerossCloud, type MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 
-type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel';
+type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel' | 'submitMfaCode';
 type Call =
   | { id: number; ping: true }
   | { id: number; create: Omit<MerossCloudOptions, 'logger'> }
@@ -33,11 +33,11 @@ process.on('message', (call: Call) => {
     .then(() => run(call))
     .then(
       (value) => process.send?.({ id: call.id, ok: true, value }),
-      (err: { name?: string; code?: string; message?: string; retryAfterSeconds?: number }) =>
+      (err: { name?: string; code?: string; message?: string; retryAfterSeconds?: number; details?: unknown }) =>
         process.send?.({
           id: call.id,
           ok: false,
-          error: { name: err.name, code: err.code, message: err.message, retryAfterSeconds: err.retryAfterSeconds },
+          error: { name: err.name, code: err.code, message: err.message, retryAfterSeconds: err.retryAfterSeconds, details: err.details },
         }),
     );
 });

@@ -13,6 +13,7 @@ export interface RemoteError {
   code?: string;
   message?: string;
   retryAfterSeconds?: number;
+  details?: Array<{ path: string; message: string }>;
 }
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: RemoteError };
@@ -123,6 +124,10 @@ export class RemoteCloud {
 
   setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     return this.call('setChannel', [uuid, channel, on]) as Promise<void>;
+  }
+
+  submitMfaCode(code: string): Promise<void> {
+    return this.call('submitMfaCode', [code]) as Promise<void>;
   }
 
   /** The error a call failed with (fails the test when it succeeds). */

@@ -9,6 +9,8 @@ export interface EmulatedDeviceSpec {
   protocol?: 'togglex' | 'toggle' | 'none';
   online?: boolean;
   firmware?: string;
+  /** Index of the MQTT broker the device is connected to (default 0). */
+  broker?: number;
 }
 
 /** One emulated device: its channel states and the faults a test switched on. */
@@ -20,6 +22,9 @@ export class EmulatedDevice {
   readonly protocol: 'togglex' | 'toggle' | 'none';
   readonly firmware: string;
   online: boolean;
+  /** Installing firmware: listed with onlineStatus 3 and deaf to requests. */
+  upgrading = false;
+  readonly broker: number;
   /** Requests are received but never answered. */
   dropReplies = false;
   /** Answers are made when a request arrives but sent this much later (a slow network: they may be stale). */
@@ -36,6 +41,7 @@ export class EmulatedDevice {
     this.protocol = spec.protocol ?? 'togglex';
     this.firmware = spec.firmware ?? '6.1.8';
     this.online = spec.online ?? true;
+    this.broker = spec.broker ?? 0;
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
   }
 
@@ -55,11 +61,17 @@ export class EmulatedDevice {
     return true;
   }
 
-  /** The devList entry the Meross API returns for this device. */
+  /** 1 online, 2 offline, 3 upgrading, as devList and Appliance.System.Online say it. */
+  get onlineStatus(): 1 | 2 | 3 {
+    if (!this.online) return 2;
+    return this.upgrading ? 3 : 1;
+  }
+
+  /** The devList entry the Meross API returns for this device; `mqttHost` is the host of its broker. */
   listEntry(mqttHost: string): Record<string, unknown> {
     return {
       uuid: this.uuid,
-      onlineStatus: this.online ? 1 : 2,
+      onlineStatus: this.onlineStatus,
       devName: this.name,
       devIconId: 'device001',
       bindTime: 1_700_000_000,

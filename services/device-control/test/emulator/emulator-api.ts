@@ -18,6 +18,13 @@ export interface EmulatedAccount {
 
 /** up; unavailable: every call gets HTTP 503; hang: calls are never answered. */
 export type ApiMode = 'up' | 'unavailable' | 'hang';
+/** An apiStatus a path answers instead of its normal answer, `times` times (default: until cleared). */
+export interface ForcedAnswer {
+  apiStatus: number;
+  data?: unknown;
+  times?: number;
+}
+
 /** What signIn answers instead of logging in: a 1030 redirect, with or without its data. */
 export type SignInRedirect = { domain: string; mqttDomain: string } | 'without-data' | null;
 
@@ -34,7 +41,9 @@ export class EmulatorApi {
   rejectNewTokens = false;
   /** When set, devList answers apiStatus 0 with this as data instead of the devices. */
   devListData: unknown = undefined;
-  readonly calls = { signIn: 0, devList: 0, getSubDevices: 0, logout: 0, rejectedToken: 0, badSignature: 0 };
+  /** Any apiStatus on demand, per path: the call is counted and answered with it instead. */
+  readonly answerWith: Partial<Record<'signIn' | 'devList', ForcedAnswer>> = {};
+  readonly calls = { total: 0, signIn: 0, devList: 0, getSubDevices: 0, logout: 0, rejectedToken: 0, badSignature: 0 };
   readonly issuedTokens: string[] = [];
   private readonly tokens = new Set<string>();
   private server: Server | undefined;
@@ -44,6 +53,8 @@ export class EmulatorApi {
     private readonly account: EmulatedAccount,
     private readonly devices: () => EmulatedDevice[],
     private readonly host: string,
+    /** The host of each broker, by index: a device's devList domain is the host of its broker. */
+    private readonly brokerHosts: string[] = [host],
   ) {}
 
   get url(): string {
@@ -76,6 +87,7 @@ export class EmulatorApi {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    this.calls.total += 1;
     if (this.delayMs > 0) {
       const timer = setTimeout(() => this.answerRequest(req, res), this.delayMs);
       res.on('close', () => clearTimeout(timer));
@@ -112,7 +124,25 @@ export class EmulatorApi {
     });
   }
 
+  /** The forced answer for this path, if one is set and not used up. */
+  private forced(path: 'signIn' | 'devList'): ForcedAnswer | undefined {
+    const forced = this.answerWith[path];
+    if (!forced) return undefined;
+    if (forced.times !== undefined) {
+      forced.times -= 1;
+      if (forced.times <= 0) delete this.answerWith[path];
+    }
+    return forced;
+  }
+
   private route(path: string, params: Record<string, unknown>, token: string, res: ServerResponse): void {
+    const forced = path === '/v1/Auth/signIn' ? this.forced('signIn') : path === '/v1/Device/devList' ? this.forced('devList') : undefined;
+    if (forced) {
+      if (path === '/v1/Auth/signIn') this.calls.signIn += 1;
+      else this.calls.devList += 1;
+      this.answer(res, forced.apiStatus, forced.data ?? null, 'forced');
+      return;
+    }
     if (path === '/v1/Auth/signIn') {
       this.signIn(params, res);
       return;
@@ -128,7 +158,7 @@ export class EmulatorApi {
     }
     if (path === '/v1/Device/devList') {
       this.calls.devList += 1;
-      this.answer(res, 0, this.devListData !== undefined ? this.devListData : this.devices().map((d) => d.listEntry(this.host)));
+      this.answer(res, 0, this.devListData !== undefined ? this.devListData : this.devices().map((d) => d.listEntry(this.brokerHosts[d.broker] ?? this.host)));
     } else if (path === '/v1/Hub/getSubDevices') {
       this.calls.getSubDevices += 1;
       this.answer(res, 0, []);

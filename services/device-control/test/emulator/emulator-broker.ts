@@ -5,12 +5,17 @@ import type { AuthenticateError, Client, PublishPacket } from 'aedes';
 import type { EmulatedDevice } from './emulated-device.js';
 import { md5, type EmulatedAccount } from './emulator-api.js';
 
+/** Where apps publish requests to a device. */
+const APPLIANCE_TOPIC = /^\/appliance\/([^/]+)\/subscribe$/;
+
 /** The port meross-cloud hard-codes for MQTT. */
 export const MQTT_PORT = 2001;
 
 /** One request a device received over MQTT. */
 export interface ReceivedRequest {
   uuid: string;
+  /** Index of the broker that received it. */
+  broker: number;
   method: string;
   namespace: string;
   payload: unknown;
@@ -26,15 +31,22 @@ interface MerossMessage {
 export class EmulatorBroker {
   readonly received: ReceivedRequest[] = [];
   connections = 0;
+  /** Connection attempts, refused ones included. */
+  attempts = 0;
+  refusedConnections = 0;
+  /** While set, new connections are refused at CONNACK: 3 'Server unavailable', 5 'Not authorized'. */
+  refuseConnections: 3 | 5 | null = null;
   private broker: ReturnType<typeof aedes.createBroker> | undefined;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
 
   constructor(
-    private readonly host: string,
+    readonly host: string,
     private readonly tls: { cert: string; key: string },
     private readonly account: EmulatedAccount,
     private readonly devices: Map<string, EmulatedDevice>,
+    /** This broker's index: it serves only the devices connected to it. */
+    readonly index = 0,
   ) {}
 
   /** App clients connected right now. */
@@ -50,7 +62,7 @@ export class EmulatorBroker {
     const broker = aedes.createBroker({
       authenticate: (client, username, password, done) => this.authenticate(client, username, password, done),
       authorizeSubscribe: (_client, sub, done) => done(this.mayRead(sub.topic) ? null : new Error('not allowed'), sub),
-      authorizePublish: (client, packet, done) => done(client === null || this.deviceOf(packet.topic) ? null : new Error('not allowed')),
+      authorizePublish: (client, packet, done) => done(client === null || APPLIANCE_TOPIC.test(packet.topic) ? null : new Error('not allowed')),
     });
     broker.on('publish', (packet, client) => {
       if (client) this.onRequest(packet);
@@ -97,6 +109,12 @@ export class EmulatorBroker {
     password: Buffer | undefined,
     done: (error: AuthenticateError | null, success: boolean | null) => void,
   ): void {
+    this.attempts += 1;
+    if (this.refuseConnections !== null) {
+      this.refusedConnections += 1;
+      done(Object.assign(new Error('refused'), { returnCode: this.refuseConnections }) as AuthenticateError, null);
+      return;
+    }
     const { userId, key } = this.account;
     if (username === userId && password?.toString() === md5(`${userId}${key}`)) return done(null, true);
     const error = Object.assign(new Error('bad username or password'), { returnCode: 4 }) as AuthenticateError;
@@ -109,8 +127,10 @@ export class EmulatorBroker {
   }
 
   private deviceOf(topic: string): EmulatedDevice | undefined {
-    const uuid = /^\/appliance\/([^/]+)\/subscribe$/.exec(topic)?.[1];
-    return uuid === undefined ? undefined : this.devices.get(uuid);
+    const uuid = APPLIANCE_TOPIC.exec(topic)?.[1];
+    const device = uuid === undefined ? undefined : this.devices.get(uuid);
+    // A device is connected to one broker only: a request published on another one reaches nobody.
+    return device?.broker === this.index ? device : undefined;
   }
 
   private onRequest(packet: PublishPacket): void {
@@ -123,8 +143,8 @@ export class EmulatorBroker {
       return;
     }
     const { header, payload } = request;
-    this.received.push({ uuid: device.uuid, method: header.method, namespace: header.namespace, payload, at: Date.now() });
-    if (!device.online || device.dropReplies || !header.from?.startsWith('/app/')) return;
+    this.received.push({ uuid: device.uuid, broker: this.index, method: header.method, namespace: header.namespace, payload, at: Date.now() });
+    if (!device.online || device.upgrading || device.dropReplies || !header.from?.startsWith('/app/')) return;
     const reply = (method: string, body: unknown) => {
       const message = this.message(device.uuid, header.namespace, method, body, header.messageId);
       if (device.replyDelayMs > 0) setTimeout(() => this.publish(header.from, message), device.replyDelayMs);
@@ -136,7 +156,7 @@ export class EmulatorBroker {
     if (device.errorCode !== null) return reply('ERROR', { error: { code: device.errorCode, detail: 'device error' } });
     const call = `${header.method} ${header.namespace}`;
     if (call === 'GET Appliance.System.All') return reply('GETACK', device.systemAll(this.account.userId, this.host));
-    if (call === 'GET Appliance.System.Online') return reply('GETACK', { online: { status: device.online ? 1 : 2 } });
+    if (call === 'GET Appliance.System.Online') return reply('GETACK', { online: { status: device.onlineStatus } });
     if (call === 'SET Appliance.Control.ToggleX' && device.protocol === 'togglex') {
       const entries = ([] as unknown[]).concat(payload.togglex ?? []) as Array<{ channel?: unknown; onoff?: unknown }>;
       const ok = entries.length > 0 && entries.every((e) => typeof e.channel === 'number' && device.set(e.channel, e.onoff === 1));

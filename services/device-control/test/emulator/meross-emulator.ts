@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EmulatedDevice, type EmulatedDeviceSpec } from './emulated-device.js';
 import { EmulatorApi, type EmulatedAccount } from './emulator-api.js';
-import { EmulatorBroker } from './emulator-broker.js';
+import { createServer } from 'node:net';
+import { EmulatorBroker, MQTT_PORT } from './emulator-broker.js';
 import type { TestPki } from './pki.js';
 
 export type { EmulatedAccount } from './emulator-api.js';
@@ -29,8 +30,9 @@ export function standardDevices(): EmulatedDeviceSpec[] {
 }
 
 /**
- * A Meross cloud for tests on one loopback address (127.0.0.x): HTTPS API on a free port and MQTTS on 2001,
- * which meross-cloud hard-codes, so every emulator takes its own address.
+ * A Meross cloud for tests on loopback addresses (127.0.0.x): HTTPS API on a free port and MQTTS on 2001, which
+ * meross-cloud hard-codes, so every broker takes its own address; `brokers: 2` adds a second one, as accounts whose
+ * devices sit on different brokers have (a device's `broker` picks its own).
  */
 export class MerossEmulator {
   private constructor(
@@ -38,26 +40,43 @@ export class MerossEmulator {
     readonly host: string,
     readonly account: EmulatedAccount,
     readonly api: EmulatorApi,
-    readonly broker: EmulatorBroker,
+    readonly brokers: EmulatorBroker[],
   ) {}
 
-  static async start(options: { pki: TestPki; account: EmulatedAccount; devices: EmulatedDeviceSpec[] }): Promise<MerossEmulator> {
-    for (let attempt = 0; attempt < 20; attempt += 1) {
-      const host = `127.0.0.${2 + Math.floor(Math.random() * 250)}`;
-      const tls = options.pki.issue([host]);
-      const devices = new Map(options.devices.map((spec) => [spec.uuid, new EmulatedDevice(spec)]));
-      const broker = new EmulatorBroker(host, tls, options.account, devices);
+  static async start(options: { pki: TestPki; account: EmulatedAccount; devices: EmulatedDeviceSpec[]; brokers?: number }): Promise<MerossEmulator> {
+    for (let attempt = 1; ; attempt += 1) {
       try {
-        await broker.listen();
+        return await MerossEmulator.startOnce(options);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
-        throw err;
+        // Another test file took the address between the check and the listen: pick others.
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
       }
-      const api = new EmulatorApi(options.account, () => [...devices.values()], host);
-      await api.listen(tls);
-      return new MerossEmulator(devices, host, options.account, api, broker);
     }
-    throw new Error('no free loopback address with port 2001');
+  }
+
+  private static async startOnce(options: { pki: TestPki; account: EmulatedAccount; devices: EmulatedDeviceSpec[]; brokers?: number }): Promise<MerossEmulator> {
+    const devices = new Map(options.devices.map((spec) => [spec.uuid, new EmulatedDevice(spec)]));
+    const hosts = await freeLoopbackHosts(options.brokers ?? 1);
+    const tls = options.pki.issue(hosts);
+    const brokers: EmulatorBroker[] = [];
+    try {
+      for (const [index, host] of hosts.entries()) {
+        const broker = new EmulatorBroker(host, tls, options.account, devices, index);
+        await broker.listen();
+        brokers.push(broker);
+      }
+    } catch (err) {
+      await Promise.all(brokers.map((b) => b.close()));
+      throw err;
+    }
+    const api = new EmulatorApi(options.account, () => [...devices.values()], hosts[0]!, hosts);
+    await api.listen(tls);
+    return new MerossEmulator(devices, hosts[0]!, options.account, api, brokers);
+  }
+
+  /** The first broker (the one the API hands out as the account's mqttDomain). */
+  get broker(): EmulatorBroker {
+    return this.brokers[0]!;
   }
 
   get apiUrl(): string {
@@ -70,23 +89,40 @@ export class MerossEmulator {
     return device;
   }
 
-  /** Someone pressed the device's button: the channel flips and the cloud pushes the new state. */
+  /** Someone pressed the device's button: the channel flips and its broker pushes the new state. */
   pressButton(uuid: string, channel: number): void {
     const device = this.device(uuid);
     device.set(channel, !device.isOn(channel));
     if (device.protocol === 'toggle') {
-      this.broker.push(uuid, 'Appliance.Control.Toggle', { toggle: { onoff: device.isOn(0) ? 1 : 0 } });
+      this.brokerOf(device).push(uuid, 'Appliance.Control.Toggle', { toggle: { onoff: device.isOn(0) ? 1 : 0 } });
       return;
     }
     const changed = channel === 0 ? device.channelNumbers() : [channel];
     const togglex = changed.map((c) => ({ channel: c, onoff: device.isOn(c) ? 1 : 0, lmTime: Math.floor(Date.now() / 1000) }));
-    this.broker.push(uuid, 'Appliance.Control.ToggleX', { togglex });
+    this.brokerOf(device).push(uuid, 'Appliance.Control.ToggleX', { togglex });
   }
 
-  /** The device loses (or regains) its connection; the cloud pushes Appliance.System.Online. */
+  /** The device loses (or regains) its connection; its broker pushes Appliance.System.Online. */
   setOnline(uuid: string, online: boolean): void {
-    this.device(uuid).online = online;
-    this.broker.push(uuid, 'Appliance.System.Online', { online: { status: online ? 1 : 2 } });
+    const device = this.device(uuid);
+    device.online = online;
+    this.brokerOf(device).push(uuid, 'Appliance.System.Online', { online: { status: device.onlineStatus } });
+  }
+
+  /** The device starts (or finishes) installing firmware: onlineStatus 3 in devList and in a push. */
+  setUpgrading(uuid: string, upgrading: boolean): void {
+    const device = this.device(uuid);
+    device.upgrading = upgrading;
+    this.brokerOf(device).push(uuid, 'Appliance.System.Online', { online: { status: device.onlineStatus } });
+  }
+
+  /** What an integration has sent so far: API calls, requests to devices, broker connection attempts. */
+  messageCounts(): { api: number; mqttRequests: number; mqttConnections: number } {
+    return {
+      api: this.api.calls.total,
+      mqttRequests: this.brokers.reduce((n, b) => n + b.received.length, 0),
+      mqttConnections: this.brokers.reduce((n, b) => n + b.attempts, 0),
+    };
   }
 
   addDevice(spec: EmulatedDeviceSpec): void {
@@ -97,18 +133,42 @@ export class MerossEmulator {
     this.devices.delete(uuid);
   }
 
-  /** Requests the devices received with a given namespace (and method). */
+  /** Requests the devices received with a given namespace (and method), on every broker. */
   requests(namespace: string, method?: string) {
-    return this.broker.received.filter((r) => r.namespace === namespace && (method === undefined || r.method === method));
+    return this.brokers.flatMap((b) => b.received).filter((r) => r.namespace === namespace && (method === undefined || r.method === method));
   }
 
-  async restartBroker(downMs: number): Promise<void> {
-    await this.broker.close();
+  async restartBroker(downMs: number, index = 0): Promise<void> {
+    const broker = this.brokers[index]!;
+    await broker.close();
     await new Promise((resolve) => setTimeout(resolve, downMs));
-    await this.broker.listen();
+    await broker.listen();
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.broker.close(), this.api.close()]);
+    await Promise.all([...this.brokers.map((b) => b.close()), this.api.close()]);
   }
+
+  private brokerOf(device: EmulatedDevice): EmulatorBroker {
+    return this.brokers[device.broker]!;
+  }
+}
+
+/** `count` loopback addresses whose port 2001 is free (each broker needs its own). */
+async function freeLoopbackHosts(count: number): Promise<string[]> {
+  const hosts: string[] = [];
+  for (let attempt = 0; hosts.length < count && attempt < 40; attempt += 1) {
+    const host = `127.0.0.${2 + Math.floor(Math.random() * 250)}`;
+    if (!hosts.includes(host) && (await isPortFree(host, MQTT_PORT))) hosts.push(host);
+  }
+  if (hosts.length < count) throw new Error('no free loopback address with port 2001');
+  return hosts;
+}
+
+function isPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
 }

@@ -1,5 +1,5 @@
 import type { Logger } from '@homeops/common';
-import type { LibraryCloud, LibraryMessage, LibraryMqttClient, MerossDeviceDefinition, MqttConnection } from './meross-library.js';
+import type { LibraryCloud, LibraryDevice, LibraryMessage, LibraryMqttClient, MerossDeviceDefinition, MqttConnection } from './meross-library.js';
 import { backoffDelay } from './meross-session.js';
 import type { SecretRedactor } from './meross-secrets.js';
 
@@ -30,10 +30,11 @@ interface BrokersDeps {
  * meross-cloud's broker connections, with its three hazards fixed at the edge:
  * - it stamps every request with the reply topic of whichever broker connected last, so devices on any other broker
  *   answer where nobody listens: each request gets the reply topic of the broker its device is on;
- * - after a 'Server unavailable' refusal it makes a new client at once (a tight loop while the broker refuses), and
- *   with a device it has since dropped it throws from a timer (the process would exit) and leaves the broker without
- *   a client until the next full sync: the new client is made here, after a backoff, from a device still known, and a
- *   watchdog brings back any broker left without a live client, with the saved session (no login);
+ * - after a 'Server unavailable' refusal it makes a new client at once (a tight loop while the broker refuses) for
+ *   the account's default broker instead of the device's, or throws from a timer for a device it has since dropped
+ *   (the process would exit), and the device's broker stays without a client until the next full sync: the new client
+ *   is made here, after a backoff, for the right broker, and a watchdog brings back any broker left without a live
+ *   client, with the saved session (no login);
  * - its `disconnectAll` throws on a broker without a client: stopping ends each client on its own.
  */
 export class MerossBrokers {
@@ -88,8 +89,11 @@ export class MerossBrokers {
     for (const [domain, connection] of Object.entries(this.deps.lib.mqttConnections)) this.endClient(domain, connection);
   }
 
-  private initMqtt(dev: MerossDeviceDefinition | undefined): void {
+  private initMqtt(given: MerossDeviceDefinition | LibraryDevice | undefined): void {
     if (this.stopped) return;
+    // The library's re-creation after a refusal passes a device object, not its definition: its domain would be
+    // missed and the new client made for the account's default broker, leaving the device's own without one.
+    const dev = given && 'dev' in given ? given.dev : given;
     if (!dev) {
       // The library's re-creation after a refusal, for a device it no longer has: recover every broker left bare.
       this.check();

@@ -3,7 +3,7 @@ import type { CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
 import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
 import {
-  parseOnline,
+  parseOnlineStatus,
   parseSystemAll,
   parseTogglePush,
   replyErrorCode,
@@ -17,6 +17,8 @@ interface DeviceEntry {
   def: MerossDeviceDefinition;
   object: LibraryDevice;
   online: boolean;
+  /** onlineStatus 3: installing firmware. */
+  upgrading: boolean;
   commandReady: boolean;
   protocol: SwitchProtocol | null;
   states: Map<number, boolean>;
@@ -84,6 +86,7 @@ export class MerossDevices {
       if (!entry) continue;
       entry.def = def;
       entry.online = def.onlineStatus === 1;
+      entry.upgrading = def.onlineStatus === 3;
       if (!entry.online) entry.states.clear();
     }
   }
@@ -93,6 +96,7 @@ export class MerossDevices {
       const entry = this.entries.get(def.uuid);
       return toCloudDevice(def, {
         online: entry?.online ?? def.onlineStatus === 1,
+        upgrading: entry?.upgrading ?? def.onlineStatus === 3,
         commandReady: entry?.commandReady ?? false,
         protocol: entry?.protocol ?? null,
       });
@@ -143,7 +147,7 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) {
       const online = def.onlineStatus === 1;
-      this.entries.set(uuid, { def, object, online, commandReady: false, protocol: null, states: new Map(), revision: 0, connection: 0 });
+      this.entries.set(uuid, { def, object, online, upgrading: def.onlineStatus === 3, commandReady: false, protocol: null, states: new Map(), revision: 0, connection: 0 });
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
@@ -178,8 +182,8 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) return;
     if (namespace === 'Appliance.System.Online') {
-      const online = parseOnline(payload);
-      if (online !== null) this.setOnline(entry, online);
+      const status = parseOnlineStatus(payload);
+      if (status !== null) this.setOnline(entry, status === 1, status === 3);
       return;
     }
     const readings = parseTogglePush(namespace, payload);
@@ -188,11 +192,12 @@ export class MerossDevices {
     this.record(entry, readings, 'push');
   }
 
-  private setOnline(entry: DeviceEntry, online: boolean): void {
-    if (entry.online === online) return;
+  private setOnline(entry: DeviceEntry, online: boolean, upgrading = false): void {
+    if (entry.online === online && entry.upgrading === upgrading) return;
     entry.online = online;
+    entry.upgrading = upgrading;
     if (!online) forgetStates(entry);
-    this.deps.emit({ type: 'online', uuid: entry.def.uuid, online });
+    this.deps.emit({ type: 'online', uuid: entry.def.uuid, online, upgrading });
   }
 
   private record(entry: DeviceEntry, readings: ChannelReading[], source: 'command' | 'push'): void {
@@ -228,6 +233,7 @@ export class MerossDevices {
     this.deps.assertSessionUp();
     const entry = this.entries.get(uuid);
     if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
+    if (entry.upgrading) throw notControllable(`Device ${uuid} is installing a firmware update`);
     if (!entry.online) throw notControllable(`Device ${uuid} is offline`);
     if (!this.brokers.isUp(entry.def)) {
       throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);

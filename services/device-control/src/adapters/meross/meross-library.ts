@@ -70,7 +70,7 @@ export interface LibraryCloud {
   authenticatedPost(endpoint: string, params: unknown, callback: LibraryCallback<unknown>): void;
   login(callback: LibraryCallback<number>): void;
   getDevices(callback: LibraryCallback<number>): void;
-  initMqtt(dev: MerossDeviceDefinition | undefined): void;
+  initMqtt(dev: MerossDeviceDefinition | LibraryDevice | undefined): void;
   sendMessageMqtt(dev: MerossDeviceDefinition, data: LibraryMessage): boolean;
   on(event: string, listener: (...args: never[]) => void): unknown;
   removeAllListeners(event?: string): unknown;

@@ -41,7 +41,7 @@ function channelsOf(def: MerossDeviceDefinition): CloudChannel[] {
 /** The domain's view of a devList entry plus what the adapter knows about its command channel. */
 export function toCloudDevice(
   def: MerossDeviceDefinition,
-  live: { online: boolean; commandReady: boolean; protocol: SwitchProtocol | null },
+  live: { online: boolean; upgrading: boolean; commandReady: boolean; protocol: SwitchProtocol | null },
 ): CloudDevice {
   const device: CloudDevice = {
     uuid: def.uuid,
@@ -53,6 +53,7 @@ export function toCloudDevice(
     switchable: live.protocol === null ? !def.deviceType.startsWith('msh') : live.protocol !== 'none',
     channels: channelsOf(def),
   };
+  if (live.upgrading) device.upgrading = true;
   if (def.fmwareVersion) device.firmware = def.fmwareVersion;
   if (def.hdwareVersion) device.hardware = def.hdwareVersion;
   return device;
@@ -94,8 +95,14 @@ export function parseTogglePush(namespace: string, payload: unknown): ChannelRea
 
 /** Presence from `{ online: { status } }` (1 online, 2 offline); null when absent. */
 export function parseOnline(payload: unknown): boolean | null {
+  const status = parseOnlineStatus(payload);
+  return status === null ? null : status === 1;
+}
+
+/** Meross's online status: 1 online, 2 offline, 3 upgrading firmware (0 never online); null when absent. */
+export function parseOnlineStatus(payload: unknown): 0 | 1 | 2 | 3 | null {
   const status = record(record(payload)?.online)?.status;
-  return status === 1 ? true : status === 2 ? false : null;
+  return status === 0 || status === 1 || status === 2 || status === 3 ? status : null;
 }
 
 /** The `{ error: { code } }` of an ERROR reply, which meross-cloud passes on as a success. */
