@@ -16,24 +16,33 @@ export interface EmulatedSetup {
   stop(): Promise<void>;
 }
 
-/** Starts the emulator and the service in a fresh temp work dir named after `label`; `env` adds service variables. */
-export async function startEmulatedSetup(label: string, env: Record<string, string> = {}): Promise<EmulatedSetup> {
+/**
+ * Starts the emulator and the service in a fresh temp work dir named after `label`; `env` adds service variables,
+ * `accountOverrides` changes the emulated account (an MFA code) before the service first logs in.
+ */
+export async function startEmulatedSetup(
+  label: string,
+  env: Record<string, string> = {},
+  accountOverrides: Partial<EmulatedAccount> = {},
+): Promise<EmulatedSetup> {
   const pki = createTestPki();
-  const account = createAccount();
+  const account = createAccount(accountOverrides);
   const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
   const workDir = mkdtempSync(join(tmpdir(), `device-control-${label}-`));
   const service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir, env });
-  return {
+  const setup: EmulatedSetup = {
     pki,
     account,
     emulator,
     service,
     workDir,
     async stop() {
-      await service.stop();
+      // The service a test restarted, if it did.
+      await setup.service.stop();
       await emulator.stop();
       pki.remove();
       rmSync(workDir, { recursive: true, force: true });
     },
   };
+  return setup;
 }
