@@ -249,6 +249,22 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
   });
 
   describe("the library's reconnect hazards", () => {
+    it('counts a device ready only once its broker acknowledged the subscriptions, so the first push is heard', async () => {
+      for (const broker of emulator.brokers) broker.subscribeDelayMs = 800;
+      const adapter = await startAdapter();
+      await eventually(() => emulator.brokers.every((b) => b.connectedClients === 1), 'both brokers connected');
+      const whileSubscribing = await adapter.listDevices();
+      await commandReady(adapter, [PLUG, STRIP]);
+
+      emulator.pressButton(PLUG, 0);
+      emulator.pressButton(STRIP, 1);
+      await eventually(() => adapter.events.filter((e) => e.type === 'channel' && e.source === 'push').length === 2, 'both pushes');
+
+      expect(whileSubscribing.filter((d) => d.commandReady)).toEqual([]);
+      await adapter.setChannel(PLUG, 0, false);
+      expect(emulator.device(PLUG).isOn(0)).toBe(false);
+    });
+
     it('recovers the command channel without a login after a broker refuses reconnections, with no tight loop, and stops cleanly during a reconnect', { timeout: 60_000 }, async () => {
       const adapter = await startAdapter();
       await commandReady(adapter, [PLUG, STRIP]);

@@ -27,7 +27,10 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
 
   it('answers 429 with Retry-After past the burst window and shows each window in /health', async () => {
     setup = await startEmulatedSetup('budget', { CLOUD_MAX_MESSAGES_PER_MINUTE: '8', CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '3600' });
-    await eventually(async () => (await setup!.service.request('GET', '/devices')).status === 200, 'the device list');
+    await eventually(async () => {
+      const list = await setup!.service.request('GET', '/devices');
+      return list.status === 200 && (list.body as Array<{ uuid: string; controllable: boolean }>).some((d) => d.uuid === PLUG && d.controllable);
+    }, 'the plug to be controllable');
     const answers = [];
     for (let i = 0; i < 8; i += 1) answers.push(await setup.service.request('PUT', `/devices/${PLUG}/channels/0`, { on: i % 2 === 0 }));
 

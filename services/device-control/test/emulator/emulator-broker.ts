@@ -36,6 +36,8 @@ export class EmulatorBroker {
   refusedConnections = 0;
   /** While set, new connections are refused at CONNACK: 3 'Server unavailable', 5 'Not authorized'. */
   refuseConnections: 3 | 5 | null = null;
+  /** How long the broker takes to acknowledge a subscription, as a busy real one may. */
+  subscribeDelayMs = 0;
   private broker: ReturnType<typeof aedes.createBroker> | undefined;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
@@ -61,7 +63,11 @@ export class EmulatorBroker {
   async listen(): Promise<void> {
     const broker = aedes.createBroker({
       authenticate: (client, username, password, done) => this.authenticate(client, username, password, done),
-      authorizeSubscribe: (_client, sub, done) => done(this.mayRead(sub.topic) ? null : new Error('not allowed'), sub),
+      authorizeSubscribe: (_client, sub, done) => {
+        const answer = () => done(this.mayRead(sub.topic) ? null : new Error('not allowed'), sub);
+        if (this.subscribeDelayMs > 0) setTimeout(answer, this.subscribeDelayMs);
+        else answer();
+      },
       authorizePublish: (client, packet, done) => done(client === null || APPLIANCE_TOPIC.test(packet.topic) ? null : new Error('not allowed')),
     });
     broker.on('publish', (packet, client) => {

@@ -22,8 +22,11 @@ interface BrokersDeps {
   recovery: BrokerRecoveryOptions;
   /** One MQTT request left for a device. */
   onSent: (namespace: string) => void;
-  /** The library lost a broker without telling its devices (it closes silently before making a new client). */
-  onSilentDrop: (uuids: string[]) => void;
+  /**
+   * A broker became ready (its subscriptions acknowledged) or was lost without the library telling its devices
+   * (it closes silently before making a new client): these devices' readiness may have changed.
+   */
+  onBrokerChange: (uuids: string[]) => void;
 }
 
 /**
@@ -35,10 +38,14 @@ interface BrokersDeps {
  *   (the process would exit), and the device's broker stays without a client until the next full sync: the new client
  *   is made here, after a backoff, for the right broker, and a watchdog brings back any broker left without a live
  *   client, with the saved session (no login);
- * - its `disconnectAll` throws on a broker without a client: stopping ends each client on its own.
+ * - its `disconnectAll` throws on a broker without a client: stopping ends each client on its own;
+ * - it tells devices 'connected' before the broker acknowledged its subscriptions, so a push or reply in between is
+ *   lost: a broker counts as up only once every subscription made on its connect is acknowledged.
  */
 export class MerossBrokers {
   private readonly guarded = new WeakSet<LibraryMqttClient>();
+  /** Subscriptions not yet acknowledged since the client's last connect; absent until it connected once. */
+  private readonly pendingSubscriptions = new WeakMap<LibraryMqttClient, number>();
   private readonly recreating = new Map<string, NodeJS.Timeout>();
   private readonly failures = new Map<string, number>();
   private readonly createLibraryClient: (dev: MerossDeviceDefinition) => void;
@@ -59,9 +66,10 @@ export class MerossBrokers {
     this.watchdog.unref();
   }
 
-  /** The broker of this device has a connected client. */
+  /** The broker of this device has a connected client whose subscriptions are acknowledged. */
   isUp(def: MerossDeviceDefinition): boolean {
-    return this.deps.lib.mqttConnections[def.domain ?? '']?.client?.connected === true;
+    const client = this.deps.lib.mqttConnections[def.domain ?? '']?.client;
+    return client?.connected === true && this.pendingSubscriptions.get(client) === 0;
   }
 
   /** A broker connected: its refusals are forgiven. */
@@ -102,7 +110,7 @@ export class MerossBrokers {
     const domain = domainOf(this.deps.lib, dev);
     const connection = this.deps.lib.mqttConnections[domain];
     if (connection?.silentReInitialization && !connection.client) {
-      this.deps.onSilentDrop([...(connection.deviceList ?? [])]);
+      this.deps.onBrokerChange([...(connection.deviceList ?? [])]);
       this.scheduleRecreate(domain);
       return;
     }
@@ -169,13 +177,25 @@ export class MerossBrokers {
 
   /**
    * meross-cloud's MQTT message handler reads `message.header.from` unchecked: a message without a header would
-   * throw inside mqtt.js and end the process. Each client gets a guard as it is made, before any message.
+   * throw inside mqtt.js and end the process. Each client gets a guard as it is made, before any message; the
+   * guard also counts the subscriptions the library makes on each connect until the broker acknowledges them.
    */
   private guard(client: LibraryMqttClient | null): void {
     if (!client || this.guarded.has(client)) return;
     this.guarded.add(client);
+    const subscribe = client.subscribe.bind(client);
+    client.subscribe = (topic, ...rest) => {
+      const callback = rest.at(-1);
+      if (typeof callback !== 'function') return subscribe(topic, ...rest);
+      this.pendingSubscriptions.set(client, (this.pendingSubscriptions.get(client) ?? 0) + 1);
+      return subscribe(topic, ...rest.slice(0, -1), (...result: unknown[]) => {
+        this.acknowledged(client);
+        (callback as (...args: unknown[]) => unknown)(...result);
+      });
+    };
     const emit = client.emit.bind(client);
     client.emit = (event, ...args) => {
+      if (event === 'connect') return this.connecting(client, () => emit(event, ...args));
       if (event !== 'message') return emit(event, ...args);
       try {
         return emit(event, ...args);
@@ -184,6 +204,25 @@ export class MerossBrokers {
         return true;
       }
     };
+  }
+
+  /** The library's connect handler subscribes; until the broker acknowledges, its devices are not ready. */
+  private connecting(client: LibraryMqttClient, emit: () => boolean): boolean {
+    this.pendingSubscriptions.set(client, 0);
+    const result = emit();
+    if (this.pendingSubscriptions.get(client) === 0) this.notifyDevicesOf(client);
+    return result;
+  }
+
+  private acknowledged(client: LibraryMqttClient): void {
+    const pending = Math.max(0, (this.pendingSubscriptions.get(client) ?? 1) - 1);
+    this.pendingSubscriptions.set(client, pending);
+    if (pending === 0) this.notifyDevicesOf(client);
+  }
+
+  private notifyDevicesOf(client: LibraryMqttClient): void {
+    const connection = Object.values(this.deps.lib.mqttConnections).find((c) => c.client === client);
+    if (connection?.deviceList?.length) this.deps.onBrokerChange([...connection.deviceList]);
   }
 
   private endClient(domain: string, connection: MqttConnection): void {

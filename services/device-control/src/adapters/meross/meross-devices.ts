@@ -65,7 +65,7 @@ export class MerossDevices {
       redactor: deps.redactor,
       recovery: deps.recovery,
       onSent: (namespace) => deps.emit({ type: 'sent', via: 'mqtt', what: namespace }),
-      onSilentDrop: (uuids) => uuids.forEach((uuid) => this.updateReady(uuid)),
+      onBrokerChange: (uuids) => uuids.forEach((uuid) => this.updateReady(uuid)),
     });
     lib.on('deviceInitialized', (uuid: string, def: MerossDeviceDefinition, object: LibraryDevice) => this.adopt(uuid, def, object));
     for (const event of ['connected', 'close', 'reconnect']) lib.on(event, (uuid: string) => this.updateReady(uuid));

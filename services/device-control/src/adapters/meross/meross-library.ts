@@ -34,6 +34,7 @@ export interface LibraryMqttClient {
   disconnecting: boolean;
   options: { clientId?: string };
   emit(event: string | symbol, ...args: unknown[]): boolean;
+  subscribe(topic: string, ...rest: unknown[]): unknown;
   end(force?: boolean): unknown;
 }
 
