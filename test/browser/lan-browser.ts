@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
@@ -41,4 +43,31 @@ export function watchTrouble(page: Page): PageTrouble {
   });
   page.on('pageerror', (err) => trouble.problems.push(`page error: ${err.message}`));
   return trouble;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now, one line each. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const { violations } = await axe.run(document);
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+/** Desktop and phone (360 px) screenshots of the page under docs/screenshots/<name>-{desktop,phone}.png. */
+export async function saveScreenshots(page: Page, name: string): Promise<void> {
+  const dir = join(import.meta.dirname, '../../docs/screenshots');
+  mkdirSync(dir, { recursive: true });
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(dir, `${name}-desktop.png`) });
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  if (viewport) await page.setViewportSize(viewport);
 }

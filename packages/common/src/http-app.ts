@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Api } from './api.js';
 import { requireApiKey } from './auth.js';
+import { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 import { createErrorHandler, notFoundHandler } from './error-middleware.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './request-log.js';
@@ -18,6 +19,8 @@ export interface HttpAppOptions {
   jsonLimit?: string;
   /** Middleware mounted after auth and before the JSON parser (e.g. a multipart parser). */
   beforeJson?: express.RequestHandler[];
+  /** The folder of the built dashboard, served at `/` (see mountDashboard). */
+  dashboard?: string;
 }
 
 /**
@@ -29,9 +32,10 @@ export interface HttpAppOptions {
 const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
   contentSecurityPolicy: {
     directives: {
-      // Swagger UI's page sets inline styles and loads images as data URIs.
+      // Swagger UI's page sets inline styles and loads images as data URIs; the dashboards show image
+      // attachments fetched with the API key header as blob: URLs.
       'style-src': ["'self'", "'unsafe-inline'"],
-      'img-src': ["'self'", 'data:'],
+      'img-src': ["'self'", 'data:', 'blob:'],
       'upgrade-insecure-requests': null,
     },
   },
@@ -94,7 +98,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   const baseline = [requestLog(options.logger), replayStaticHeaders(helmet(HELMET_OPTIONS))];
   if (options.apiKey) {
-    baseline.push(requireApiKey(options.apiKey, PUBLIC_PATHS));
+    baseline.push(requireApiKey(options.apiKey, options.dashboard ? [...PUBLIC_PATHS, ...DASHBOARD_PATHS] : PUBLIC_PATHS));
   } else {
     options.logger.warn('API_KEY is not set: every route is open to anyone who can reach this port');
   }
@@ -105,6 +109,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(inSeries(baseline));
   options.api.mountRoutes(app);
   options.api.mountDocs(app);
+  if (options.dashboard) mountDashboard(app, options.dashboard);
   app.use(notFoundHandler);
   app.use(createErrorHandler(options.logger));
   return app;

@@ -1,4 +1,5 @@
 import { Api, createHttpApp, type EventStreamHub, type Logger } from '@homeops/common';
+import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -10,6 +11,9 @@ import { registerEventRoutes } from './http/events.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
+
+/** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
+const DASHBOARD_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 /** What the app needs from the outside world; tests pass a fake cloud and a service built on it. */
 export interface AppDeps {
@@ -32,5 +36,5 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerDeviceRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, beforeJson: [requireJsonBody] });
+  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });
 }

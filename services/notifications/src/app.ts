@@ -1,4 +1,5 @@
 import { Api, createHttpApp, EventStreamHub, type Logger } from '@homeops/common';
+import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
@@ -14,8 +15,12 @@ import { registerHealthRoutes } from './http/health.router.js';
 import type { NotificationRoutesDeps } from './http/notification-routes.deps.js';
 import { registerNotificationRoutes } from './http/notification.router.js';
 import { registerReadStatusRoutes } from './http/read-status.router.js';
+import { registerRecipientRoutes } from './http/recipients.router.js';
 import { registerStreamRoutes } from './http/stream.router.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
+
+/** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
+const DASHBOARD_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 /** What the app needs from the outside world; tests pass fakes. `events` and `delivery` default to fresh ones. */
 export interface AppDeps {
@@ -78,6 +83,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerNotificationRoutes(api, routes);
   registerAttachmentRoutes(api, routes);
   registerReadStatusRoutes(api, routes);
+  registerRecipientRoutes(api, routes);
   registerStreamRoutes(api, routes);
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, beforeJson: [createBodyParsers] });
+  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
 }

@@ -9,6 +9,13 @@ export interface NotificationPage {
   nextCursor: string | null;
 }
 
+/** One recipient with a stored history, and its counts. */
+export interface RecipientSummary {
+  recipient: string;
+  total: number;
+  unread: number;
+}
+
 export interface ListQuery {
   unreadOnly?: boolean;
   limit: number;
@@ -44,6 +51,8 @@ export interface NotificationRepository {
   remove(id: string): Promise<NotificationRecord | undefined>;
   get(id: string): NotificationRecord | undefined;
   list(recipient: string, query: ListQuery): NotificationPage;
+  /** Every recipient with at least one stored notification, by name, with its counts (no scan of records). */
+  recipients(): RecipientSummary[];
   /** Records whose delivery is still pending (resumed after a restart). */
   pending(): NotificationRecord[];
   /** Removes records older than `olderThan` and beyond `maxPerRecipient` per recipient; resolves the removed ones. */

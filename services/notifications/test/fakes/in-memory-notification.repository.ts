@@ -7,6 +7,7 @@ import type {
   ListQuery,
   NotificationPage,
   NotificationRepository,
+  RecipientSummary,
   StorageStats,
 } from '../../src/domain/notification-repository.js';
 
@@ -66,6 +67,10 @@ export class InMemoryNotificationRepository implements NotificationRepository {
 
   list(recipient: string, query: ListQuery): NotificationPage {
     return this.index.list(recipient, query);
+  }
+
+  recipients(): RecipientSummary[] {
+    return this.index.recipients();
   }
 
   pending(): NotificationRecord[] {

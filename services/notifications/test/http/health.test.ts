@@ -75,6 +75,7 @@ describe('GET /openapi.json', () => {
       '/notifications/{recipient}',
       '/notifications/{recipient}/read-all',
       '/notifications/{recipient}/stream',
+      '/recipients',
     ]);
     expect(Object.keys(res.body.paths['/notifications'].post.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
   });

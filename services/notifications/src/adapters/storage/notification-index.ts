@@ -1,6 +1,6 @@
 import { AppError } from '@homeops/common';
 import type { NotificationRecord } from '../../domain/notification.js';
-import type { ListQuery, NotificationPage } from '../../domain/notification-repository.js';
+import type { ListQuery, NotificationPage, RecipientSummary } from '../../domain/notification-repository.js';
 import { type IndexEntry, insertSorted, lowerBound, removeSorted } from './sorted-entries.js';
 
 type Entry = IndexEntry<NotificationRecord>;
@@ -92,6 +92,12 @@ export class NotificationIndex {
     for (let i = end - 1; i >= start; i--) items.push(cloneRecord(source[i]!.record));
     const last = items[items.length - 1];
     return { items, total: group.all.length, unread: group.unread.length, nextCursor: start > 0 && last !== undefined ? last.id : null };
+  }
+
+  recipients(): RecipientSummary[] {
+    return [...this.byRecipient]
+      .map(([recipient, group]) => ({ recipient, total: group.all.length, unread: group.unread.length }))
+      .sort((a, b) => (a.recipient < b.recipient ? -1 : a.recipient > b.recipient ? 1 : 0));
   }
 
   unreadOf(recipient: string): NotificationRecord[] {

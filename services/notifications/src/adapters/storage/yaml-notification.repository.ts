@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { AppError, isAppError } from '@homeops/common';
 import type { NotificationPatch, NotificationRecord } from '../../domain/notification.js';
-import type { ListQuery, NotificationPage, NotificationRepository, StorageStats } from '../../domain/notification-repository.js';
+import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../domain/notification-repository.js';
 import { applyPatch } from './apply-patch.js';
 import { FileLock } from './file-lock.js';
 import { GroupCommitJournal } from './group-commit-journal.js';
@@ -202,6 +202,10 @@ export class YamlNotificationRepository implements NotificationRepository {
 
   list(recipient: string, query: ListQuery): NotificationPage {
     return this.index.list(recipient, query);
+  }
+
+  recipients(): RecipientSummary[] {
+    return this.index.recipients();
   }
 
   pending(): NotificationRecord[] {

@@ -1,0 +1,101 @@
+import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { DeviceCard } from './device-card.js';
+import { applyChannel, replaceDevice } from './device-list.js';
+import { StatusBar } from './status-bar.js';
+import type { ChannelEvent, Device, Health } from './types.js';
+
+/** The devices page: a card per device, live from GET /events, with the session and budget on top. */
+export function App({ client }: { client: ApiClient }) {
+  const { keyNeeded, version } = useClientState(client);
+  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [health, setHealth] = useState<Health | null>(null);
+  const [stream, setStream] = useState<StreamState>('connecting');
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [syncNote, setSyncNote] = useState<string | null>(null);
+  const [syncing, setSyncing] = useState(false);
+
+  const loadDevices = useCallback(async () => {
+    try {
+      setDevices((await client.json<Device[]>('GET', '/devices')).body);
+      setProblem(null);
+    } catch (error) {
+      if (!client.keyNeeded) setProblem(toErrorBody(error));
+    }
+  }, [client]);
+  const loadHealth = useCallback(async () => {
+    // /health answers 503 with its body while the session waits for a person: that body is still the truth.
+    const response = await client.fetch('/health').catch(() => null);
+    if (response) setHealth((await response.json().catch(() => null)) as Health | null);
+  }, [client]);
+  const loadDevice = useCallback(
+    async (uuid: string) => {
+      const device = await client.json<Device>('GET', `/devices/${encodeURIComponent(uuid)}`).then((r) => r.body, () => null);
+      setDevices((list) => (list ? replaceDevice(list, uuid, device) : list));
+    },
+    [client],
+  );
+
+  useEffect(() => {
+    void loadDevices();
+    void loadHealth();
+    const timer = setInterval(() => void loadHealth(), 10_000);
+    return () => clearInterval(timer);
+  }, [version, loadDevices, loadHealth]);
+
+  useEffect(() => {
+    let opened = 0;
+    return openEventStream(client, '/events', {
+      onState: setStream,
+      // Events may have been missed while the stream was down.
+      onOpen: () => void (opened++ > 0 && loadDevices()),
+      onEvent: ({ type, data }) => {
+        const event = data as Partial<ChannelEvent> & { uuid?: string; device?: { uuid: string } };
+        if (type === 'channel') setDevices((list) => list && applyChannel(list, event as ChannelEvent));
+        else if (type === 'online' && event.uuid) void loadDevice(event.uuid);
+        else if (type === 'device' && event.device) void loadDevice(event.device.uuid);
+        else if (type === 'device-removed' && event.uuid) setDevices((list) => list && replaceDevice(list, event.uuid!, null));
+        else if (type === 'sync') void loadDevices().then(loadHealth);
+        else if (type === 'session') void loadHealth();
+      },
+    });
+  }, [client, version, loadDevices, loadDevice, loadHealth]);
+
+  const sync = async () => {
+    setSyncing(true);
+    try {
+      const { body } = await client.json<{ total: number; added: number; removed: number }>('POST', '/devices/sync');
+      setSyncNote(`Synced: ${body.total} devices (${body.added} new, ${body.removed} removed)`);
+      setProblem(null);
+      await loadDevices();
+    } catch (error) {
+      setSyncNote(null);
+      setProblem(toErrorBody(error));
+    } finally {
+      setSyncing(false);
+      void loadHealth();
+    }
+  };
+
+  return (
+    <>
+      <header class="topbar">
+        <h1>Devices</h1>
+        <StatusBar client={client} health={health} stream={stream} onChange={loadHealth} />
+        <button type="button" class="primary" onClick={sync} disabled={syncing || keyNeeded}>
+          {syncing ? 'Syncing…' : 'Sync'}
+        </button>
+      </header>
+      <main>
+        {keyNeeded ? <KeyPrompt client={client} /> : null}
+        <ErrorNote problem={problem} />
+        {syncNote ? <p class="muted" role="status">{syncNote}</p> : null}
+        {devices?.length === 0 ? <p class="muted">No devices yet. Press Sync to fetch them from the cloud.</p> : null}
+        {devices === null && !keyNeeded && !problem ? <p class="muted">Loading devices…</p> : null}
+        <section class="grid" aria-label="Devices">
+          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
+        </section>
+      </main>
+    </>
+  );
+}

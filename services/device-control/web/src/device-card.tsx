@@ -1,0 +1,71 @@
+import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { useState } from 'preact/hooks';
+import type { Device } from './types.js';
+
+const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
+
+interface Props {
+  client: ApiClient;
+  device: Device;
+  /** Reload this device from the service (after a failed command: its true state). */
+  onStale(uuid: string): Promise<void>;
+  onChange(device: Device): void;
+}
+
+/** One device: its state, a switch per channel, and why the last command failed. */
+export function DeviceCard({ client, device, onStale, onChange }: Props) {
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [busy, setBusy] = useState<number | null>(null);
+  const headingId = `device-${device.uuid}`;
+
+  const flip = async (channel: number, on: boolean) => {
+    setBusy(channel);
+    // Shown at once; the device's answer (or, on failure, the service's state) is the truth.
+    onChange({ ...device, channels: device.channels.map((c) => (c.channel === channel ? { ...c, on } : c)) });
+    try {
+      await client.json('PUT', `/devices/${encodeURIComponent(device.uuid)}/channels/${channel}`, { on });
+      setProblem(null);
+    } catch (error) {
+      setProblem(toErrorBody(error));
+      await onStale(device.uuid);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <article class="card device" aria-labelledby={headingId} data-uuid={device.uuid}>
+      <div class="row">
+        <h2 id={headingId}>{device.name}</h2>
+        <span class={`badge ${STATUS_CLASS[device.status]}`}>{device.status}</span>
+      </div>
+      <p class="muted">
+        {device.type} · <span title={localTime(device.lastSeenAt)}>seen {timeFromNow(device.lastSeenAt)}</span>
+      </p>
+      {device.switchable ? (
+        <ul class="channels">
+          {device.channels.map((c) => (
+            <li key={c.channel} class="row">
+              <span>{c.name}</span>
+              <button
+                type="button"
+                role="switch"
+                class="switch"
+                aria-checked={c.on === null ? 'mixed' : c.on}
+                aria-label={`${device.name}: ${c.name}`}
+                aria-busy={busy === c.channel}
+                disabled={busy !== null}
+                title={c.on === null ? 'State unknown' : c.on ? 'On' : 'Off'}
+                onClick={() => void flip(c.channel, c.on !== true)}
+              />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">No switch on this device.</p>
+      )}
+      {device.switchable && !device.controllable ? <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p> : null}
+      <ErrorNote problem={problem} />
+    </article>
+  );
+}

@@ -1,0 +1,16 @@
+import type { ChannelEvent, Device } from './types.js';
+
+/** The list with one device replaced (added when new, removed when null). */
+export function replaceDevice(list: Device[], uuid: string, device: Device | null): Device[] {
+  const at = list.findIndex((d) => d.uuid === uuid);
+  if (device === null) return at < 0 ? list : list.filter((d) => d.uuid !== uuid);
+  if (at < 0) return [...list, device];
+  return list.map((d, i) => (i === at ? device : d));
+}
+
+/** The list after a channel event: the device told us its state. */
+export function applyChannel(list: Device[], event: ChannelEvent): Device[] {
+  return list.map((d) =>
+    d.uuid !== event.uuid ? d : { ...d, channels: d.channels.map((c) => (c.channel === event.channel ? { ...c, on: event.on } : c)) },
+  );
+}

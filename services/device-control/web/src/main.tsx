@@ -1,0 +1,7 @@
+import '@homeops/web-kit/base.css';
+import './dashboard.css';
+import { ApiClient } from '@homeops/web-kit';
+import { render } from 'preact';
+import { App } from './app.js';
+
+render(<App client={new ApiClient()} />, document.getElementById('app')!);

@@ -1,0 +1,57 @@
+import { type ApiClient, type ErrorBody, ErrorNote, type StreamState, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { useState } from 'preact/hooks';
+import type { Health } from './types.js';
+
+const STATE_CLASS: Record<string, string> = { connected: 'ok', connecting: 'warn', 'backing-off': 'warn' };
+const WINDOW_NAME = { hour: 'hour', burst: 'minute' } as const;
+
+/** The cloud session, the message budget per window and the live stream, from /health. */
+export function StatusBar({ client, health, stream, onChange }: { client: ApiClient; health: Health | null; stream: StreamState; onChange(): Promise<void> }) {
+  if (!health) return <div class="statusbar" role="status">Checking the service…</div>;
+  const { cloud } = health;
+  return (
+    <div class="statusbar" role="status" aria-label="Service status">
+      <span>
+        Cloud <span class={`badge ${STATE_CLASS[cloud.state] ?? 'bad'}`}>{cloud.state}</span>
+        {health.backend === 'simulator' ? ' (simulator)' : ''}
+      </span>
+      {health.budget.windows.map((w) => (
+        <span key={w.window}>
+          Budget per {WINDOW_NAME[w.window]}: <strong>{w.remaining}</strong> of {w.limit} left
+        </span>
+      ))}
+      <span>Live: {stream === 'open' ? 'on' : stream}</span>
+      {cloud.retryAt ? <span>Next try {timeFromNow(cloud.retryAt)}</span> : null}
+      {cloud.action ? <span class="action">{cloud.action}</span> : null}
+      {cloud.state === 'needs-mfa' ? <MfaForm client={client} onDone={onChange} /> : null}
+    </div>
+  );
+}
+
+/** The session waits for a code from the authenticator app: POST /cloud/login. */
+function MfaForm({ client, onDone }: { client: ApiClient; onDone(): Promise<void> }) {
+  const [code, setCode] = useState('');
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  return (
+    <form
+      class="row"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        try {
+          await client.json('POST', '/cloud/login', { mfaCode: code });
+          setProblem(null);
+        } catch (error) {
+          setProblem(toErrorBody(error));
+        }
+        await onDone();
+      }}
+    >
+      <label>
+        MFA code
+        <input inputMode="numeric" pattern="[0-9]{6}" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      </label>
+      <button type="submit">Log in</button>
+      <ErrorNote problem={problem} />
+    </form>
+  );
+}

@@ -1,0 +1,33 @@
+/** GET /devices, one device (the service's Device schema). */
+export interface Device {
+  uuid: string;
+  name: string;
+  type: string;
+  online: boolean;
+  status: 'online' | 'offline' | 'upgrading';
+  controllable: boolean;
+  channels: Array<{ channel: number; name: string; on: boolean | null }>;
+  commandReady: boolean;
+  switchable: boolean;
+  firmware: string | null;
+  hardware: string | null;
+  lastSeenAt: string | null;
+}
+
+/** The part of GET /health the status bar shows. */
+export interface Health {
+  status: 'ok' | 'degraded' | 'error';
+  problems: string[];
+  backend: 'meross' | 'simulator';
+  cloud: { state: string; action: string | null; retryAt: string | null };
+  sync: { lastSuccessAt: string | null };
+  budget: { windows: Array<{ window: 'hour' | 'burst'; limit: number; used: number; remaining: number }> };
+}
+
+/** A channel event of GET /events. */
+export interface ChannelEvent {
+  uuid: string;
+  channel: number;
+  on: boolean;
+  source: 'command' | 'push' | 'read';
+}

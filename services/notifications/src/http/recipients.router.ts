@@ -1,0 +1,24 @@
+import { type Api, z } from '@homeops/common';
+import type { NotificationRoutesDeps } from './notification-routes.deps.js';
+
+const RecipientSummarySchema = z
+  .object({
+    recipient: z.string(),
+    total: z.number().int(),
+    unread: z.number().int(),
+  })
+  .openapi('RecipientSummary');
+
+/** GET /recipients: who has a history, with unread counts (the dashboard's picker and badges). */
+export function registerRecipientRoutes(api: Api, { ctx }: NotificationRoutesDeps): void {
+  api.route({
+    method: 'get',
+    path: '/recipients',
+    summary: 'Every recipient with stored notifications, by name, with total and unread counts',
+    tags: ['notifications'],
+    responses: { 200: { description: 'The recipients', schema: z.array(RecipientSummarySchema) } },
+    handler: (_input, _req, res) => {
+      res.json(ctx.repository.recipients());
+    },
+  });
+}

@@ -1,0 +1,121 @@
+import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { useState } from 'preact/hooks';
+import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
+import type { Notification } from './types.js';
+
+// The API's limits (Pushover's), so the form refuses what the API would.
+const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+const PRIORITIES = [
+  [-2, 'Lowest (no alert)'],
+  [-1, 'Low (quiet)'],
+  [0, 'Normal'],
+  [1, 'High (bypasses quiet hours)'],
+  [2, 'Emergency (repeats until acknowledged)'],
+] as const;
+
+/** Checks the browser cannot express with attributes; answers the error body the API would give. */
+function check(form: HTMLFormElement): ErrorBody | null {
+  const url = (form.elements.namedItem('url') as HTMLInputElement).value.trim();
+  const file = (form.elements.namedItem('attachment') as HTMLInputElement).files?.[0];
+  const details: Array<{ path: string; message: string }> = [];
+  if (url !== '' && !/^https?:\/\//i.test(url)) details.push({ path: 'url', message: 'must be an http or https URL' });
+  if (file && file.size > MAX_ATTACHMENT_BYTES) details.push({ path: 'attachment', message: 'must be at most 5 MiB' });
+  return details.length ? { error: 'Invalid request', solution: 'Fix the fields listed and send again', details } : null;
+}
+
+/** POST /notifications as multipart/form-data, with Pushover's fields. */
+export function SendForm({ client, recipient, recipients, onSent }: { client: ApiClient; recipient: string; recipients: string[]; onSent(n: Notification): void }) {
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const invalid = check(form);
+    if (invalid) return setProblem(invalid);
+    const data = new FormData(form);
+    for (const [name, value] of [...data]) {
+      if (value === '' || (value instanceof File && value.name === '')) data.delete(name);
+    }
+    setBusy(true);
+    try {
+      const { body } = await client.send<Notification>('/notifications', { method: 'POST', body: data });
+      setProblem(null);
+      setNote(`Stored for ${body.recipient}; delivery ${body.delivery.status}.`);
+      (form.elements.namedItem('message') as HTMLTextAreaElement).value = '';
+      (form.elements.namedItem('attachment') as HTMLInputElement).value = '';
+      onSent(body);
+    } catch (error) {
+      setNote(null);
+      setProblem(toErrorBody(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card send-form" onSubmit={submit} aria-label="Send a notification">
+      <h2>Send</h2>
+      <label>
+        Recipient
+        <input name="recipient" required maxLength={256} list="recipient-names" defaultValue={recipient} />
+        <datalist id="recipient-names">
+          {recipients.map((r) => (
+            <option key={r} value={r} />
+          ))}
+        </datalist>
+      </label>
+      <label>
+        Title
+        <input name="title" maxLength={250} />
+      </label>
+      <label>
+        Message
+        <textarea name="message" required maxLength={1024} rows={3} />
+      </label>
+      <div class="fields">
+        <label>
+          Priority
+          <select name="priority" defaultValue="0">
+            {PRIORITIES.map(([value, text]) => (
+              <option key={value} value={value}>
+                {text}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Sound
+          <select name="sound" defaultValue="">
+            <option value="">Device default</option>
+            {PUSHOVER_SOUNDS.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div class="fields">
+        <label>
+          URL
+          <input name="url" type="url" maxLength={512} placeholder="https://…" />
+        </label>
+        <label>
+          URL title
+          <input name="urlTitle" maxLength={100} />
+        </label>
+      </div>
+      <label>
+        Attachment (at most 5 MiB)
+        <input name="attachment" type="file" />
+      </label>
+      <button type="submit" class="primary" disabled={busy}>
+        {busy ? 'Sending…' : 'Send'}
+      </button>
+      {note ? <p class="muted" role="status">{note}</p> : null}
+      <ErrorNote problem={problem} />
+    </form>
+  );
+}

@@ -1,0 +1,153 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulatedSetup, type EmulatedSetup } from '../../services/device-control/test/e2e/emulated-setup.js';
+import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, watchTrouble } from './lan-browser.js';
+import { startService, type ServiceChild } from './service-child.js';
+
+// The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
+let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
+beforeAll(async () => {
+  lan = await launchLanBrowser();
+}, 60_000);
+afterAll(async () => lan?.close());
+
+const switchOf = (page: Page, device: string, channel: string) => page.getByRole('switch', { name: `${device}: ${channel}` });
+const cardOf = (page: Page, device: string) => page.getByRole('article', { name: device });
+
+async function deviceState(port: number, uuid: string, key?: string): Promise<Array<boolean | null>> {
+  const res = await fetch(`http://127.0.0.1:${port}/devices/${uuid}`, { headers: key ? { 'X-API-Key': key } : {} });
+  return ((await res.json()) as { channels: Array<{ on: boolean | null }> }).channels.map((c) => c.on);
+}
+
+describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
+  let running: ServiceChild;
+  beforeAll(async () => {
+    running = await startService('device-control', { CLOUD_BACKEND: 'simulator' });
+  }, 60_000);
+  afterAll(async () => running?.stop());
+
+  it('shows every device and switches a channel from the page: the device follows, with no failed request or console error', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
+    await lamp.waitFor();
+    const before = await lamp.getAttribute('aria-checked');
+
+    await lamp.click();
+    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+
+    expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
+    expect(await page.getByRole('article').count()).toBe(3);
+    await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows the error body beside a device whose switch fails, and the switch returns to the true state', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const heater = switchOf(page, 'Garage Heater', 'Garage Heater');
+    await heater.waitFor();
+    const before = await heater.getAttribute('aria-checked');
+
+    await heater.click();
+    const alert = cardOf(page, 'Garage Heater').getByRole('alert');
+    await alert.waitFor();
+
+    expect(await alert.textContent()).toMatch(/Device not controllable.*\S/);
+    await expect.poll(() => heater.getAttribute('aria-checked')).toBe(before);
+    expect(await deviceState(running.port, 'sim-plug-0002')).toEqual([null]);
+    // The only trouble is the refused command itself.
+    expect(trouble.problems.filter((p) => !/409/.test(p))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
+    const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    await switchOf(page, 'Living Room Strip', 'TV').waitFor();
+
+    await page.getByRole('button', { name: 'Sync' }).click();
+    await page.getByText(/Synced: 3 devices/).waitFor();
+    const desktop = await seriousAxeViolations(page);
+    await page.setViewportSize({ width: 360, height: 740 });
+    const phone = await seriousAxeViolations(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+    await saveScreenshots(page, 'device-control');
+
+    expect({ desktop, phone, overflow, problems: trouble.problems }).toEqual({ desktop: [], phone: [], overflow: false, problems: [] });
+    await page.close();
+  }, 60_000);
+});
+
+describe('device-control dashboard behind an API key', () => {
+  const KEY = 'lan-dashboard-key-4711';
+  let running: ServiceChild;
+  beforeAll(async () => {
+    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY });
+  }, 60_000);
+  afterAll(async () => running?.stop());
+
+  it('asks for the key once, then lists, switches and streams with it as a header, never in a URL', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    const urls: string[] = [];
+    const streamHeaders: Array<string | undefined> = [];
+    page.on('request', (req) => {
+      urls.push(req.url());
+      if (req.url().endsWith('/events')) streamHeaders.push(req.headers()['x-api-key']);
+    });
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    await page.getByLabel('API key').fill(KEY);
+    await page.getByRole('button', { name: 'Unlock' }).click();
+    const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
+    await lamp.waitFor();
+    const before = await lamp.getAttribute('aria-checked');
+    const problemsBefore = trouble.problems.length;
+
+    await lamp.click();
+    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+    await expect.poll(() => streamHeaders.includes(KEY)).toBe(true);
+
+    expect(await deviceState(running.port, 'sim-plug-0001', KEY)).toEqual([before !== 'true']);
+    expect(urls.filter((u) => u.includes(KEY))).toEqual([]);
+    // Before the key: the 401s that made the page ask. After it: nothing.
+    expect(trouble.problems.slice(0, problemsBefore).every((p) => /401/.test(p))).toBe(true);
+    expect(trouble.problems.slice(problemsBefore)).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe('device-control dashboard against the emulated Meross cloud', () => {
+  let setup: EmulatedSetup;
+  beforeAll(async () => {
+    setup = await startEmulatedSetup('dashboard');
+  }, 60_000);
+  afterAll(async () => setup?.stop());
+
+  it('flips the switch on screen within a second of a press of the physical button, with no reload', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    const port = new URL(setup.service.baseUrl).port;
+    await page.goto(`http://${LAN_HOST}:${port}/`);
+    const lamp = switchOf(page, 'Desk lamp', 'Desk lamp');
+    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
+    await page.getByText('Live: on').waitFor();
+    const before = await lamp.getAttribute('aria-checked');
+    let navigations = 0;
+    page.on('framenavigated', () => (navigations += 1));
+
+    const pressedAt = Date.now();
+    setup.emulator.pressButton('plug0000000000000000000000000001', 0);
+    await expect.poll(() => lamp.getAttribute('aria-checked'), { interval: 20, timeout: 5_000 }).toBe(before === 'true' ? 'false' : 'true');
+    const elapsedMs = Date.now() - pressedAt;
+
+    expect(elapsedMs).toBeLessThan(1_000);
+    expect(navigations).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
