@@ -34,7 +34,10 @@ export async function launchLanBrowser(): Promise<{ browser: Browser; close(): P
 /** Records every failed request, every response >= 400 and every console error or warning of `page`. */
 export function watchTrouble(page: Page): PageTrouble {
   const trouble: PageTrouble = { problems: [] };
-  page.on('requestfailed', (req) => trouble.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`));
+  page.on('requestfailed', (req) => {
+    // ERR_ABORTED: the page itself cancelled it (an event stream closed when the view changes), not a failure.
+    if (req.failure()?.errorText !== 'net::ERR_ABORTED') trouble.problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`);
+  });
   page.on('response', (res) => {
     if (res.status() >= 400) trouble.problems.push(`${res.status()} for ${res.url()}`);
   });

@@ -30,6 +30,13 @@ export function App({ client }: { client: ApiClient }) {
     }
   }, [client]);
 
+  // A recipient typed into the address bar, or back and forward.
+  useEffect(() => {
+    const follow = () => setRecipient((current) => hashRecipient() ?? current);
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+
   useEffect(() => {
     void loadRecipients();
     const timer = setInterval(() => void loadRecipients(), 15_000);

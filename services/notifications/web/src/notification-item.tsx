@@ -54,7 +54,12 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
     <li class={`card notification${n.read ? '' : ' unread'}`} aria-labelledby={headingId} data-id={n.id}>
       <div class="row">
         <h3 id={headingId}>
-          {n.read ? null : <span class="dot" aria-label="unread" />}
+          {n.read ? null : (
+            <>
+              <span class="dot" aria-hidden="true" />
+              <span class="visually-hidden">Unread: </span>
+            </>
+          )}
           {n.title || '(no title)'}
         </h3>
         <time dateTime={n.createdAt} title={localTime(n.createdAt)} class="muted">
