@@ -133,6 +133,7 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     const trouble = watchTrouble(page);
     await page.goto(`${url}#recipient=alice`);
     const form = page.getByRole('form', { name: 'Send a notification' });
+    const defaults = { priority: await form.getByLabel('Priority').inputValue(), sound: await form.getByLabel('Sound').inputValue() };
     await form.getByLabel('Recipient').fill('dave');
     await form.getByLabel('Title', { exact: true }).fill('Garage');
     await form.getByLabel('Message').fill('Garage door left open');
@@ -148,6 +149,7 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await form.getByRole('button', { name: 'Send' }).click();
     await form.getByText('Stored for dave; delivery sent.').waitFor();
 
+    expect(defaults).toEqual({ priority: '0', sound: '' });
     expect(refusal).toContain('url: must be an http or https URL');
     const [stored] = (await api.get('/notifications/dave')).body as Array<Record<string, unknown>>;
     expect(stored).toMatchObject({ title: 'Garage', message: 'Garage door left open', priority: 1, sound: 'bike', url: 'https://example.com/cam' });

@@ -77,9 +77,9 @@ export function SendForm({ client, recipient, recipients, onSent }: { client: Ap
       <div class="fields">
         <label>
           Priority
-          <select name="priority" defaultValue="0">
+          <select name="priority">
             {PRIORITIES.map(([value, text]) => (
-              <option key={value} value={value}>
+              <option key={value} value={value} selected={value === 0}>
                 {text}
               </option>
             ))}
@@ -87,7 +87,7 @@ export function SendForm({ client, recipient, recipients, onSent }: { client: Ap
         </label>
         <label>
           Sound
-          <select name="sound" defaultValue="">
+          <select name="sound">
             <option value="">Device default</option>
             {PUSHOVER_SOUNDS.map((s) => (
               <option key={s} value={s}>
