@@ -1,20 +1,23 @@
 # One image per service, built from the repository root (docker-compose.yml passes the build args):
 #   docker build --build-arg SERVICE=notifications --build-arg PORT_VARIABLE=NOTIFICATIONS_PORT \
 #     --build-arg DEFAULT_PORT=9095 -t homeops-notifications .
-# The build stage compiles the service with its workspace packages; the runtime stage holds only the
-# compiled code and the production dependencies, owned by root so the service cannot rewrite itself.
+# The build stage compiles the service with its workspace packages and builds its dashboard (Vite); the
+# runtime stage holds only the compiled code, the dashboard's static files and the production dependencies,
+# owned by root so the service cannot rewrite itself.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 ARG SERVICE
 RUN test -n "$SERVICE" && npm install -g --no-fund --no-audit --loglevel=error pnpm@10.34.9
 WORKDIR /repo
-COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json .npmrc ./
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json tsconfig.web.json .npmrc ./
 COPY packages/common/package.json packages/common/
 COPY packages/test-kit/package.json packages/test-kit/
+COPY packages/web-kit/package.json packages/web-kit/
 COPY services/${SERVICE}/package.json services/${SERVICE}/
 RUN pnpm install --frozen-lockfile --filter "@homeops/${SERVICE}..."
 COPY packages/common packages/common
+COPY packages/web-kit packages/web-kit
 COPY services/${SERVICE} services/${SERVICE}
 RUN pnpm --filter "@homeops/${SERVICE}..." run build \
  && pnpm --filter "@homeops/${SERVICE}" deploy --prod --legacy /out \

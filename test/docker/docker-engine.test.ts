@@ -10,6 +10,18 @@ import { createMany, listAllIds } from './notifications-client.js';
 import { seedHistory } from '../../bench/services.js';
 import { freePort } from '../../bench/processes.js';
 
+/** The image serves its dashboard: the page, and the hashed script it names with a year of cache. */
+async function expectDashboard(base: string, title: string): Promise<void> {
+  const page = await fetch(`${base}/`);
+  const html = await page.text();
+  const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)">/.exec(html)?.[1];
+  const asset = script ? await fetch(`${base}${script}`) : undefined;
+
+  expect({ status: page.status, title: html.includes(`<title>${title}`), script: script !== undefined }).toEqual({ status: 200, title: true, script: true });
+  expect(asset?.status).toBe(200);
+  expect(asset?.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+}
+
 const root = resolve(import.meta.dirname, '../..');
 // A fresh host: an empty project folder, so Docker itself creates ./data/... for the bind mounts.
 const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-'));
@@ -59,6 +71,7 @@ describe.sequential('notifications on a real Docker engine', () => {
 
     expect(await mainProcessUid(first.container)).toBe(1000);
     expect(statSync(join(projectDir, 'data/notifications/notifications.yaml.lock')).uid).toBe(1000);
+    await expectDashboard(first.base, 'Inbox');
   });
 
   it('keeps a notification across docker restart', async () => {
@@ -153,6 +166,7 @@ describe.sequential('device-control on a real Docker engine against the Meross e
     const health = (await (await fetch(`${service.base}/health`)).json()) as { status: string };
 
     expect(health.status).toBe('ok');
+    await expectDashboard(service.base, 'Devices');
     expect(emulator.api.calls.signIn).toBe(1);
     const token = statSync(join(projectDir, 'data/device-control/cloud-token.json'));
     expect(token.uid).toBe(1000);
