@@ -1,5 +1,6 @@
 // Packs @homeops/notifications as ONE tarball that installs on its own: the compiled @homeops/common is copied
-// into dist/common and imported by relative path, and common's runtime dependencies become the package's own.
+// into dist/common and imported by relative path, and common's runtime dependencies become the package's own;
+// the built dashboard goes in web/dist.
 // Usage: tsx scripts/pack-library.ts [destination folder, default: the current folder]
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +59,9 @@ function publishedManifest(service: Manifest, common: Manifest): Manifest {
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: serviceDir, stdio: 'inherit' });
+// The dashboard App serves at / (web/dist, found beside dist/ as in the repository).
+const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+execFileSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts'], { cwd: serviceDir, stdio: ['ignore', 'ignore', 'inherit'] });
 
 mkdirSync(destination, { recursive: true });
 const stage = mkdtempSync(join(tmpdir(), 'notifications-pack-'));
@@ -65,6 +69,7 @@ try {
   cpSync(join(serviceDir, 'dist'), join(stage, 'dist'), { recursive: true, filter: shipped });
   cpSync(join(commonDir, 'dist'), join(stage, 'dist/common'), { recursive: true, filter: shipped });
   relinkCommon(join(stage, 'dist'));
+  cpSync(join(serviceDir, 'web/dist'), join(stage, 'web/dist'), { recursive: true });
   cpSync(join(serviceDir, 'README.md'), join(stage, 'README.md'));
   writeFileSync(join(stage, 'package.json'), `${JSON.stringify(publishedManifest(readManifest(serviceDir), readManifest(commonDir)), null, 2)}\n`);
   const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: stage, encoding: 'utf8' }).trim();

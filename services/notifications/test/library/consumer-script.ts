@@ -15,7 +15,12 @@ const created = await fetch(base + '/notifications', {
   body: JSON.stringify({ recipient: 'ops', title: 'Packed', message: 'from the tarball', priority: 1 }),
 });
 const list = await fetch(base + '/notifications/ops');
+const page = await fetch(base + '/');
+const html = await page.text();
+const script = /src="(\\/assets\\/[^"]+\\.js)"/.exec(html);
+const asset = script ? await fetch(base + script[1]) : null;
 const result = {
+  dashboard: [page.status, html.includes('<title>Inbox'), asset && asset.status],
   port: app.port,
   createdStatus: created.status,
   created: await created.json(),

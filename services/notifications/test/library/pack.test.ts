@@ -50,6 +50,7 @@ describe('@homeops/notifications installed from its one tarball into an empty pr
     expect(result.total).toBe('1');
     expect(result.list).toEqual([result.created]);
     expect(result.exports).toEqual(['function', 'function', 23, true, 'function']);
+    expect(result.dashboard).toEqual([200, true, 200]);
   });
 
   it('works with require from CommonJS', { timeout: 60_000 }, () => {
