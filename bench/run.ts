@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { renderDashboardSection } from './dashboard-section.js';
 import { runDeviceControlPhase } from './device-control.phase.js';
 import { probeDurableAppend } from './disk-probe.js';
 import { runNotificationsPhase } from './notifications.phase.js';
@@ -98,7 +99,7 @@ async function main(): Promise<number> {
   const docs = join(ROOT, 'docs');
   mkdirSync(docs, { recursive: true });
   writeFileSync(join(docs, 'benchmarks.json'), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
-  writeFileSync(join(docs, 'benchmarks.md'), renderMarkdown(results, targets));
+  writeFileSync(join(docs, 'benchmarks.md'), renderMarkdown(results, targets) + renderDashboardSection(docs));
   const points = results.notifications.stages.map((s) => ({ stored: s.stored, rps: s.create.serviceRps }));
   const ceilingRuns = results.ceilings.create.map((c) => c.rps);
   const ceiling = ceilingRuns.reduce((a, b) => a + b, 0) / Math.max(1, ceilingRuns.length);
