@@ -48,7 +48,11 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
   let url: string;
   beforeAll(async () => {
     pushover = await startFakePushover((form) =>
-      form.fields.title === 'Refused' ? { status: 400, body: { status: 0, errors: ['user identifier is not a valid user'] } } : acceptedAnswer(),
+      form.fields.title === 'Refused'
+        ? { status: 400, body: { status: 0, errors: ['user identifier is not a valid user'] } }
+        : form.fields.title === 'Later'
+          ? { status: 503, body: 'Service Unavailable' }
+          : acceptedAnswer(),
     );
     running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS });
     api = apiOf(running.port);
@@ -71,12 +75,15 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
 
     await api.create({ recipient: 'alice', title: 'Door opened', message: 'Front door opened at 22:14' });
     await api.create({ recipient: 'alice', title: 'Refused', message: 'Pushover refuses this one' });
+    await api.create({ recipient: 'alice', title: 'Later', message: 'Pushover is down for this one' });
     await itemOf(page, 'Door opened').waitFor();
+    await itemOf(page, 'Later').waitFor();
 
-    expect(await page.locator('.inbox h3').allTextContents()).toEqual(['Unread: Refused', 'Unread: Door opened', 'Unread: Backup done']);
+    expect(await page.locator('.inbox h3').allTextContents()).toEqual(['Unread: Later', 'Unread: Refused', 'Unread: Door opened', 'Unread: Backup done']);
+    expect(await itemOf(page, 'Later').textContent()).toMatch(/Pending, next try in \d+ seconds/);
     expect(await itemOf(page, 'Door opened').textContent()).toContain('Sent');
     await expect.poll(() => itemOf(page, 'Refused').textContent()).toContain('Failed: ');
-    await expect.poll(() => page.getByRole('button', { name: /alice/ }).textContent()).toBe('alice3');
+    await expect.poll(() => page.getByRole('button', { name: /alice/ }).textContent()).toBe('alice4');
     expect(navigations).toBe(0);
     expect(trouble.problems).toEqual([]);
     await page.close();
