@@ -35,6 +35,22 @@ export interface CloudStatus {
   tokenStore: TokenStoreStatus;
 }
 
+/**
+ * What a device can do, from the abilities it declares (Appliance.System.Ability): `switch` (ToggleX/Toggle, and
+ * never a garage door or cover), `garageDoor` (Appliance.GarageDoor.State), `cover` (Appliance.RollerShutter.*),
+ * `light`, `energy`, `hubSensors`. Until the abilities are read, the backend infers them from the device type.
+ */
+export type Capability = 'switch' | 'garageDoor' | 'cover' | 'light' | 'energy' | 'hubSensors';
+
+/** A garage door as its opener reports it; `opening` / `closing` while it moves after our command. */
+export type GarageDoorState = 'open' | 'closed' | 'opening' | 'closing';
+
+/** One door of an opener (msg100 has channel 0; msg200 has three). */
+export interface GarageDoorReading {
+  channel: number;
+  state: GarageDoorState;
+}
+
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
   channel: number;
@@ -51,8 +67,9 @@ export interface CloudDevice {
   upgrading?: boolean;
   /** The command channel (MQTT) to this device is connected. */
   commandReady: boolean;
-  /** The device can be switched (it reports togglex or toggle). */
+  /** The device can be switched: it has the `switch` capability. */
   switchable: boolean;
+  capabilities: Capability[];
   channels: CloudChannel[];
   firmware?: string;
   hardware?: string;
@@ -66,6 +83,7 @@ export type CloudEvent =
   | { type: 'sent'; via: 'api' | 'mqtt'; what: string }
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
+  | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 
@@ -91,6 +109,10 @@ export interface DeviceCloud {
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
   /** Switches one channel and resolves once the device acknowledged it. */
   setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
+  /** Reads the state of every door of a garage door opener (Appliance.GarageDoor.State). */
+  readGarageDoors(uuid: string): Promise<GarageDoorReading[]>;
+  /** Opens or closes one door; resolves the door's answer (`opening`/`closing` while it moves, or where it already is). */
+  setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

@@ -29,6 +29,7 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
     (device.upgrading ?? false) === (cloud.upgrading ?? false) &&
     device.commandReady === cloud.commandReady &&
     device.switchable === cloud.switchable &&
+    device.capabilities.join() === cloud.capabilities.join() &&
     device.firmware === cloud.firmware &&
     device.hardware === cloud.hardware &&
     device.channels.length === cloud.channels.length &&
@@ -53,6 +54,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     online: cloud.online,
     commandReady: cloud.commandReady,
     switchable: cloud.switchable,
+    capabilities: [...cloud.capabilities],
     channels,
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };

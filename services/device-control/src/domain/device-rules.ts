@@ -1,5 +1,6 @@
 import { AppError } from '@homeops/common';
-import { describeNotControllable, type Device } from './device.js';
+import type { Capability } from './device-cloud.js';
+import { describeNotControllable, describeUnreachable, type Device } from './device.js';
 
 /** The device, or DEVICE_NOT_FOUND naming the uuid (the default solution points to POST /devices/sync). */
 export function assertKnownDevice(device: Device | undefined, uuid: string): Device {
@@ -19,6 +20,25 @@ export function assertChannelOf(device: Device, channel: number): void {
 /** Throws 'Device not controllable' / 'Check synchronization' (the spec's exact texts), with the reason as detail. */
 export function assertControllable(device: Device): void {
   const reason = describeNotControllable(device);
+  if (reason === undefined) return;
+  const solution = device.capabilities.includes('garageDoor')
+    ? `Open or close it with POST /devices/${device.uuid}/garage-door/{channel}/open or /close`
+    : undefined;
+  throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }], ...(solution ? { solution } : {}) });
+}
+
+/** 409 unless the device has the capability an action needs, naming what the device is. */
+export function assertCapable(device: Device, capability: Capability, action: string): void {
+  if (device.capabilities.includes(capability)) return;
+  throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${device.uuid} cannot ${action}`, {
+    solution: `It has these capabilities: ${device.capabilities.join(', ') || 'none known yet'}; see GET /devices/${device.uuid}`,
+    details: [{ path: 'device', message: `the device has no ${capability} capability` }],
+  });
+}
+
+/** 409 while the device cannot take any command (offline, upgrading, command channel down). */
+export function assertReachable(device: Device): void {
+  const reason = describeUnreachable(device);
   if (reason === undefined) return;
   throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
 }

@@ -10,6 +10,7 @@ import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-reg
 import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
+import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
 /** Limits and timings of the device service (from config; tests pass small values). */
@@ -29,7 +30,7 @@ export interface DeviceServiceOptions {
 }
 
 /** Re-exported for callers of the service. */
-export type { ChannelCommandResult };
+export type { ChannelCommandResult, GarageDoorResult, GarageDoorView };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -57,6 +58,7 @@ export class DeviceService {
   private readonly budget: MessageBudget;
   private readonly sent = { api: 0, mqtt: 0 };
   private readonly commands: ChannelCommands;
+  private readonly garageDoors: GarageDoors;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -74,14 +76,24 @@ export class DeviceService {
       ],
       clock,
     );
+    const queue = new DeviceQueue();
     this.commands = new ChannelCommands({
       cloud,
       registry: this.registry,
-      queue: new DeviceQueue(),
+      queue,
       budget: this.budget,
       clock,
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
+    });
+    this.garageDoors = new GarageDoors({
+      cloud,
+      registry: this.registry,
+      queue,
+      budget: this.budget,
+      clock,
+      commandTimeoutMs: options.commandTimeoutMs,
+      publish: (event) => this.publish(event),
     });
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
@@ -178,6 +190,18 @@ export class DeviceService {
     return this.commands.set(uuid, channel, on);
   }
 
+  /** The doors of a garage door opener; read from it when any state is unknown. */
+  readGarageDoors(uuid: string): Promise<GarageDoorView[]> {
+    this.assertListLoaded();
+    return this.garageDoors.read(uuid);
+  }
+
+  /** Opens or closes one door of a garage door opener (idempotent: the door's answer is the truth). */
+  setGarageDoor(uuid: string, channel: number, action: 'open' | 'close'): Promise<GarageDoorResult> {
+    this.assertListLoaded();
+    return this.garageDoors.set(uuid, channel, action);
+  }
+
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
@@ -207,12 +231,17 @@ export class DeviceService {
       case 'channel':
         this.registry.setChannel(event.uuid, event.channel, event.on, event.source, now);
         break;
+      case 'garageDoor':
+        this.garageDoors.apply(event.uuid, event.channel, event.state, event.source);
+        break;
       case 'online':
+        if (!event.online) this.garageDoors.forget(event.uuid);
         this.registry.setOnline(event.uuid, event.online, now, event.upgrading ?? false);
         if (event.online) this.reads?.request([event.uuid]);
         break;
       case 'device':
         // A command channel that came back missed pushes: the registry forgot the states, read them (bounded).
+        if (!event.device.commandReady || !event.device.online) this.garageDoors.forget(event.device.uuid);
         this.registry.update(event.device, now);
         this.reads?.request([event.device.uuid]);
         break;

@@ -1,4 +1,4 @@
-import type { CloudChannel, CloudDevice } from './device-cloud.js';
+import type { Capability, CloudChannel, CloudDevice } from './device-cloud.js';
 
 /** One channel with what the service knows of its state: `null` while unknown. */
 export interface ChannelState extends CloudChannel {
@@ -19,7 +19,7 @@ export function isControllable(device: Pick<Device, 'online' | 'commandReady' | 
 
 /** A deep copy safe to hand out of the domain. */
 export function copyDevice(device: Device): Device {
-  return { ...device, channels: device.channels.map((c) => ({ ...c })) };
+  return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
 }
 
 /** Where a device stands: online, offline, or installing a firmware update. */
@@ -37,11 +37,21 @@ export function toDeviceView(device: Device): DeviceView {
   return { ...copyDevice(device), controllable: isControllable(device), status };
 }
 
-/** Why a device refuses commands, in words, or undefined when it accepts them. */
-export function describeNotControllable(device: Device): string | undefined {
+/** Why a device cannot take a command right now (presence, command channel), or undefined when it can. */
+export function describeUnreachable(device: Device): string | undefined {
   if (device.upgrading) return 'the device is installing a firmware update; it comes back by itself';
   if (!device.online) return 'the device is offline';
   if (!device.commandReady) return 'the command channel to the device is not connected yet';
-  if (!device.switchable) return 'the device does not support switching';
   return undefined;
+}
+
+/** Why a device refuses switch commands, in words, or undefined when it accepts them. */
+export function describeNotControllable(device: Device): string | undefined {
+  return describeUnreachable(device) ?? (device.switchable ? undefined : notASwitch(device.capabilities));
+}
+
+function notASwitch(capabilities: Capability[]): string {
+  if (capabilities.includes('garageDoor')) return 'the device is a garage door opener; it is never sent a switch command';
+  if (capabilities.includes('cover')) return 'the device is a cover (roller shutter); it is never sent a switch command';
+  return 'the device does not support switching';
 }

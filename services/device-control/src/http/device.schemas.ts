@@ -46,6 +46,9 @@ export const DeviceSchema = z
     channels: z.array(ChannelSchema),
     commandReady: z.boolean(),
     switchable: z.boolean(),
+    capabilities: z
+      .array(z.enum(['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors']))
+      .openapi({ description: "What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands" }),
     firmware: z.string().nullable(),
     hardware: z.string().nullable(),
     lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),
@@ -75,3 +78,37 @@ export const SyncResultSchema = z
     updated: z.number().int(),
   })
   .openapi('SyncResult');
+
+/** `:uuid` and `:channel` of the garage door routes (the door; 0 on a one-door opener). */
+export const DoorParamsSchema = UuidParamsSchema.extend({
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door (0 on a one-door opener such as the msg100)' }),
+});
+
+const GarageDoorStateSchema = z.enum(['open', 'closed', 'opening', 'closing']);
+
+/** GET /devices/:uuid/garage-door. */
+export const GarageDoorsSchema = z
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    doors: z.array(
+      z.object({
+        channel: z.number().int(),
+        state: GarageDoorStateSchema.nullable().openapi({ description: 'opening/closing while it moves after a command; null while unknown' }),
+        at: z.string().nullable().openapi({ description: 'When the opener last told this state (ISO time)' }),
+      }),
+    ),
+  })
+  .openapi('GarageDoors');
+
+/** Answer of POST /devices/:uuid/garage-door/:channel/open and /close. */
+export const GarageDoorResultSchema = z
+  .object({
+    status: z.literal('success'),
+    device: z.string(),
+    action: z.enum(['open', 'close']),
+    channel: z.number().int(),
+    state: GarageDoorStateSchema.openapi({ description: "The opener's answer: moving, or already there" }),
+    sent: z.boolean().openapi({ description: 'false when the door already was, or was going, where it was asked to: nothing was sent' }),
+  })
+  .openapi('GarageDoorResult');

@@ -13,7 +13,7 @@ import {
   type DeviceBody,
 } from './device.schemas.js';
 
-const COMMAND_ERRORS = [
+export const COMMAND_ERRORS = [
   'DEVICE_NOT_FOUND',
   'DEVICE_NOT_CONTROLLABLE',
   'MALFORMED_JSON',
@@ -39,6 +39,7 @@ function toBody(d: DeviceView): DeviceBody {
     channels: d.channels.map((c) => ({ channel: c.channel, name: c.name, on: c.on })),
     commandReady: d.commandReady,
     switchable: d.switchable,
+    capabilities: [...d.capabilities],
     firmware: d.firmware ?? null,
     hardware: d.hardware ?? null,
     lastSeenAt: d.lastSeenAt,

@@ -11,7 +11,14 @@ export interface EmulatedDeviceSpec {
   firmware?: string;
   /** Index of the MQTT broker the device is connected to (default 0). */
   broker?: number;
+  /**
+   * A garage door opener (msg100): declares Appliance.GarageDoor.State, and also ToggleX and a togglex digest, as
+   * some openers do, so a test proves it is never switched.
+   */
+  garageDoor?: boolean;
 }
+
+const SYSTEM_ABILITIES = ['Appliance.System.All', 'Appliance.System.Ability', 'Appliance.System.Online', 'Appliance.System.Report', 'Appliance.Config.Key'];
 
 /** One emulated device: its channel states and the faults a test switched on. */
 export class EmulatedDevice {
@@ -25,6 +32,9 @@ export class EmulatedDevice {
   /** Installing firmware: listed with onlineStatus 3 and deaf to requests. */
   upgrading = false;
   readonly broker: number;
+  readonly garageDoor: boolean;
+  /** How long a door takes to open or close. */
+  doorTravelMs = 300;
   /** Requests are received but never answered. */
   dropReplies = false;
   /** Answers are made when a request arrives but sent this much later (a slow network: they may be stale). */
@@ -32,6 +42,7 @@ export class EmulatedDevice {
   /** Requests are answered with method ERROR and this code. */
   errorCode: number | null = null;
   private readonly states = new Map<number, boolean>();
+  private readonly doors = new Map<number, boolean>();
 
   constructor(spec: EmulatedDeviceSpec) {
     this.uuid = spec.uuid;
@@ -42,7 +53,37 @@ export class EmulatedDevice {
     this.firmware = spec.firmware ?? '6.1.8';
     this.online = spec.online ?? true;
     this.broker = spec.broker ?? 0;
+    this.garageDoor = spec.garageDoor ?? false;
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
+    if (this.garageDoor) this.doors.set(0, false);
+  }
+
+  /** The namespaces its Appliance.System.Ability answer declares. */
+  abilities(): string[] {
+    const own = SYSTEM_ABILITIES.slice();
+    if (this.protocol === 'togglex') own.push('Appliance.Control.ToggleX');
+    if (this.protocol === 'toggle') own.push('Appliance.Control.Toggle');
+    if (this.protocol === 'none') own.push('Appliance.Hub.SubdeviceList', 'Appliance.Digest.Hub');
+    if (this.garageDoor) own.push('Appliance.GarageDoor.State', 'Appliance.GarageDoor.Config');
+    if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
+    return own;
+  }
+
+  isOpen(channel = 0): boolean {
+    return this.doors.get(channel) ?? false;
+  }
+
+  /** Moves a door; false when there is no such door. */
+  setDoor(channel: number, open: boolean): boolean {
+    if (!this.doors.has(channel)) return false;
+    this.doors.set(channel, open);
+    return true;
+  }
+
+  /** The doors as Appliance.GarageDoor.State carries them. */
+  doorStates(): Array<{ channel: number; open: 0 | 1; lmTime: number }> {
+    const lmTime = Math.floor(Date.now() / 1000);
+    return [...this.doors].map(([channel, open]) => ({ channel, open: open ? 1 : 0, lmTime }));
   }
 
   channelNumbers(): number[] {
@@ -101,6 +142,7 @@ export class EmulatedDevice {
     if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };
     if (this.protocol === 'none') return { all: { system, digest: { hub: { hubId: 1, mode: 0, subdevice: [] } } } };
     const togglex = this.channelNumbers().map((channel) => ({ channel, onoff: this.isOn(channel) ? 1 : 0, lmTime }));
-    return { all: { system, digest: { togglex, triggerx: [], timerx: [] } } };
+    const garageDoor = this.garageDoor ? { garageDoor: this.doorStates() } : {};
+    return { all: { system, digest: { togglex, triggerx: [], timerx: [], ...garageDoor } } };
   }
 }

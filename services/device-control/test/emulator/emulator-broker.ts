@@ -163,6 +163,11 @@ export class EmulatorBroker {
     const call = `${header.method} ${header.namespace}`;
     if (call === 'GET Appliance.System.All') return reply('GETACK', device.systemAll(this.account.userId, this.host));
     if (call === 'GET Appliance.System.Online') return reply('GETACK', { online: { status: device.onlineStatus } });
+    if (call === 'GET Appliance.System.Ability') {
+      return reply('GETACK', { payloadVersion: 1, ability: Object.fromEntries(device.abilities().map((ns) => [ns, {}])) });
+    }
+    if (call === 'GET Appliance.GarageDoor.State' && device.garageDoor) return reply('GETACK', { state: device.doorStates() });
+    if (call === 'SET Appliance.GarageDoor.State' && device.garageDoor) return this.moveDoor(device, payload, reply);
     if (call === 'SET Appliance.Control.ToggleX' && device.protocol === 'togglex') {
       const entries = ([] as unknown[]).concat(payload.togglex ?? []) as Array<{ channel?: unknown; onoff?: unknown }>;
       const ok = entries.length > 0 && entries.every((e) => typeof e.channel === 'number' && device.set(e.channel, e.onoff === 1));
@@ -173,6 +178,21 @@ export class EmulatorBroker {
       return reply('SETACK', {});
     }
     reply('ERROR', { error: { code: 5000, detail: 'unsupported' } });
+  }
+
+  /** As an opener does: answers at once with where the door was, moves it, and pushes where it ends up. */
+  private moveDoor(device: EmulatedDevice, payload: Record<string, unknown>, reply: (method: string, body: unknown) => void): void {
+    const request = payload.state as { channel?: unknown; open?: unknown } | undefined;
+    const channel = typeof request?.channel === 'number' ? request.channel : -1;
+    const open = request?.open === 1;
+    const before = device.doorStates().find((d) => d.channel === channel);
+    if (!before) return reply('ERROR', { error: { code: 5000, detail: 'bad channel' } });
+    reply('SETACK', { state: { ...before, execute: 1 } });
+    if ((before.open === 1) === open) return;
+    setTimeout(() => {
+      device.setDoor(channel, open);
+      this.push(device.uuid, 'Appliance.GarageDoor.State', { state: device.doorStates().filter((d) => d.channel === channel) });
+    }, device.doorTravelMs);
   }
 
   private message(uuid: string, namespace: string, method: string, payload: unknown, messageId: string): MerossMessage {

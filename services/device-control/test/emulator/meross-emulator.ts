@@ -102,6 +102,15 @@ export class MerossEmulator {
     this.brokerOf(device).push(uuid, 'Appliance.Control.ToggleX', { togglex });
   }
 
+  /** The opener's own button (or the vendor app): the door moves and its broker pushes where it ends up. */
+  pressGarageButton(uuid: string, channel = 0): boolean {
+    const device = this.device(uuid);
+    const open = !device.isOpen(channel);
+    device.setDoor(channel, open);
+    this.brokerOf(device).push(uuid, 'Appliance.GarageDoor.State', { state: device.doorStates().filter((d) => d.channel === channel) });
+    return open;
+  }
+
   /** The device loses (or regains) its connection; its broker pushes Appliance.System.Online. */
   setOnline(uuid: string, online: boolean): void {
     const device = this.device(uuid);

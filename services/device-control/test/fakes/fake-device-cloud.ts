@@ -7,13 +7,15 @@ import {
   type CloudSessionState,
   type CloudStatus,
   type DeviceCloud,
+  type GarageDoorReading,
+  type GarageDoorState,
   type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
 
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
 export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;
 
-type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel' | 'submitMfaCode';
+type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'submitMfaCode';
 
 /** A recorded call. */
 export interface FakeCall {
@@ -24,6 +26,8 @@ export interface FakeCall {
 interface FakeDevice {
   device: CloudDevice;
   states: Map<number, boolean>;
+  /** Garage doors: open or not, per channel. */
+  doors: Map<number, boolean>;
 }
 
 /** A device description with test defaults: online, connected, switchable, one channel. */
@@ -33,10 +37,16 @@ export function cloudDevice(overrides: Partial<CloudDevice> & { uuid: string }):
     type: 'mss310',
     online: true,
     commandReady: true,
-    switchable: true,
+    switchable: overrides.switchable ?? true,
     channels: [{ channel: 0, name: overrides.name ?? `Device ${overrides.uuid}` }],
     ...overrides,
+    capabilities: overrides.capabilities ?? ((overrides.switchable ?? true) ? ['switch'] : []),
   };
+}
+
+/** A garage door opener (msg100): one door on channel 0, never switchable. */
+export function garageDoorOpener(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return cloudDevice({ name: 'Garage door', type: 'msg100', switchable: false, capabilities: ['garageDoor'], ...overrides });
 }
 
 /** In-memory DeviceCloud for tests: records every call, can be told to fail, and pushes events on demand. */
@@ -128,6 +138,21 @@ export class FakeDeviceCloud implements DeviceCloud {
     this.assertDevice(uuid).states.set(channel, on);
   }
 
+  async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
+    await this.enter('readGarageDoors', [uuid]);
+    return [...this.assertDevice(uuid).doors].map(([channel, open]) => ({ channel, state: open ? 'open' : 'closed' }));
+  }
+
+  /** Like a real opener: answers where the door goes (or already is), then moves it. */
+  async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
+    await this.enter('setGarageDoor', [uuid, channel, open]);
+    const doors = this.assertDevice(uuid).doors;
+    const moves = doors.get(channel) !== open;
+    doors.set(channel, open);
+    const state: GarageDoorState = moves ? (open ? 'opening' : 'closing') : open ? 'open' : 'closed';
+    return { channel, state };
+  }
+
   onEvent(listener: (event: CloudEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -172,7 +197,8 @@ export class FakeDeviceCloud implements DeviceCloud {
 
   addDevice(device: CloudDevice, states: boolean[] = []): void {
     const map = new Map(device.channels.map((c, i) => [c.channel, states[i] ?? false]));
-    this.devices.set(device.uuid, { device, states: map });
+    const doors = new Map(device.capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
+    this.devices.set(device.uuid, { device, states: map, doors });
   }
 
   removeDevice(uuid: string): void {
@@ -199,6 +225,16 @@ export class FakeDeviceCloud implements DeviceCloud {
     states.set(channel, on);
     this.emit({ type: 'channel', uuid, channel, on, source: 'push' });
     return on;
+  }
+
+  /** The opener's own button: the door moves and the cloud pushes where it ends up. */
+  pressGarageButton(uuid: string, channel: number): GarageDoorState {
+    const doors = this.assertDevice(uuid).doors;
+    const open = !doors.get(channel);
+    doors.set(channel, open);
+    const state: GarageDoorState = open ? 'open' : 'closed';
+    this.emit({ type: 'garageDoor', uuid, channel, state, source: 'push' });
+    return state;
   }
 
   setOnline(uuid: string, online: boolean): void {

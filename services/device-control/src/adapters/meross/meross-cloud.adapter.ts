@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud, GarageDoorReading } from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import {
   CloudCallError,
@@ -186,6 +186,14 @@ export class MerossCloud implements DeviceCloud {
 
   setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     return this.devices.setChannel(uuid, channel, on);
+  }
+
+  readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
+    return this.devices.readGarageDoors(uuid);
+  }
+
+  setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
+    return this.devices.setGarageDoor(uuid, channel, open);
   }
 
   private connectedList(): CloudDevice[] {

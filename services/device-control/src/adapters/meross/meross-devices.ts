@@ -1,5 +1,6 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, GarageDoorReading } from '../../domain/device-cloud.js';
+import { capabilitiesOf, parseAbilities, parseGarageDoorAnswer, parseGarageDoors, switchProtocolOf, type Abilities } from './meross-abilities.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
 import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
 import {
@@ -20,6 +21,8 @@ interface DeviceEntry {
   /** onlineStatus 3: installing firmware. */
   upgrading: boolean;
   commandReady: boolean;
+  /** The namespaces the device declared (Appliance.System.Ability), read before its first command. */
+  abilities: Abilities | null;
   protocol: SwitchProtocol | null;
   states: Map<number, boolean>;
   /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
@@ -84,6 +87,8 @@ export class MerossDevices {
     for (const def of list) {
       const entry = this.entries.get(def.uuid);
       if (!entry) continue;
+      // New firmware may bring new abilities.
+      if (entry.def.fmwareVersion !== def.fmwareVersion) entry.abilities = null;
       entry.def = def;
       entry.online = def.onlineStatus === 1;
       entry.upgrading = def.onlineStatus === 3;
@@ -99,6 +104,7 @@ export class MerossDevices {
         upgrading: entry?.upgrading ?? def.onlineStatus === 3,
         commandReady: entry?.commandReady ?? false,
         protocol: entry?.protocol ?? null,
+        capabilities: entry?.abilities ? capabilitiesOf(entry.abilities) : null,
       });
     });
   }
@@ -110,11 +116,8 @@ export class MerossDevices {
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     const entry = this.assertReachable(uuid);
-    // The switch namespace depends on the device (ToggleX or the old Toggle): learn it before the first command.
-    if (entry.protocol === null) await this.read(entry);
-    if (entry.protocol === 'none') {
-      throw notControllable(`Device ${uuid} reports no switch (neither togglex nor toggle)`);
-    }
+    // Never a switch command before the abilities say the device is a switch: a garage door opener may list ToggleX.
+    await this.assertSwitch(entry);
     if (entry.protocol === 'toggle' && channel !== 0) {
       throw new AppError('VALIDATION_FAILED', `Device ${uuid} has only channel 0`, {
         details: [{ path: 'channel', message: 'this device has only channel 0' }],
@@ -124,6 +127,28 @@ export class MerossDevices {
       entry.protocol === 'toggle' ? object.controlToggle(on, done) : object.controlToggleX(channel, on, done),
     );
     this.record(entry, [{ channel, on }], 'command');
+  }
+
+  async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
+    const entry = this.assertReachable(uuid);
+    await this.assertGarageDoor(entry);
+    const payload = await this.send(entry, 'reading Appliance.GarageDoor.State', (object, done) =>
+      object.publishMessage('GET', 'Appliance.GarageDoor.State', {}, done),
+    );
+    const doors = parseGarageDoors(payload);
+    if (doors.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.GarageDoor.State answer`);
+    return doors;
+  }
+
+  async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
+    const entry = this.assertReachable(uuid);
+    await this.assertGarageDoor(entry);
+    const payload = await this.send(entry, `${open ? 'opening' : 'closing'} garage door ${channel}`, (object, done) =>
+      object.controlGarageDoor(channel, open, done),
+    );
+    const answer = parseGarageDoorAnswer(payload, channel, open);
+    if (!answer) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable answer to the garage door command`);
+    return answer;
   }
 
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */
@@ -147,7 +172,7 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) {
       const online = def.onlineStatus === 1;
-      this.entries.set(uuid, { def, object, online, upgrading: def.onlineStatus === 3, commandReady: false, protocol: null, states: new Map(), revision: 0, connection: 0 });
+      this.entries.set(uuid, { def, object, online, upgrading: def.onlineStatus === 3, commandReady: false, abilities: null, protocol: null, states: new Map(), revision: 0, connection: 0 });
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
@@ -186,6 +211,12 @@ export class MerossDevices {
       if (status !== null) this.setOnline(entry, status === 1, status === 3);
       return;
     }
+    if (namespace === 'Appliance.GarageDoor.State') {
+      const doors = parseGarageDoors(payload);
+      if (doors.length > 0) this.setOnline(entry, true);
+      for (const { channel, state } of doors) this.deps.emit({ type: 'garageDoor', uuid: entry.def.uuid, channel, state, source: 'push' });
+      return;
+    }
     const readings = parseTogglePush(namespace, payload);
     if (readings.length === 0) return;
     this.setOnline(entry, true);
@@ -209,15 +240,37 @@ export class MerossDevices {
     }
   }
 
+  /** The device's abilities, read once (one message) and kept until its firmware changes. */
+  private async abilitiesOf(entry: DeviceEntry): Promise<Abilities> {
+    if (entry.abilities) return entry.abilities;
+    const payload = await this.send(entry, 'reading Appliance.System.Ability', (object, done) => object.getSystemAbilities(done));
+    const abilities = parseAbilities(payload);
+    if (!abilities) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.Ability answer`);
+    entry.abilities = abilities;
+    entry.protocol = switchProtocolOf(abilities);
+    // Its capabilities may differ from what its type suggested: describe the device again.
+    this.emitDevice(entry);
+    return abilities;
+  }
+
+  private async assertSwitch(entry: DeviceEntry): Promise<void> {
+    const capabilities = capabilitiesOf(await this.abilitiesOf(entry));
+    if (capabilities.includes('switch')) return;
+    const what = capabilities.includes('garageDoor') ? 'is a garage door opener' : capabilities.includes('cover') ? 'is a cover' : 'declares no switch';
+    throw notControllable(`Device ${entry.def.uuid} ${what}; it is never sent a switch command`);
+  }
+
+  private async assertGarageDoor(entry: DeviceEntry): Promise<void> {
+    if (capabilitiesOf(await this.abilitiesOf(entry)).includes('garageDoor')) return;
+    throw notControllable(`Device ${entry.def.uuid} declares no garage door (Appliance.GarageDoor.State)`);
+  }
+
   private async read(entry: DeviceEntry): Promise<ChannelReading[]> {
+    await this.assertSwitch(entry);
     const { revision, connection } = entry;
     const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
     const all = parseSystemAll(payload);
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
-    const learned = entry.protocol !== all.protocol;
-    entry.protocol = all.protocol;
-    // The protocol decides `switchable` (a hub reports none): describe the device again.
-    if (learned) this.emitDevice(entry);
     if (entry.connection !== connection) throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
     // A push or a command that came while the answer was on its way is newer than the answer: it wins.
     const changed = entry.revision !== revision;

@@ -22,6 +22,9 @@ export interface LibraryDevice {
   dev: MerossDeviceDefinition;
   waitingMessageIds: Record<string, { callback: LibraryCallback<unknown>; timeout?: NodeJS.Timeout }>;
   getSystemAllData(callback: LibraryCallback<unknown>): string;
+  getSystemAbilities(callback: LibraryCallback<unknown>): string;
+  publishMessage(method: 'GET' | 'SET', namespace: string, payload: unknown, callback: LibraryCallback<unknown>): string;
+  controlGarageDoor(channel: number, open: boolean, callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
   disconnect(force?: boolean): void;

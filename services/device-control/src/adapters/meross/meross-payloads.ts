@@ -1,5 +1,6 @@
 import { z } from '@homeops/common';
-import type { CloudChannel, CloudDevice } from '../../domain/device-cloud.js';
+import type { Capability, CloudChannel, CloudDevice } from '../../domain/device-cloud.js';
+import { capabilitiesOfType } from './meross-abilities.js';
 import { CloudCallError } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
 
@@ -41,16 +42,18 @@ function channelsOf(def: MerossDeviceDefinition): CloudChannel[] {
 /** The domain's view of a devList entry plus what the adapter knows about its command channel. */
 export function toCloudDevice(
   def: MerossDeviceDefinition,
-  live: { online: boolean; upgrading: boolean; commandReady: boolean; protocol: SwitchProtocol | null },
+  live: { online: boolean; upgrading: boolean; commandReady: boolean; protocol: SwitchProtocol | null; capabilities: Capability[] | null },
 ): CloudDevice {
+  // Until its abilities are read, the device type tells the family; no command goes out before they are read.
+  const capabilities = live.capabilities ?? capabilitiesOfType(def.deviceType);
   const device: CloudDevice = {
     uuid: def.uuid,
     name: def.devName || def.uuid,
     type: def.deviceType,
     online: live.online,
     commandReady: live.commandReady,
-    // Until System.All says otherwise, anything but a hub is assumed to switch like a plug.
-    switchable: live.protocol === null ? !def.deviceType.startsWith('msh') : live.protocol !== 'none',
+    switchable: capabilities.includes('switch') && live.protocol !== 'none',
+    capabilities,
     channels: channelsOf(def),
   };
   if (live.upgrading) device.upgrading = true;

@@ -1,16 +1,19 @@
 import type { CloudDevice } from '../../domain/device-cloud.js';
 
-/** A simulated device: its description and the state of each channel. */
+/** A simulated device: its description, the state of each channel and, for an opener, whether each door is open. */
 export interface SimulatedDevice {
   device: CloudDevice;
   states: Map<number, boolean>;
+  doors: Map<number, boolean>;
 }
 
-function simulated(device: CloudDevice, initial: boolean[]): SimulatedDevice {
-  return { device, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])) };
+function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: CloudDevice['capabilities'] }, initial: boolean[]): SimulatedDevice {
+  const capabilities = device.capabilities ?? ['switch'];
+  const doors = new Map(capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
+  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors };
 }
 
-/** The quick-start account: a plug, a four-channel strip with named outlets, and a plug that is offline. */
+/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door. */
 export function defaultSimulatedDevices(): SimulatedDevice[] {
   return [
     simulated(
@@ -59,6 +62,21 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         hardware: '2.0.0',
       },
       [false],
+    ),
+    simulated(
+      {
+        uuid: 'sim-garage-0001',
+        name: 'Garage Door',
+        type: 'msg100',
+        online: true,
+        commandReady: true,
+        switchable: false,
+        capabilities: ['garageDoor'],
+        channels: [{ channel: 0, name: 'Garage Door' }],
+        firmware: '3.2.7',
+        hardware: '3.0.0',
+      },
+      [],
     ),
   ];
 }

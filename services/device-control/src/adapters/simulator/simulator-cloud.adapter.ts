@@ -1,5 +1,12 @@
 import { AppError } from '@homeops/common';
-import { NO_TOKEN_STORE, type CloudDevice, type CloudEvent, type CloudStatus, type DeviceCloud } from '../../domain/device-cloud.js';
+import {
+  NO_TOKEN_STORE,
+  type CloudDevice,
+  type CloudEvent,
+  type CloudStatus,
+  type DeviceCloud,
+  type GarageDoorReading,
+} from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
 /** How the simulated account is made up and how slow it answers. */
@@ -10,10 +17,12 @@ export interface SimulatorOptions {
   devices?: SimulatedDevice[];
   /** Simulated round trip of each cloud call. */
   latencyMs?: number;
+  /** How long a garage door takes to open or close (default 3 s). */
+  doorTravelMs?: number;
 }
 
 function copyDevice(device: CloudDevice): CloudDevice {
-  return { ...device, channels: device.channels.map((c) => ({ ...c })) };
+  return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
 }
 
 /** An in-memory account that behaves like the Meross cloud: commands, pushes, presence and list changes. */
@@ -22,10 +31,13 @@ export class SimulatorCloud implements DeviceCloud {
   private readonly devices = new Map<string, SimulatedDevice>();
   private readonly listeners = new Set<(event: CloudEvent) => void>();
   private readonly latencyMs: number;
+  private readonly doorTravelMs: number;
+  private readonly moving = new Set<NodeJS.Timeout>();
   private state: CloudStatus['state'] = 'connecting';
 
   constructor(options: SimulatorOptions = {}) {
     this.latencyMs = options.latencyMs ?? 0;
+    this.doorTravelMs = options.doorTravelMs ?? 3_000;
     const devices = options.devices ?? defaultSimulatedDevices();
     for (const d of [...devices, ...extraSimulatedDevices(options.extraDevices ?? 0)]) this.devices.set(d.device.uuid, d);
   }
@@ -35,6 +47,8 @@ export class SimulatorCloud implements DeviceCloud {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.moving) clearTimeout(timer);
+    this.moving.clear();
     this.setState('connecting');
   }
 
@@ -61,9 +75,34 @@ export class SimulatorCloud implements DeviceCloud {
     return [...states].map(([channel, on]) => ({ channel, on }));
   }
 
+  async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
+    await this.roundTrip();
+    const { doors } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'garage door read' });
+    return [...doors].map(([channel, open]) => ({ channel, state: open ? 'open' : 'closed' }));
+  }
+
+  /** Answers at once, like an opener; the door arrives after `doorTravelMs` and that is pushed. */
+  async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
+    await this.roundTrip();
+    const { doors } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'garage door command' });
+    if (!doors.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no door ${channel}`);
+    if (doors.get(channel) === open) return { channel, state: open ? 'open' : 'closed' };
+    doors.set(channel, open);
+    const timer = setTimeout(() => {
+      this.moving.delete(timer);
+      this.emit({ type: 'garageDoor', uuid, channel, state: open ? 'open' : 'closed', source: 'push' });
+    }, this.doorTravelMs);
+    timer.unref();
+    this.moving.add(timer);
+    return { channel, state: open ? 'opening' : 'closing' };
+  }
+
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     await this.roundTrip();
-    const { states } = this.assertReachable(uuid);
+    const { states, device } = this.assertReachable(uuid);
+    if (!device.capabilities.includes('switch')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} is not a switch`);
     this.emit({ type: 'sent', via: 'mqtt', what: 'switch command' });
     if (!states.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no channel ${channel}`);
     states.set(channel, on);

@@ -1,0 +1,79 @@
+import type { Capability, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { SwitchProtocol } from './meross-payloads.js';
+
+/** What a device declares it understands: the namespaces of its Appliance.System.Ability answer. */
+export type Abilities = ReadonlySet<string>;
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+/** The namespaces of an Appliance.System.Ability answer; null when it is not one. */
+export function parseAbilities(payload: unknown): Abilities | null {
+  const ability = record(record(payload)?.ability);
+  return ability ? new Set(Object.keys(ability)) : null;
+}
+
+/**
+ * What the device can do. A garage door opener or a cover is never a switch, whatever switch namespace it also
+ * declares (some openers list ToggleX): what a switch command would make them do is unknown.
+ */
+export function capabilitiesOf(abilities: Abilities): Capability[] {
+  const has = (namespace: string) => abilities.has(namespace);
+  const capabilities: Capability[] = [];
+  const garageDoor = has('Appliance.GarageDoor.State');
+  const cover = has('Appliance.RollerShutter.State') || has('Appliance.RollerShutter.Position');
+  if (!garageDoor && !cover && (has('Appliance.Control.ToggleX') || has('Appliance.Control.Toggle'))) capabilities.push('switch');
+  if (garageDoor) capabilities.push('garageDoor');
+  if (cover) capabilities.push('cover');
+  if (has('Appliance.Control.Light')) capabilities.push('light');
+  if (has('Appliance.Control.Electricity') || has('Appliance.Control.ConsumptionX')) capabilities.push('energy');
+  if (has('Appliance.Hub.SubdeviceList') || has('Appliance.Digest.Hub')) capabilities.push('hubSensors');
+  return capabilities;
+}
+
+/** How a switch of this device is commanded. */
+export function switchProtocolOf(abilities: Abilities): SwitchProtocol {
+  if (!capabilitiesOf(abilities).includes('switch')) return 'none';
+  return abilities.has('Appliance.Control.ToggleX') ? 'togglex' : 'toggle';
+}
+
+/**
+ * Until the abilities are read: the family the device type names (msg garage door, mrs cover, msh hub, msl light),
+ * else a plug. Only for display; no command is sent before the abilities are known.
+ */
+export function capabilitiesOfType(deviceType: string): Capability[] {
+  const type = deviceType.toLowerCase();
+  if (type.startsWith('msg')) return ['garageDoor'];
+  if (type.startsWith('mrs')) return ['cover'];
+  if (type.startsWith('msh')) return ['hubSensors'];
+  if (type.startsWith('msl')) return ['switch', 'light'];
+  return ['switch'];
+}
+
+function doorReadings(value: unknown): GarageDoorReading[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.flatMap((entry) => {
+    const e = record(entry);
+    if (!e || (e.open !== 0 && e.open !== 1)) return [];
+    const channel = typeof e.channel === 'number' && Number.isInteger(e.channel) ? e.channel : 0;
+    return [{ channel, state: e.open === 1 ? 'open' : 'closed' } satisfies GarageDoorReading];
+  });
+}
+
+/** Doors from a GETACK or a PUSH of Appliance.GarageDoor.State (`{ state: [{ channel, open }] }`). */
+export function parseGarageDoors(payload: unknown): GarageDoorReading[] {
+  return doorReadings(record(payload)?.state);
+}
+
+/**
+ * The SETACK of an open or close: `open` is where the door was when the command came. Where that differs from what
+ * was asked (and `execute` is not 0), the door now moves; otherwise it already is there.
+ */
+export function parseGarageDoorAnswer(payload: unknown, channel: number, open: boolean): GarageDoorReading | null {
+  const state = record(record(payload)?.state);
+  if (!state || (state.open !== 0 && state.open !== 1)) return null;
+  const was = state.open === 1;
+  if (was !== open && state.execute !== 0) return { channel, state: open ? 'opening' : 'closing' };
+  return { channel, state: was ? 'open' : 'closed' };
+}

@@ -1,0 +1,37 @@
+import type { Api } from '@homeops/common';
+import type { DeviceService } from '../domain/device.service.js';
+import { DoorParamsSchema, GarageDoorResultSchema, GarageDoorsSchema, UuidParamsSchema } from './device.schemas.js';
+import { COMMAND_ERRORS } from './devices.router.js';
+
+/** Garage door openers (msg100/msg200): the doors' states, open and close. */
+export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void {
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}/garage-door',
+    summary: "The state of each door of a garage door opener (read from it when unknown)",
+    tags: ['garage doors'],
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'Each door: open, closed, opening or closing', schema: GarageDoorsSchema } },
+    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    handler: async ({ params }, _req, res) => {
+      const doors = await devices.readGarageDoors(params.uuid);
+      res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, doors });
+    },
+  });
+
+  for (const action of ['open', 'close'] as const) {
+    api.route({
+      method: 'post',
+      path: `/devices/{uuid}/garage-door/{channel}/${action}`,
+      summary: `${action === 'open' ? 'Open' : 'Close'} a garage door (idempotent: nothing is sent when it already is or goes there)`,
+      tags: ['garage doors'],
+      params: DoorParamsSchema,
+      responses: { 200: { description: "The opener's answer", schema: GarageDoorResultSchema } },
+      errors: [...COMMAND_ERRORS],
+      handler: async ({ params }, _req, res) => {
+        const result = await devices.setGarageDoor(params.uuid, params.channel, action);
+        res.json({ status: 'success', ...result });
+      },
+    });
+  }
+}
