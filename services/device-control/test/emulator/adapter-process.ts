@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CloudDevice, CloudEvent, CloudStatus } from '../../src/domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, GarageDoorReading } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { ChildOutput } from './child-output.js';
 
@@ -124,6 +124,14 @@ export class RemoteCloud {
 
   setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
     return this.call('setChannel', [uuid, channel, on]) as Promise<void>;
+  }
+
+  readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
+    return this.call('readGarageDoors', [uuid]) as Promise<GarageDoorReading[]>;
+  }
+
+  setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
+    return this.call('setGarageDoor', [uuid, channel, open]) as Promise<GarageDoorReading>;
   }
 
   submitMfaCode(code: string): Promise<void> {

@@ -266,11 +266,18 @@ export class MerossDevices {
   }
 
   private async read(entry: DeviceEntry): Promise<ChannelReading[]> {
-    await this.assertSwitch(entry);
+    // A state read (GET) is harmless to any device, and its abilities cost a message: they are read before the
+    // first command instead. Known ones still refuse a device that is no switch.
+    if (entry.abilities) await this.assertSwitch(entry);
     const { revision, connection } = entry;
     const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
     const all = parseSystemAll(payload);
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
+    if (!entry.abilities && entry.protocol !== all.protocol) {
+      // Until the abilities are read, System.All tells how the device switches (a hub reports no switch).
+      entry.protocol = all.protocol;
+      this.emitDevice(entry);
+    }
     if (entry.connection !== connection) throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
     // A push or a command that came while the answer was on its way is newer than the answer: it wins.
     const changed = entry.revision !== revision;

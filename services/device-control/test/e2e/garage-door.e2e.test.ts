@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AdapterHost, type RemoteCloud } from '../emulator/adapter-process.js';
+import { eventually } from '../emulator/child-output.js';
+import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
+import { createTestPki, type TestPki } from '../emulator/pki.js';
+
+// A garage door opener through the real meross-cloud library: it declares ToggleX too, and is never switched.
+const PLUG = 'plug0000000000000000000000000001';
+const DOOR = 'door0000000000000000000000000005';
+const DEVICES: EmulatedDeviceSpec[] = [
+  { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
+  { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
+];
+
+describe('garage door openers (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
+  let pki: TestPki;
+  let host: AdapterHost;
+  let emulator: MerossEmulator;
+  let dir: string;
+  let adapter: RemoteCloud;
+
+  beforeAll(async () => {
+    pki = createTestPki();
+    host = new AdapterHost(pki.caFile);
+    await host.ready();
+  }, 30_000);
+  afterAll(async () => {
+    await host.close();
+    pki.remove();
+  });
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'meross-garage-'));
+    const account = createAccount();
+    emulator = await MerossEmulator.start({ pki, account, devices: DEVICES });
+    adapter = await host.create({
+      email: account.email,
+      password: account.password,
+      apiUrl: emulator.apiUrl,
+      tokenFile: join(dir, 'cloud-token.json'),
+      requestTimeoutMs: 2_000,
+      commandTimeoutMs: 1_500,
+      loginBackoffMs: 300,
+      retryBackoffMs: 300,
+      maxBackoffMs: 2_000,
+    });
+    await adapter.start();
+    await eventually(async () => {
+      const devices = await adapter.listDevices().catch(() => []);
+      return devices.length === 2 && devices.every((d) => d.commandReady);
+    }, 'both devices command-ready');
+  });
+  afterEach(async () => {
+    await adapter.stop();
+    await emulator.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists the opener as a garage door, never switchable, and learns each device\'s capabilities from its abilities', async () => {
+    const before = await adapter.listDevices();
+    await adapter.readGarageDoors(DOOR);
+    await adapter.setChannel(PLUG, 0, true);
+    const after = await adapter.listDevices();
+
+    expect(before.find((d) => d.uuid === DOOR)).toMatchObject({ capabilities: ['garageDoor'], switchable: false });
+    expect(after.find((d) => d.uuid === DOOR)).toMatchObject({ capabilities: ['garageDoor'], switchable: false });
+    expect(after.find((d) => d.uuid === PLUG)).toMatchObject({ capabilities: ['switch', 'energy'], switchable: true });
+    expect(emulator.requests('Appliance.System.Ability').map((r) => r.uuid).sort()).toEqual([DOOR, PLUG].sort());
+  });
+
+  it('refuses to switch the opener and publishes no switch message to it, though it declares ToggleX', async () => {
+    const set = await adapter.setChannel(DOOR, 0, true).then(() => null, (e: { code?: string; details?: unknown }) => e);
+    const read = await adapter.readChannels(DOOR).then(() => null, (e: { code?: string }) => e);
+
+    expect(set).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
+    expect(JSON.stringify(set)).toContain('is a garage door opener');
+    // Once its abilities are known, even a state read of switches is refused.
+    expect(read).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
+    expect(emulator.requests('Appliance.Control.ToggleX').filter((r) => r.uuid === DOOR)).toEqual([]);
+    expect(emulator.requests('Appliance.Control.Toggle').filter((r) => r.uuid === DOOR)).toEqual([]);
+    expect(emulator.requests('Appliance.System.All').filter((r) => r.uuid === DOOR)).toEqual([]);
+    expect(emulator.device(DOOR).isOn(0)).toBe(false);
+  });
+
+  it("opens the door: the opener's answer, then its push when the door arrives; again it is already open; the button's push is heard", async () => {
+    const opening = await adapter.setGarageDoor(DOOR, 0, true);
+    await eventually(() => adapter.events.some((e) => e.type === 'garageDoor' && e.uuid === DOOR && e.state === 'open'), 'the door open');
+    const read = await adapter.readGarageDoors(DOOR);
+    const again = await adapter.setGarageDoor(DOOR, 0, true);
+    emulator.pressGarageButton(DOOR, 0);
+    await eventually(() => adapter.events.some((e) => e.type === 'garageDoor' && e.state === 'closed' && e.source === 'push'), 'the door closed');
+
+    expect(opening).toEqual({ channel: 0, state: 'opening' });
+    expect(read).toEqual([{ channel: 0, state: 'open' }]);
+    expect(again).toEqual({ channel: 0, state: 'open' });
+    expect(emulator.requests('Appliance.GarageDoor.State', 'SET').map((r) => r.payload)).toEqual([
+      { state: { channel: 0, open: 1, uuid: DOOR } },
+      { state: { channel: 0, open: 1, uuid: DOOR } },
+    ]);
+    expect(emulator.device(DOOR).isOpen(0)).toBe(false);
+  });
+
+  it('refuses door actions on a plug without sending them', async () => {
+    const failure = await adapter.setGarageDoor(PLUG, 0, true).then(() => null, (e: { code?: string }) => e);
+
+    expect(failure).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
+    expect(emulator.requests('Appliance.GarageDoor.State')).toEqual([]);
+  });
+});
