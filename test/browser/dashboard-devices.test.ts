@@ -38,7 +38,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
 
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
-    expect(await page.getByRole('article').count()).toBe(3);
+    expect(await page.getByRole('article').count()).toBe(4);
     await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
     expect(trouble.problems).toEqual([]);
     await page.close();
@@ -64,6 +64,24 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it('shows a garage door as a door, never a switch: Open answers "Opening…", and the door\'s push brings "Open"', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Garage Door');
+    const state = card.locator('[data-door-state]');
+    await expect.poll(() => state.getAttribute('data-door-state')).toMatch(/^(open|closed)$/);
+    const action = (await state.getAttribute('data-door-state')) === 'closed' ? 'Open' : 'Close';
+
+    await card.getByRole('button', { name: `${action} Garage Door` }).click();
+    await expect.poll(() => state.textContent()).toBe(action === 'Open' ? 'Opening…' : 'Closing…');
+    await expect.poll(() => state.textContent(), { timeout: 8_000 }).toBe(action === 'Open' ? 'Open' : 'Closed');
+
+    expect(await card.getByRole('switch').count()).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const trouble = watchTrouble(page);
@@ -71,7 +89,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 3 devices/).waitFor();
+    await page.getByText(/Synced: 4 devices/).waitFor();
     const desktop = await seriousAxeViolations(page);
     await page.setViewportSize({ width: 360, height: 740 });
     const phone = await seriousAxeViolations(page);

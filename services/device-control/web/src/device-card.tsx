@@ -1,19 +1,22 @@
 import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import type { Device } from './types.js';
+import { GarageDoorPanel } from './garage-door-panel.js';
+import type { Device, GarageDoor } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
 
 interface Props {
   client: ApiClient;
   device: Device;
+  doors: GarageDoor[] | undefined;
+  onDoors(uuid: string, doors: GarageDoor[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
   onChange(device: Device): void;
 }
 
 /** One device: its state, a switch per channel, and why the last command failed. */
-export function DeviceCard({ client, device, onStale, onChange }: Props) {
+export function DeviceCard({ client, device, doors, onDoors, onStale, onChange }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
   const headingId = `device-${device.uuid}`;
@@ -42,7 +45,9 @@ export function DeviceCard({ client, device, onStale, onChange }: Props) {
       <p class="muted">
         {device.type} · <span title={localTime(device.lastSeenAt)}>seen {timeFromNow(device.lastSeenAt)}</span>
       </p>
-      {device.switchable ? (
+      {device.capabilities.includes('garageDoor') ? (
+        <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
+      ) : device.switchable ? (
         <ul class="channels">
           {device.channels.map((c) => (
             <li key={c.channel} class="row">
@@ -62,7 +67,7 @@ export function DeviceCard({ client, device, onStale, onChange }: Props) {
           ))}
         </ul>
       ) : (
-        <p class="muted">No switch on this device.</p>
+        <p class="muted">No switch on this device ({device.capabilities.join(', ') || 'nothing it can do is known yet'}).</p>
       )}
       {device.switchable && !device.controllable ? <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p> : null}
       <ErrorNote problem={problem} />

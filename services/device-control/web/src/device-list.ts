@@ -1,4 +1,4 @@
-import type { ChannelEvent, Device } from './types.js';
+import type { ChannelEvent, Device, GarageDoor } from './types.js';
 
 /** The list with one device replaced (added when new, removed when null). */
 export function replaceDevice(list: Device[], uuid: string, device: Device | null): Device[] {
@@ -13,4 +13,10 @@ export function applyChannel(list: Device[], event: ChannelEvent): Device[] {
   return list.map((d) =>
     d.uuid !== event.uuid ? d : { ...d, channels: d.channels.map((c) => (c.channel === event.channel ? { ...c, on: event.on } : c)) },
   );
+}
+
+/** The doors of an opener after a garageDoor event (a door not seen yet is added). */
+export function applyDoor(doors: GarageDoor[] | undefined, channel: number, state: GarageDoor['state']): GarageDoor[] {
+  const list = doors ?? [];
+  return list.some((d) => d.channel === channel) ? list.map((d) => (d.channel === channel ? { ...d, state } : d)) : [...list, { channel, state }];
 }

@@ -9,6 +9,7 @@ export interface Device {
   channels: Array<{ channel: number; name: string; on: boolean | null }>;
   commandReady: boolean;
   switchable: boolean;
+  capabilities: Array<'switch' | 'garageDoor' | 'cover' | 'light' | 'energy' | 'hubSensors'>;
   firmware: string | null;
   hardware: string | null;
   lastSeenAt: string | null;
@@ -30,4 +31,10 @@ export interface ChannelEvent {
   channel: number;
   on: boolean;
   source: 'command' | 'push' | 'read';
+}
+
+/** One door of a garage door opener (GET /devices/:uuid/garage-door, and garageDoor events). */
+export interface GarageDoor {
+  channel: number;
+  state: 'open' | 'closed' | 'opening' | 'closing' | null;
 }

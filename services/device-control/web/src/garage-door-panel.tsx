@@ -1,0 +1,65 @@
+import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { useEffect, useState } from 'preact/hooks';
+import type { Device, GarageDoor } from './types.js';
+
+const STATE_TEXT = { open: 'Open', closed: 'Closed', opening: 'Opening…', closing: 'Closing…' } as const;
+
+interface Props {
+  client: ApiClient;
+  device: Device;
+  /** What the service last said of each door; undefined until loaded. */
+  doors: GarageDoor[] | undefined;
+  onDoors(doors: GarageDoor[]): void;
+}
+
+/** A garage door opener: each door's state, and Open / Close (never a switch). */
+export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [busy, setBusy] = useState(false);
+  const path = `/devices/${encodeURIComponent(device.uuid)}/garage-door`;
+
+  useEffect(() => {
+    if (doors !== undefined || !device.online) return;
+    client.json<{ doors: GarageDoor[] }>('GET', path).then(
+      ({ body }) => onDoors(body.doors),
+      (error: unknown) => setProblem(toErrorBody(error)),
+    );
+  }, [client, path, doors, device.online, onDoors]);
+
+  const move = async (channel: number, action: 'open' | 'close') => {
+    setBusy(true);
+    try {
+      const { body } = await client.json<{ state: GarageDoor['state'] }>('POST', `${path}/${channel}/${action}`);
+      onDoors((doors ?? []).map((d) => (d.channel === channel ? { ...d, state: body.state } : d)));
+      setProblem(null);
+    } catch (error) {
+      setProblem(toErrorBody(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="garage-doors">
+      <ul class="channels">
+        {(doors ?? []).map((door) => (
+          <li key={door.channel} class="row">
+            <span>
+              {doors && doors.length > 1 ? `Door ${door.channel}: ` : 'Door: '}
+              <strong data-door-state={door.state ?? 'unknown'}>{door.state ? STATE_TEXT[door.state] : 'unknown'}</strong>
+            </span>
+            <span class="actions">
+              <button type="button" disabled={busy} onClick={() => void move(door.channel, 'open')} aria-label={`Open ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}>
+                Open
+              </button>
+              <button type="button" disabled={busy} onClick={() => void move(door.channel, 'close')} aria-label={`Close ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}>
+                Close
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+      <ErrorNote problem={problem} />
+    </div>
+  );
+}
