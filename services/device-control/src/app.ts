@@ -7,6 +7,7 @@ import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
 import { registerCloudRoutes } from './http/cloud.router.js';
 import { registerDeviceRoutes } from './http/devices.router.js';
+import { registerCoverRoutes } from './http/cover.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import { registerGarageDoorRoutes } from './http/garage-door.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now() });
   registerDeviceRoutes(api, deps.devices);
   registerGarageDoorRoutes(api, deps.devices);
+  registerCoverRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });

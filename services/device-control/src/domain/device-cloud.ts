@@ -51,6 +51,16 @@ export interface GarageDoorReading {
   state: GarageDoorState;
 }
 
+/** Whether a cover (roller shutter) is moving: Meross's 0 idle, 1 opening, 2 closing. */
+export type CoverMotion = 'idle' | 'opening' | 'closing';
+
+/** One cover channel: position 0 (closed) to 100 (open), null while unknown. */
+export interface CoverReading {
+  channel: number;
+  position: number | null;
+  motion: CoverMotion;
+}
+
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
   channel: number;
@@ -70,6 +80,8 @@ export interface CloudDevice {
   /** The device can be switched: it has the `switch` capability. */
   switchable: boolean;
   capabilities: Capability[];
+  /** A cover that goes to any position, not only fully open or closed (Meross firmware 6.6.6 and later). */
+  coverPositioning?: boolean;
   channels: CloudChannel[];
   firmware?: string;
   hardware?: string;
@@ -84,6 +96,7 @@ export type CloudEvent =
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
   | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
+  | { type: 'cover'; uuid: string; channel: number; position?: number; motion?: CoverMotion; source: 'push' }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 
@@ -113,6 +126,13 @@ export interface DeviceCloud {
   readGarageDoors(uuid: string): Promise<GarageDoorReading[]>;
   /** Opens or closes one door; resolves the door's answer (`opening`/`closing` while it moves, or where it already is). */
   setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading>;
+  /** Reads position and motion of every cover channel (Appliance.RollerShutter.Position and .State: two messages). */
+  readCovers(uuid: string): Promise<CoverReading[]>;
+  /**
+   * Sends a cover toward a position (100 open, 0 closed, in between where the device supports it) or stops it
+   * (`stop`); resolves once the device acknowledged. Where it ends up arrives as pushes.
+   */
+  moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

@@ -30,6 +30,7 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
     device.commandReady === cloud.commandReady &&
     device.switchable === cloud.switchable &&
     device.capabilities.join() === cloud.capabilities.join() &&
+    (device.coverPositioning ?? false) === (cloud.coverPositioning ?? false) &&
     device.firmware === cloud.firmware &&
     device.hardware === cloud.hardware &&
     device.channels.length === cloud.channels.length &&
@@ -59,6 +60,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
   if (cloud.upgrading) device.upgrading = true;
+  if (cloud.coverPositioning) device.coverPositioning = true;
   if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
   if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
   return device;

@@ -10,6 +10,7 @@ import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-reg
 import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
+import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
@@ -30,7 +31,7 @@ export interface DeviceServiceOptions {
 }
 
 /** Re-exported for callers of the service. */
-export type { ChannelCommandResult, GarageDoorResult, GarageDoorView };
+export type { ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -59,6 +60,7 @@ export class DeviceService {
   private readonly sent = { api: 0, mqtt: 0 };
   private readonly commands: ChannelCommands;
   private readonly garageDoors: GarageDoors;
+  private readonly covers: Covers;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -86,15 +88,17 @@ export class DeviceService {
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
     });
-    this.garageDoors = new GarageDoors({
+    const family = {
       cloud,
       registry: this.registry,
       queue,
       budget: this.budget,
       clock,
       commandTimeoutMs: options.commandTimeoutMs,
-      publish: (event) => this.publish(event),
-    });
+      publish: (event: DeviceEvent) => this.publish(event),
+    };
+    this.garageDoors = new GarageDoors(family);
+    this.covers = new Covers(family);
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
@@ -202,6 +206,18 @@ export class DeviceService {
     return this.garageDoors.set(uuid, channel, action);
   }
 
+  /** Position and motion of each channel of a cover; read from it when a position is unknown. */
+  readCovers(uuid: string): Promise<CoverView[]> {
+    this.assertListLoaded();
+    return this.covers.read(uuid);
+  }
+
+  /** Opens, closes, stops or positions one channel of a cover. */
+  moveCover(uuid: string, channel: number, action: CoverAction): Promise<CoverResult> {
+    this.assertListLoaded();
+    return this.covers.set(uuid, channel, action);
+  }
+
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
@@ -234,14 +250,17 @@ export class DeviceService {
       case 'garageDoor':
         this.garageDoors.apply(event.uuid, event.channel, event.state, event.source);
         break;
+      case 'cover':
+        this.covers.apply(event.uuid, event.channel, event, event.source);
+        break;
       case 'online':
-        if (!event.online) this.garageDoors.forget(event.uuid);
+        if (!event.online) this.forgetFamilies(event.uuid);
         this.registry.setOnline(event.uuid, event.online, now, event.upgrading ?? false);
         if (event.online) this.reads?.request([event.uuid]);
         break;
       case 'device':
         // A command channel that came back missed pushes: the registry forgot the states, read them (bounded).
-        if (!event.device.commandReady || !event.device.online) this.garageDoors.forget(event.device.uuid);
+        if (!event.device.commandReady || !event.device.online) this.forgetFamilies(event.device.uuid);
         this.registry.update(event.device, now);
         this.reads?.request([event.device.uuid]);
         break;
@@ -250,6 +269,12 @@ export class DeviceService {
         if (event.status.state === 'connected') this.syncer.onSessionUp();
         break;
     }
+  }
+
+  /** What door and cover states the service knew of a device that went away or lost its command channel. */
+  private forgetFamilies(uuid: string): void {
+    this.garageDoors.forget(uuid);
+    this.covers.forget(uuid);
   }
 
   private publish(event: DeviceEvent): void {

@@ -26,6 +26,8 @@ export interface BudgetWindowStatus {
 /** Room held for one admitted cloud call until it finished; the messages it really sent are recorded apart. */
 export interface Reservation {
   readonly at: number;
+  /** Messages the call may send (a cover read sends two). */
+  readonly count: number;
 }
 
 /**
@@ -62,22 +64,22 @@ export class MessageBudget {
   }
 
   /** Admits a caller's call or throws COMMAND_BUDGET_EXHAUSTED with the seconds until there is room again. */
-  assertReserve(priority: Priority = 'caller'): Reservation {
-    const reservation = this.tryReserve(priority);
+  assertReserve(priority: Priority = 'caller', count = 1): Reservation {
+    const reservation = this.tryReserve(priority, count);
     if (reservation) return reservation;
-    const full = this.windows.find((w) => !this.fits(w, priority)) ?? this.windows[0]!;
+    const full = this.windows.find((w) => !this.fits(w, priority, count)) ?? this.windows[0]!;
     throw new AppError(
       'COMMAND_BUDGET_EXHAUSTED',
       `Cloud message budget exhausted: ${full.limit} messages per ${describeWindow(full.windowMs)} for the whole account`,
-      { retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilAvailable(priority) / 1000)) },
+      { retryAfterSeconds: Math.max(1, Math.ceil(this.msUntilAvailable(priority, count) / 1000)) },
     );
   }
 
   /** Admits a call if it fits the windows for its priority. */
-  tryReserve(priority: Priority): Reservation | undefined {
+  tryReserve(priority: Priority, count = 1): Reservation | undefined {
     this.prune();
-    if (!this.windows.every((w) => this.fits(w, priority))) return undefined;
-    const reservation = { at: this.clock.now() };
+    if (!this.windows.every((w) => this.fits(w, priority, count))) return undefined;
+    const reservation = { at: this.clock.now(), count };
     this.pending.add(reservation);
     return reservation;
   }
@@ -88,7 +90,7 @@ export class MessageBudget {
   }
 
   /** Milliseconds until a call of this priority fits: 0 now, Infinity when its share is empty by configuration. */
-  msUntilAvailable(priority: Priority): number {
+  msUntilAvailable(priority: Priority, count = 1): number {
     this.prune();
     const now = this.clock.now();
     let wait = 0;
@@ -96,7 +98,7 @@ export class MessageBudget {
       const allowed = w.limit - this.reserveOf(w, priority);
       if (allowed <= 0) return Infinity;
       const inWindow = this.sentIn(w);
-      const excess = inWindow.length + this.pending.size + 1 - allowed;
+      const excess = inWindow.length + this.pendingCount() + count - allowed;
       if (excess <= 0) continue;
       // Admitted calls still running free their room when they finish; a second is a fair guess for that.
       const expiring = inWindow[excess - 1];
@@ -108,7 +110,7 @@ export class MessageBudget {
   status(): BudgetWindowStatus[] {
     this.prune();
     return this.windows.map((w) => {
-      const used = this.sentIn(w).length + this.pending.size;
+      const used = this.sentIn(w).length + this.pendingCount();
       return {
         window: w.name,
         seconds: w.windowMs / 1000,
@@ -120,8 +122,14 @@ export class MessageBudget {
     });
   }
 
-  private fits(w: BudgetWindowLimit, priority: Priority): boolean {
-    return this.sentIn(w).length + this.pending.size + 1 + this.reserveOf(w, priority) <= w.limit;
+  private pendingCount(): number {
+    let count = 0;
+    for (const reservation of this.pending) count += reservation.count;
+    return count;
+  }
+
+  private fits(w: BudgetWindowLimit, priority: Priority, count: number): boolean {
+    return this.sentIn(w).length + this.pendingCount() + count + this.reserveOf(w, priority) <= w.limit;
   }
 
   private reserveOf(w: BudgetWindowLimit, priority: Priority): number {

@@ -81,7 +81,7 @@ export const SyncResultSchema = z
 
 /** `:uuid` and `:channel` of the garage door routes (the door; 0 on a one-door opener). */
 export const DoorParamsSchema = UuidParamsSchema.extend({
-  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door (0 on a one-door opener such as the msg100)' }),
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door or cover channel (0 on a single one, such as the msg100 or mrs100)' }),
 });
 
 const GarageDoorStateSchema = z.enum(['open', 'closed', 'opening', 'closing']);
@@ -112,3 +112,41 @@ export const GarageDoorResultSchema = z
     sent: z.boolean().openapi({ description: 'false when the door already was, or was going, where it was asked to: nothing was sent' }),
   })
   .openapi('GarageDoorResult');
+
+const CoverMotionSchema = z.enum(['idle', 'opening', 'closing']);
+
+/** GET /devices/:uuid/cover. */
+export const CoversSchema = z
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    positioning: z.boolean().openapi({ description: 'Takes any position 0–100; false: only fully open (100) or closed (0)' }),
+    covers: z.array(
+      z.object({
+        channel: z.number().int(),
+        position: z.number().int().nullable().openapi({ description: '0 closed … 100 open; null while unknown' }),
+        motion: CoverMotionSchema.nullable(),
+        at: z.string().nullable(),
+      }),
+    ),
+  })
+  .openapi('Covers');
+
+/** Body of PUT /devices/:uuid/cover/:channel/position. */
+export const CoverPositionBodySchema = z
+  .object({ position: z.number().int('must be an integer').min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100') })
+  .openapi('CoverPositionRequest');
+
+/** Answer of the cover commands. */
+export const CoverResultSchema = z
+  .object({
+    status: z.literal('success'),
+    device: z.string(),
+    action: z.enum(['open', 'close', 'stop', 'position']),
+    channel: z.number().int(),
+    target: z.number().int().nullable(),
+    position: z.number().int().nullable().openapi({ description: 'Where the cover was when the command went out (pushes tell where it ends)' }),
+    motion: CoverMotionSchema,
+    sent: z.boolean(),
+  })
+  .openapi('CoverResult');

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CloudDevice, CloudEvent, CloudStatus, GarageDoorReading } from '../../src/domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, GarageDoorReading } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { ChildOutput } from './child-output.js';
 
@@ -132,6 +132,14 @@ export class RemoteCloud {
 
   setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
     return this.call('setGarageDoor', [uuid, channel, open]) as Promise<GarageDoorReading>;
+  }
+
+  readCovers(uuid: string): Promise<CoverReading[]> {
+    return this.call('readCovers', [uuid]) as Promise<CoverReading[]>;
+  }
+
+  moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
+    return this.call('moveCover', [uuid, channel, target]) as Promise<void>;
   }
 
   submitMfaCode(code: string): Promise<void> {

@@ -6,6 +6,7 @@ import {
   type CloudEvent,
   type CloudSessionState,
   type CloudStatus,
+  type CoverReading,
   type DeviceCloud,
   type GarageDoorReading,
   type GarageDoorState,
@@ -15,7 +16,17 @@ import {
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
 export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;
 
-type Method = 'start' | 'stop' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'submitMfaCode';
+type Method =
+  | 'start'
+  | 'stop'
+  | 'listDevices'
+  | 'readChannels'
+  | 'setChannel'
+  | 'readGarageDoors'
+  | 'setGarageDoor'
+  | 'readCovers'
+  | 'moveCover'
+  | 'submitMfaCode';
 
 /** A recorded call. */
 export interface FakeCall {
@@ -28,6 +39,8 @@ interface FakeDevice {
   states: Map<number, boolean>;
   /** Garage doors: open or not, per channel. */
   doors: Map<number, boolean>;
+  /** Covers: position per channel. */
+  covers: Map<number, number>;
 }
 
 /** A device description with test defaults: online, connected, switchable, one channel. */
@@ -42,6 +55,11 @@ export function cloudDevice(overrides: Partial<CloudDevice> & { uuid: string }):
     ...overrides,
     capabilities: overrides.capabilities ?? ((overrides.switchable ?? true) ? ['switch'] : []),
   };
+}
+
+/** A roller shutter (mrs100) that takes any position, closed at first. */
+export function rollerShutter(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return cloudDevice({ name: 'Blinds', type: 'mrs100', switchable: false, capabilities: ['cover'], coverPositioning: true, ...overrides });
 }
 
 /** A garage door opener (msg100): one door on channel 0, never switchable. */
@@ -153,6 +171,17 @@ export class FakeDeviceCloud implements DeviceCloud {
     return { channel, state };
   }
 
+  async readCovers(uuid: string): Promise<CoverReading[]> {
+    await this.enter('readCovers', [uuid]);
+    return [...this.assertDevice(uuid).covers].map(([channel, position]) => ({ channel, position, motion: 'idle' }));
+  }
+
+  /** Acknowledges; the cover "arrives" at once (a test pushes what it wants to be seen). */
+  async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
+    await this.enter('moveCover', [uuid, channel, target]);
+    if (target !== 'stop') this.assertDevice(uuid).covers.set(channel, target);
+  }
+
   onEvent(listener: (event: CloudEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -198,7 +227,8 @@ export class FakeDeviceCloud implements DeviceCloud {
   addDevice(device: CloudDevice, states: boolean[] = []): void {
     const map = new Map(device.channels.map((c, i) => [c.channel, states[i] ?? false]));
     const doors = new Map(device.capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
-    this.devices.set(device.uuid, { device, states: map, doors });
+    const covers = new Map(device.capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
+    this.devices.set(device.uuid, { device, states: map, doors, covers });
   }
 
   removeDevice(uuid: string): void {

@@ -1,4 +1,4 @@
-import type { Capability, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { Capability, CoverMotion, GarageDoorReading } from '../../domain/device-cloud.js';
 import type { SwitchProtocol } from './meross-payloads.js';
 
 /** What a device declares it understands: the namespaces of its Appliance.System.Ability answer. */
@@ -76,4 +76,33 @@ export function parseGarageDoorAnswer(payload: unknown, channel: number, open: b
   const was = state.open === 1;
   if (was !== open && state.execute !== 0) return { channel, state: open ? 'opening' : 'closing' };
   return { channel, state: was ? 'open' : 'closed' };
+}
+
+function entries(value: unknown): Array<Record<string, unknown>> {
+  return (Array.isArray(value) ? value : [value]).flatMap((e) => (record(e) ? [record(e)!] : []));
+}
+
+const channelOf = (e: Record<string, unknown>) => (typeof e.channel === 'number' && Number.isInteger(e.channel) ? e.channel : 0);
+
+/** Positions from Appliance.RollerShutter.Position (`{ position: [{ channel, position }] }`), 0 closed … 100 open. */
+export function parseCoverPositions(payload: unknown): Array<{ channel: number; position: number }> {
+  return entries(record(payload)?.position).flatMap((e) =>
+    typeof e.position === 'number' && e.position >= 0 && e.position <= 100 ? [{ channel: channelOf(e), position: Math.round(e.position) }] : [],
+  );
+}
+
+const MOTIONS: Record<number, CoverMotion> = { 0: 'idle', 1: 'opening', 2: 'closing' };
+
+/** Motion from Appliance.RollerShutter.State (`{ state: [{ channel, state }] }`: 0 idle, 1 opening, 2 closing). */
+export function parseCoverMotions(payload: unknown): Array<{ channel: number; motion: CoverMotion }> {
+  return entries(record(payload)?.state).flatMap((e) => {
+    const motion = typeof e.state === 'number' ? MOTIONS[e.state] : undefined;
+    return motion ? [{ channel: channelOf(e), motion }] : [];
+  });
+}
+
+/** Covers take any position from firmware 6.6.6 on (meross_lan's observation); older ones only run fully. */
+export function coverTakesPositions(firmware: string | undefined): boolean {
+  const [major = 0, minor = 0, patch = 0] = (firmware ?? '').split('.').map((n) => Number.parseInt(n, 10) || 0);
+  return major * 1_000_000 + minor * 1_000 + patch >= 6_006_006;
 }

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, DeviceCloud, GarageDoorReading } from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import {
   CloudCallError,
@@ -194,6 +194,14 @@ export class MerossCloud implements DeviceCloud {
 
   setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
     return this.devices.setGarageDoor(uuid, channel, open);
+  }
+
+  readCovers(uuid: string): Promise<CoverReading[]> {
+    return this.devices.readCovers(uuid);
+  }
+
+  moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
+    return this.devices.moveCover(uuid, channel, target);
   }
 
   private connectedList(): CloudDevice[] {

@@ -1,6 +1,15 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, GarageDoorReading } from '../../domain/device-cloud.js';
-import { capabilitiesOf, parseAbilities, parseGarageDoorAnswer, parseGarageDoors, switchProtocolOf, type Abilities } from './meross-abilities.js';
+import type { Capability, CloudDevice, CloudEvent, CoverReading, GarageDoorReading } from '../../domain/device-cloud.js';
+import {
+  capabilitiesOf,
+  parseAbilities,
+  parseCoverMotions,
+  parseCoverPositions,
+  parseGarageDoorAnswer,
+  parseGarageDoors,
+  switchProtocolOf,
+  type Abilities,
+} from './meross-abilities.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
 import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
 import {
@@ -131,7 +140,7 @@ export class MerossDevices {
 
   async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
     const entry = this.assertReachable(uuid);
-    await this.assertGarageDoor(entry);
+    await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
     const payload = await this.send(entry, 'reading Appliance.GarageDoor.State', (object, done) =>
       object.publishMessage('GET', 'Appliance.GarageDoor.State', {}, done),
     );
@@ -142,13 +151,35 @@ export class MerossDevices {
 
   async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
     const entry = this.assertReachable(uuid);
-    await this.assertGarageDoor(entry);
+    await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
     const payload = await this.send(entry, `${open ? 'opening' : 'closing'} garage door ${channel}`, (object, done) =>
       object.controlGarageDoor(channel, open, done),
     );
     const answer = parseGarageDoorAnswer(payload, channel, open);
     if (!answer) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable answer to the garage door command`);
     return answer;
+  }
+
+  async readCovers(uuid: string): Promise<CoverReading[]> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
+    const positions = parseCoverPositions(
+      await this.send(entry, 'reading Appliance.RollerShutter.Position', (object, done) => object.getRollerShutterPosition(done)),
+    );
+    const motions = parseCoverMotions(
+      await this.send(entry, 'reading Appliance.RollerShutter.State', (object, done) => object.getRollerShutterState(done)),
+    );
+    if (positions.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.RollerShutter.Position answer`);
+    return positions.map(({ channel, position }) => ({ channel, position, motion: motions.find((m) => m.channel === channel)?.motion ?? 'idle' }));
+  }
+
+  async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
+    // Meross's position -1 stops the cover where it is.
+    await this.send(entry, target === 'stop' ? `stopping cover ${channel}` : `moving cover ${channel} to ${target}`, (object, done) =>
+      object.controlRollerShutterPosition(channel, target === 'stop' ? -1 : target, done),
+    );
   }
 
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */
@@ -217,6 +248,15 @@ export class MerossDevices {
       for (const { channel, state } of doors) this.deps.emit({ type: 'garageDoor', uuid: entry.def.uuid, channel, state, source: 'push' });
       return;
     }
+    if (namespace === 'Appliance.RollerShutter.Position' || namespace === 'Appliance.RollerShutter.State') {
+      const uuid = entry.def.uuid;
+      if (namespace.endsWith('Position')) {
+        for (const { channel, position } of parseCoverPositions(payload)) this.deps.emit({ type: 'cover', uuid, channel, position, source: 'push' });
+      } else {
+        for (const { channel, motion } of parseCoverMotions(payload)) this.deps.emit({ type: 'cover', uuid, channel, motion, source: 'push' });
+      }
+      return;
+    }
     const readings = parseTogglePush(namespace, payload);
     if (readings.length === 0) return;
     this.setOnline(entry, true);
@@ -260,9 +300,9 @@ export class MerossDevices {
     throw notControllable(`Device ${entry.def.uuid} ${what}; it is never sent a switch command`);
   }
 
-  private async assertGarageDoor(entry: DeviceEntry): Promise<void> {
-    if (capabilitiesOf(await this.abilitiesOf(entry)).includes('garageDoor')) return;
-    throw notControllable(`Device ${entry.def.uuid} declares no garage door (Appliance.GarageDoor.State)`);
+  private async assertCapability(entry: DeviceEntry, capability: Capability, namespace: string): Promise<void> {
+    if (capabilitiesOf(await this.abilitiesOf(entry)).includes(capability)) return;
+    throw notControllable(`Device ${entry.def.uuid} declares no ${capability} (${namespace})`);
   }
 
   private async read(entry: DeviceEntry): Promise<ChannelReading[]> {

@@ -25,6 +25,9 @@ export interface LibraryDevice {
   getSystemAbilities(callback: LibraryCallback<unknown>): string;
   publishMessage(method: 'GET' | 'SET', namespace: string, payload: unknown, callback: LibraryCallback<unknown>): string;
   controlGarageDoor(channel: number, open: boolean, callback: LibraryCallback<unknown>): string;
+  getRollerShutterPosition(callback: LibraryCallback<unknown>): string;
+  getRollerShutterState(callback: LibraryCallback<unknown>): string;
+  controlRollerShutterPosition(channel: number, position: number, callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
   disconnect(force?: boolean): void;

@@ -1,6 +1,6 @@
 import { z } from '@homeops/common';
 import type { Capability, CloudChannel, CloudDevice } from '../../domain/device-cloud.js';
-import { capabilitiesOfType } from './meross-abilities.js';
+import { capabilitiesOfType, coverTakesPositions } from './meross-abilities.js';
 import { CloudCallError } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
 
@@ -57,6 +57,7 @@ export function toCloudDevice(
     channels: channelsOf(def),
   };
   if (live.upgrading) device.upgrading = true;
+  if (capabilities.includes('cover') && coverTakesPositions(def.fmwareVersion)) device.coverPositioning = true;
   if (def.fmwareVersion) device.firmware = def.fmwareVersion;
   if (def.hdwareVersion) device.hardware = def.hdwareVersion;
   return device;

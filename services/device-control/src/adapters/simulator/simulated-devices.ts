@@ -5,15 +5,18 @@ export interface SimulatedDevice {
   device: CloudDevice;
   states: Map<number, boolean>;
   doors: Map<number, boolean>;
+  /** Cover position per channel (0 closed … 100 open). */
+  covers: Map<number, number>;
 }
 
 function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: CloudDevice['capabilities'] }, initial: boolean[]): SimulatedDevice {
   const capabilities = device.capabilities ?? ['switch'];
   const doors = new Map(capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
-  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors };
+  const covers = new Map(capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
+  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers };
 }
 
-/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door. */
+/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds. */
 export function defaultSimulatedDevices(): SimulatedDevice[] {
   return [
     simulated(
@@ -75,6 +78,22 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         channels: [{ channel: 0, name: 'Garage Door' }],
         firmware: '3.2.7',
         hardware: '3.0.0',
+      },
+      [],
+    ),
+    simulated(
+      {
+        uuid: 'sim-cover-0001',
+        name: 'Bedroom Blinds',
+        type: 'mrs100',
+        online: true,
+        commandReady: true,
+        switchable: false,
+        capabilities: ['cover'],
+        coverPositioning: true,
+        channels: [{ channel: 0, name: 'Bedroom Blinds' }],
+        firmware: '6.6.6',
+        hardware: '6.0.0',
       },
       [],
     ),

@@ -4,6 +4,7 @@ import {
   type CloudDevice,
   type CloudEvent,
   type CloudStatus,
+  type CoverReading,
   type DeviceCloud,
   type GarageDoorReading,
 } from '../../domain/device-cloud.js';
@@ -17,7 +18,7 @@ export interface SimulatorOptions {
   devices?: SimulatedDevice[];
   /** Simulated round trip of each cloud call. */
   latencyMs?: number;
-  /** How long a garage door takes to open or close (default 3 s). */
+  /** How long a garage door takes to open or close, and a cover a full run (default 3 s). */
   doorTravelMs?: number;
 }
 
@@ -97,6 +98,34 @@ export class SimulatorCloud implements DeviceCloud {
     timer.unref();
     this.moving.add(timer);
     return { channel, state: open ? 'opening' : 'closing' };
+  }
+
+  async readCovers(uuid: string): Promise<CoverReading[]> {
+    await this.roundTrip();
+    const { covers } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'cover position read' });
+    this.emit({ type: 'sent', via: 'mqtt', what: 'cover state read' });
+    return [...covers].map(([channel, position]) => ({ channel, position, motion: 'idle' }));
+  }
+
+  /** Acknowledges at once; the cover arrives after its share of a full run and that is pushed (a stop stays put). */
+  async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
+    await this.roundTrip();
+    const { covers } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'cover command' });
+    const from = covers.get(channel);
+    if (from === undefined) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no cover channel ${channel}`);
+    if (target === 'stop' || target === from) {
+      setImmediate(() => this.emit({ type: 'cover', uuid, channel, position: from, motion: 'idle', source: 'push' }));
+      return;
+    }
+    covers.set(channel, target);
+    const timer = setTimeout(() => {
+      this.moving.delete(timer);
+      this.emit({ type: 'cover', uuid, channel, position: target, motion: 'idle', source: 'push' });
+    }, (this.doorTravelMs * Math.abs(target - from)) / 100);
+    timer.unref();
+    this.moving.add(timer);
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {

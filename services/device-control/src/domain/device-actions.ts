@@ -1,0 +1,66 @@
+import { callCloud } from './cloud-call.js';
+import type { Clock } from './clock.js';
+import type { Capability, DeviceCloud } from './device-cloud.js';
+import type { DeviceEvent } from './device-events.js';
+import type { DeviceQueue } from './device-queue.js';
+import type { DeviceRegistry } from './device-registry.js';
+import { assertCapable, assertKnownDevice, assertReachable } from './device-rules.js';
+import type { Device } from './device.js';
+import type { MessageBudget } from './message-budget.js';
+
+/** What the actions of a device family (garage doors, covers) need. */
+export interface DeviceActionsDeps {
+  cloud: DeviceCloud;
+  registry: DeviceRegistry;
+  queue: DeviceQueue;
+  budget: MessageBudget;
+  clock: Clock;
+  commandTimeoutMs: number;
+  publish: (event: DeviceEvent) => void;
+}
+
+/** The path every family's command takes: capability and presence checks, the account budget, the device's queue. */
+export abstract class DeviceActions {
+  constructor(protected readonly deps: DeviceActionsDeps) {}
+
+  /** Admits `count` messages for a caller and runs the work in the device's queue, checking the device again there. */
+  protected admitted<T>(uuid: string, count: number, work: (device: Device) => Promise<T>): Promise<T> {
+    assertReachable(this.deviceWith(uuid));
+    const reservation = this.deps.budget.assertReserve('caller', count);
+    return this.deps.queue.run(uuid, async () => {
+      try {
+        const device = this.deviceWith(uuid);
+        assertReachable(device);
+        return await work(device);
+      } finally {
+        this.deps.budget.release(reservation);
+      }
+    });
+  }
+
+  /** The known device with this family's capability, or DEVICE_NOT_FOUND / DEVICE_NOT_CONTROLLABLE. */
+  protected deviceWith(uuid: string): Device {
+    const device = assertKnownDevice(this.deps.registry.get(uuid), uuid);
+    assertCapable(device, this.capability, this.actionText);
+    return device;
+  }
+
+  protected call<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const { cloud, clock, commandTimeoutMs } = this.deps;
+    return callCloud(work, { what, timeoutMs: commandTimeoutMs, status: () => cloud.status(), now: () => clock.now() });
+  }
+
+  protected nowIso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+
+  protected abstract readonly capability: Capability;
+  /** What the family's commands do, for the refusal of a device without the capability. */
+  protected abstract readonly actionText: string;
+}
+
+/** The channels a family acts on: a device's channels without the "all" channel 0 of a multi-channel one. */
+export function actionChannels(device: Device): number[] {
+  const channels = device.channels.map((c) => c.channel);
+  return channels.length > 1 ? channels.filter((c) => c !== 0) : channels;
+}

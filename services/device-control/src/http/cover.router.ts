@@ -1,0 +1,54 @@
+import type { Api } from '@homeops/common';
+import type { CoverAction, DeviceService } from '../domain/device.service.js';
+import { CoverPositionBodySchema, CoverResultSchema, CoversSchema, DoorParamsSchema, UuidParamsSchema } from './device.schemas.js';
+import { COMMAND_ERRORS } from './devices.router.js';
+
+const tags = ['covers'];
+
+/** Covers / roller shutters (mrs100): position and motion; open, close, stop, position. */
+export function registerCoverRoutes(api: Api, devices: DeviceService): void {
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}/cover',
+    summary: 'Position and motion of each channel of a cover (read from it when unknown)',
+    tags,
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'Each channel: position 0–100 and motion', schema: CoversSchema } },
+    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    handler: async ({ params }, _req, res) => {
+      const covers = await devices.readCovers(params.uuid);
+      const device = devices.getDevice(params.uuid);
+      res.json({ uuid: params.uuid, name: device.name, positioning: device.coverPositioning ?? false, covers });
+    },
+  });
+
+  const send = async (uuid: string, channel: number, action: CoverAction) => ({ status: 'success', ...(await devices.moveCover(uuid, channel, action)) });
+  for (const action of ['open', 'close', 'stop'] as const) {
+    api.route({
+      method: 'post',
+      path: `/devices/{uuid}/cover/{channel}/${action}`,
+      summary: `${action === 'open' ? 'Open' : action === 'close' ? 'Close' : 'Stop'} a cover`,
+      tags,
+      params: DoorParamsSchema,
+      responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
+      errors: [...COMMAND_ERRORS],
+      handler: async ({ params }, _req, res) => {
+        res.json(await send(params.uuid, params.channel, action));
+      },
+    });
+  }
+
+  api.route({
+    method: 'put',
+    path: '/devices/{uuid}/cover/{channel}/position',
+    summary: 'Move a cover to a position, 0 closed … 100 open (positions in between need a cover that takes them)',
+    tags,
+    params: DoorParamsSchema,
+    body: CoverPositionBodySchema,
+    responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
+    errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],
+    handler: async ({ params, body }, _req, res) => {
+      res.json(await send(params.uuid, params.channel, { position: body.position }));
+    },
+  });
+}
