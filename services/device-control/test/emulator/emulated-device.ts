@@ -16,6 +16,8 @@ export interface EmulatedDeviceSpec {
    * some openers do, so a test proves it is never switched.
    */
   garageDoor?: boolean;
+  /** A roller shutter (mrs100): Appliance.RollerShutter.*, and ToggleX too, as real ones declare it. */
+  cover?: boolean;
 }
 
 const SYSTEM_ABILITIES = ['Appliance.System.All', 'Appliance.System.Ability', 'Appliance.System.Online', 'Appliance.System.Report', 'Appliance.Config.Key'];
@@ -33,6 +35,12 @@ export class EmulatedDevice {
   upgrading = false;
   readonly broker: number;
   readonly garageDoor: boolean;
+  readonly cover: boolean;
+  /** How long a full run of the cover takes. */
+  coverTravelMs = 400;
+  /** Cover position, 0 closed … 100 open, and the run under way. */
+  coverPosition = 0;
+  coverRun: { from: number; to: number; startedAt: number; timer: NodeJS.Timeout } | null = null;
   /** How long a door takes to open or close. */
   doorTravelMs = 300;
   /** Requests are received but never answered. */
@@ -54,6 +62,7 @@ export class EmulatedDevice {
     this.online = spec.online ?? true;
     this.broker = spec.broker ?? 0;
     this.garageDoor = spec.garageDoor ?? false;
+    this.cover = spec.cover ?? false;
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
     if (this.garageDoor) this.doors.set(0, false);
   }
@@ -65,6 +74,7 @@ export class EmulatedDevice {
     if (this.protocol === 'toggle') own.push('Appliance.Control.Toggle');
     if (this.protocol === 'none') own.push('Appliance.Hub.SubdeviceList', 'Appliance.Digest.Hub');
     if (this.garageDoor) own.push('Appliance.GarageDoor.State', 'Appliance.GarageDoor.Config');
+    if (this.cover) own.push('Appliance.RollerShutter.State', 'Appliance.RollerShutter.Position', 'Appliance.RollerShutter.Config');
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
     return own;
   }
@@ -78,6 +88,20 @@ export class EmulatedDevice {
     if (!this.doors.has(channel)) return false;
     this.doors.set(channel, open);
     return true;
+  }
+
+  /** Where the cover is now, mid-run included. */
+  coverNow(): number {
+    const run = this.coverRun;
+    if (!run) return this.coverPosition;
+    const done = Math.min(1, (Date.now() - run.startedAt) / ((this.coverTravelMs * Math.abs(run.to - run.from)) / 100 || 1));
+    return Math.round(run.from + (run.to - run.from) * done);
+  }
+
+  /** 0 idle, 1 opening, 2 closing, as Appliance.RollerShutter.State says it. */
+  coverMotion(): 0 | 1 | 2 {
+    if (!this.coverRun) return 0;
+    return this.coverRun.to > this.coverRun.from ? 1 : 2;
   }
 
   /** The doors as Appliance.GarageDoor.State carries them. */

@@ -168,6 +168,11 @@ export class EmulatorBroker {
     }
     if (call === 'GET Appliance.GarageDoor.State' && device.garageDoor) return reply('GETACK', { state: device.doorStates() });
     if (call === 'SET Appliance.GarageDoor.State' && device.garageDoor) return this.moveDoor(device, payload, reply);
+    if (call === 'GET Appliance.RollerShutter.Position' && device.cover) return reply('GETACK', { position: [{ channel: 0, position: device.coverNow() }] });
+    if (call === 'GET Appliance.RollerShutter.State' && device.cover) {
+      return reply('GETACK', { state: [{ channel: 0, state: device.coverMotion(), stoppedBy: 0, lmTime: Math.floor(Date.now() / 1000) }] });
+    }
+    if (call === 'SET Appliance.RollerShutter.Position' && device.cover) return this.moveCover(device, payload, reply);
     if (call === 'SET Appliance.Control.ToggleX' && device.protocol === 'togglex') {
       const entries = ([] as unknown[]).concat(payload.togglex ?? []) as Array<{ channel?: unknown; onoff?: unknown }>;
       const ok = entries.length > 0 && entries.every((e) => typeof e.channel === 'number' && device.set(e.channel, e.onoff === 1));
@@ -193,6 +198,36 @@ export class EmulatorBroker {
       device.setDoor(channel, open);
       this.push(device.uuid, 'Appliance.GarageDoor.State', { state: device.doorStates().filter((d) => d.channel === channel) });
     }, device.doorTravelMs);
+  }
+
+  /** As a roller shutter does: SETACK at once, then State and Position pushes as it starts, stops or arrives. */
+  private moveCover(device: EmulatedDevice, payload: Record<string, unknown>, reply: (method: string, body: unknown) => void): void {
+    const request = payload.position as { channel?: unknown; position?: unknown } | undefined;
+    const target = typeof request?.position === 'number' ? request.position : Number.NaN;
+    if (request?.channel !== 0 || !(target === -1 || (target >= 0 && target <= 100))) return reply('ERROR', { error: { code: 5000, detail: 'bad position' } });
+    reply('SETACK', {});
+    const pushState = () => {
+      const lmTime = Math.floor(Date.now() / 1000);
+      this.push(device.uuid, 'Appliance.RollerShutter.State', { state: [{ channel: 0, state: device.coverMotion(), stoppedBy: 0, lmTime }] });
+    };
+    const pushPosition = () => this.push(device.uuid, 'Appliance.RollerShutter.Position', { position: [{ channel: 0, position: device.coverPosition }] });
+    const here = device.coverNow();
+    if (device.coverRun) clearTimeout(device.coverRun.timer);
+    device.coverRun = null;
+    device.coverPosition = here;
+    if (target === -1 || target === here) {
+      pushState();
+      pushPosition();
+      return;
+    }
+    const timer = setTimeout(() => {
+      device.coverRun = null;
+      device.coverPosition = target;
+      pushState();
+      pushPosition();
+    }, (device.coverTravelMs * Math.abs(target - here)) / 100);
+    device.coverRun = { from: here, to: target, startedAt: Date.now(), timer };
+    pushState();
   }
 
   private message(uuid: string, namespace: string, method: string, payload: unknown, messageId: string): MerossMessage {

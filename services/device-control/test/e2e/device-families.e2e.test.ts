@@ -7,15 +7,19 @@ import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 import { createTestPki, type TestPki } from '../emulator/pki.js';
 
-// A garage door opener through the real meross-cloud library: it declares ToggleX too, and is never switched.
+// Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
+// declare ToggleX too, and are never switched.
 const PLUG = 'plug0000000000000000000000000001';
 const DOOR = 'door0000000000000000000000000005';
+const BLINDS = 'blinds00000000000000000000000006';
 const DEVICES: EmulatedDeviceSpec[] = [
   { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
   { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
+  { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
 ];
+const coverEvents = (adapter: RemoteCloud) => adapter.events.filter((e) => e.type === 'cover' && e.uuid === BLINDS);
 
-describe('garage door openers (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
+describe('device families (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
   let pki: TestPki;
   let host: AdapterHost;
   let emulator: MerossEmulator;
@@ -49,8 +53,8 @@ describe('garage door openers (adapter against the emulated cloud)', { timeout: 
     await adapter.start();
     await eventually(async () => {
       const devices = await adapter.listDevices().catch(() => []);
-      return devices.length === 2 && devices.every((d) => d.commandReady);
-    }, 'both devices command-ready');
+      return devices.length === DEVICES.length && devices.every((d) => d.commandReady);
+    }, 'every device command-ready');
   });
   afterEach(async () => {
     await adapter.stop();
@@ -107,5 +111,40 @@ describe('garage door openers (adapter against the emulated cloud)', { timeout: 
 
     expect(failure).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     expect(emulator.requests('Appliance.GarageDoor.State')).toEqual([]);
+  });
+
+  it('never switches the roller shutter, though it declares ToggleX', async () => {
+    const failure = await adapter.setChannel(BLINDS, 0, true).then(() => null, (e: { code?: string }) => e);
+    const listed = (await adapter.listDevices()).find((d) => d.uuid === BLINDS);
+
+    expect(failure).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
+    expect(JSON.stringify(failure)).toContain('is a cover');
+    expect(listed).toMatchObject({ capabilities: ['cover'], switchable: false, coverPositioning: true });
+    expect(emulator.requests('Appliance.Control.ToggleX').filter((r) => r.uuid === BLINDS)).toEqual([]);
+  });
+
+  it('reads the cover, sends it to a position, hears it start and arrive, and stops it mid-run', async () => {
+    const first = await adapter.readCovers(BLINDS);
+    await adapter.moveCover(BLINDS, 0, 60);
+    await eventually(() => coverEvents(adapter).some((e) => e.type === 'cover' && e.position === 60), 'the cover at 60');
+    const arrived = await adapter.readCovers(BLINDS);
+    emulator.device(BLINDS).coverTravelMs = 2_000;
+    await adapter.moveCover(BLINDS, 0, 0);
+    await eventually(() => coverEvents(adapter).some((e) => e.type === 'cover' && e.motion === 'closing'), 'the cover closing');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await adapter.moveCover(BLINDS, 0, 'stop');
+    await eventually(() => coverEvents(adapter).filter((e) => e.type === 'cover' && e.motion === 'idle').length >= 2, 'the cover stopped');
+    const stopped = await adapter.readCovers(BLINDS);
+
+    expect(first).toEqual([{ channel: 0, position: 0, motion: 'idle' }]);
+    expect(arrived).toEqual([{ channel: 0, position: 60, motion: 'idle' }]);
+    expect(stopped[0]!.motion).toBe('idle');
+    expect(stopped[0]!.position).toBeGreaterThan(0);
+    expect(stopped[0]!.position).toBeLessThan(60);
+    expect(emulator.requests('Appliance.RollerShutter.Position', 'SET').map((r) => r.payload)).toEqual([
+      { position: { position: 60, channel: 0 } },
+      { position: { position: 0, channel: 0 } },
+      { position: { position: -1, channel: 0 } },
+    ]);
   });
 });
