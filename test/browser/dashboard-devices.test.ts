@@ -38,7 +38,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
 
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
-    expect(await page.getByRole('article').count()).toBe(4);
+    expect(await page.getByRole('article').count()).toBe(5);
     await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
     expect(trouble.problems).toEqual([]);
     await page.close();
@@ -82,6 +82,25 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it('moves the blinds to a position chosen with the keyboard, and shows them arrive', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Bedroom Blinds');
+    const state = card.locator('[data-cover-state]');
+    await expect.poll(() => state.getAttribute('data-cover-state')).toMatch(/^\d+$/);
+
+    const slider = card.getByRole('slider');
+    await slider.focus();
+    for (let i = 0; i < 20; i += 1) await page.keyboard.press('ArrowLeft');
+    await card.getByRole('button', { name: 'Move Bedroom Blinds to 30%' }).click();
+    await expect.poll(() => state.textContent(), { timeout: 8_000 }).toBe('30% open');
+
+    expect(await card.getByRole('switch').count()).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const trouble = watchTrouble(page);
@@ -89,7 +108,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 4 devices/).waitFor();
+    await page.getByText(/Synced: 5 devices/).waitFor();
     const desktop = await seriousAxeViolations(page);
     await page.setViewportSize({ width: 360, height: 740 });
     const phone = await seriousAxeViolations(page);

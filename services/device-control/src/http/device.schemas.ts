@@ -49,6 +49,7 @@ export const DeviceSchema = z
     capabilities: z
       .array(z.enum(['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors']))
       .openapi({ description: "What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands" }),
+    coverPositioning: z.boolean().optional().openapi({ description: 'Covers only: takes any position 0–100 (else only fully open or closed)' }),
     firmware: z.string().nullable(),
     hardware: z.string().nullable(),
     lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),

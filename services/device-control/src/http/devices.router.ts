@@ -40,6 +40,7 @@ function toBody(d: DeviceView): DeviceBody {
     commandReady: d.commandReady,
     switchable: d.switchable,
     capabilities: [...d.capabilities],
+    ...(d.capabilities.includes('cover') ? { coverPositioning: d.coverPositioning ?? false } : {}),
     firmware: d.firmware ?? null,
     hardware: d.hardware ?? null,
     lastSeenAt: d.lastSeenAt,

@@ -1,7 +1,8 @@
 import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
+import { CoverPanel } from './cover-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
-import type { Device, GarageDoor } from './types.js';
+import type { Cover, Device, GarageDoor } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
 
@@ -10,13 +11,15 @@ interface Props {
   device: Device;
   doors: GarageDoor[] | undefined;
   onDoors(uuid: string, doors: GarageDoor[]): void;
+  covers: Cover[] | undefined;
+  onCovers(uuid: string, covers: Cover[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
   onChange(device: Device): void;
 }
 
 /** One device: its state, a switch per channel, and why the last command failed. */
-export function DeviceCard({ client, device, doors, onDoors, onStale, onChange }: Props) {
+export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, onStale, onChange }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
   const headingId = `device-${device.uuid}`;
@@ -47,6 +50,8 @@ export function DeviceCard({ client, device, doors, onDoors, onStale, onChange }
       </p>
       {device.capabilities.includes('garageDoor') ? (
         <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
+      ) : device.capabilities.includes('cover') ? (
+        <CoverPanel client={client} device={device} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
       ) : device.switchable ? (
         <ul class="channels">
           {device.channels.map((c) => (

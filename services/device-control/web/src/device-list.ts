@@ -1,4 +1,4 @@
-import type { ChannelEvent, Device, GarageDoor } from './types.js';
+import type { ChannelEvent, Cover, Device, GarageDoor } from './types.js';
 
 /** The list with one device replaced (added when new, removed when null). */
 export function replaceDevice(list: Device[], uuid: string, device: Device | null): Device[] {
@@ -19,4 +19,10 @@ export function applyChannel(list: Device[], event: ChannelEvent): Device[] {
 export function applyDoor(doors: GarageDoor[] | undefined, channel: number, state: GarageDoor['state']): GarageDoor[] {
   const list = doors ?? [];
   return list.some((d) => d.channel === channel) ? list.map((d) => (d.channel === channel ? { ...d, state } : d)) : [...list, { channel, state }];
+}
+
+/** The channels of a cover after a cover event. */
+export function applyCover(covers: Cover[] | undefined, told: Cover): Cover[] {
+  const list = covers ?? [];
+  return list.some((c) => c.channel === told.channel) ? list.map((c) => (c.channel === told.channel ? told : c)) : [...list, told];
 }

@@ -10,6 +10,7 @@ export interface Device {
   commandReady: boolean;
   switchable: boolean;
   capabilities: Array<'switch' | 'garageDoor' | 'cover' | 'light' | 'energy' | 'hubSensors'>;
+  coverPositioning?: boolean;
   firmware: string | null;
   hardware: string | null;
   lastSeenAt: string | null;
@@ -37,4 +38,11 @@ export interface ChannelEvent {
 export interface GarageDoor {
   channel: number;
   state: 'open' | 'closed' | 'opening' | 'closing' | null;
+}
+
+/** One channel of a cover (GET /devices/:uuid/cover, and cover events). */
+export interface Cover {
+  channel: number;
+  position: number | null;
+  motion: 'idle' | 'opening' | 'closing' | null;
 }
