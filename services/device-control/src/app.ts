@@ -10,6 +10,7 @@ import { registerDeviceRoutes } from './http/devices.router.js';
 import { registerCoverRoutes } from './http/cover.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import { registerGarageDoorRoutes } from './http/garage-door.router.js';
+import { registerLightRoutes } from './http/light.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerDeviceRoutes(api, deps.devices);
   registerGarageDoorRoutes(api, deps.devices);
   registerCoverRoutes(api, deps.devices);
+  registerLightRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });

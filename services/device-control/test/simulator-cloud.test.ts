@@ -25,7 +25,7 @@ async function started(cloud: SimulatorCloud) {
 }
 
 describe('SimulatorCloud', () => {
-  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door and blinds', async () => {
+  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door, blinds and a bulb', async () => {
     const cloud = new SimulatorCloud();
     await cloud.start();
 
@@ -37,8 +37,9 @@ describe('SimulatorCloud', () => {
       ['Garage Heater', 1, false],
       ['Garage Door', 1, true],
       ['Bedroom Blinds', 1, true],
+      ['Reading Light', 1, true],
     ]);
-    expect(devices.map((d) => d.capabilities)).toEqual([['switch'], ['switch'], ['switch'], ['garageDoor'], ['cover']]);
+    expect(devices.map((d) => d.capabilities)).toEqual([['switch'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light']]);
     expect(devices[1]!.channels.map((c) => c.name)).toEqual(['TV', 'Speakers', 'Floor Lamp', 'USB']);
   });
 
@@ -46,7 +47,7 @@ describe('SimulatorCloud', () => {
     const cloud = new SimulatorCloud({ extraDevices: 47 });
     await cloud.start();
 
-    expect(await cloud.listDevices()).toHaveLength(52);
+    expect(await cloud.listDevices()).toHaveLength(53);
   });
 
   it('refuses calls before the session started, like the real cloud', async () => {
@@ -91,12 +92,13 @@ describe('SimulatorCloud', () => {
     expect(cloud.channelState('sim-plug-0001', 0)).toBe(false);
     expect(afterPress.body.channels[0].on).toBe(false);
     expect(garage.body).toMatchObject({ online: true, controllable: true });
-    expect(sync.body).toEqual({ total: 4, added: 0, removed: 1, updated: 1 });
+    expect(sync.body).toEqual({ total: 5, added: 0, removed: 1, updated: 1 });
     expect((await request(app).get('/devices')).body.map((d: { name: string }) => d.name)).toEqual([
       'Office Lamp',
       'Garage Heater',
       'Garage Door',
       'Bedroom Blinds',
+      'Reading Light',
     ]);
   });
 });

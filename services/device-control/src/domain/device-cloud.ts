@@ -61,6 +61,29 @@ export interface CoverReading {
   motion: CoverMotion;
 }
 
+/** What a light can change besides on/off (Meross's capacity bits: 1 RGB, 2 temperature, 4 luminance). */
+export interface LightFeatures {
+  brightness: boolean;
+  temperature: boolean;
+  rgb: boolean;
+}
+
+/** A light's settings: brightness and colour temperature 1–100 (warm to cold), colour as 0xRRGGBB; null while unknown. */
+export interface LightReading {
+  channel: number;
+  brightness: number | null;
+  temperature: number | null;
+  rgb: number | null;
+  supports: LightFeatures;
+}
+
+/** What a light command changes (at least one field). */
+export interface LightChange {
+  brightness?: number;
+  temperature?: number;
+  rgb?: number;
+}
+
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
   channel: number;
@@ -97,6 +120,7 @@ export type CloudEvent =
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
   | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
   | { type: 'cover'; uuid: string; channel: number; position?: number; motion?: CoverMotion; source: 'push' }
+  | ({ type: 'light'; uuid: string; channel: number; source: 'push' } & LightChange)
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 
@@ -133,6 +157,10 @@ export interface DeviceCloud {
    * (`stop`); resolves once the device acknowledged. Where it ends up arrives as pushes.
    */
   moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void>;
+  /** Reads each light channel's settings and what the light supports (its abilities and Appliance.System.All). */
+  readLight(uuid: string): Promise<LightReading[]>;
+  /** Changes brightness, colour temperature or colour (Appliance.Control.Light); resolves once acknowledged. */
+  setLight(uuid: string, channel: number, change: LightChange): Promise<void>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

@@ -1,4 +1,4 @@
-import type { CloudStatus, CoverMotion, GarageDoorState } from './device-cloud.js';
+import type { CloudStatus, CoverMotion, GarageDoorState, LightReading } from './device-cloud.js';
 import type { Device } from './device.js';
 import type { SyncResult } from './device-registry.js';
 
@@ -7,6 +7,7 @@ export type DeviceEvent =
   | { type: 'channel'; uuid: string; name: string; channel: number; on: boolean; source: 'command' | 'push' | 'read' }
   | { type: 'online'; uuid: string; name: string; online: boolean; upgrading: boolean; controllable: boolean }
   | { type: 'garageDoor'; uuid: string; name: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
+  | ({ type: 'light'; uuid: string; name: string; source: 'command' | 'push' | 'read' } & LightReading)
   | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
   | { type: 'device'; device: Device }
   | { type: 'device-removed'; uuid: string; name: string }

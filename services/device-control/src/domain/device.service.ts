@@ -3,7 +3,7 @@ import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
-import type { CloudEvent, DeviceCloud } from './device-cloud.js';
+import type { CloudEvent, DeviceCloud, LightChange } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
@@ -12,6 +12,7 @@ import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
 import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
+import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
 /** Limits and timings of the device service (from config; tests pass small values). */
@@ -31,7 +32,7 @@ export interface DeviceServiceOptions {
 }
 
 /** Re-exported for callers of the service. */
-export type { ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView };
+export type { ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -61,6 +62,7 @@ export class DeviceService {
   private readonly commands: ChannelCommands;
   private readonly garageDoors: GarageDoors;
   private readonly covers: Covers;
+  private readonly lights: Lights;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -99,6 +101,7 @@ export class DeviceService {
     };
     this.garageDoors = new GarageDoors(family);
     this.covers = new Covers(family);
+    this.lights = new Lights(family);
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
@@ -218,6 +221,18 @@ export class DeviceService {
     return this.covers.set(uuid, channel, action);
   }
 
+  /** A light's brightness, colour temperature and colour, and which it has; read from it when unknown. */
+  readLight(uuid: string): Promise<LightView[]> {
+    this.assertListLoaded();
+    return this.lights.read(uuid);
+  }
+
+  /** Changes what a light has (brightness, colour temperature, colour); on/off goes through its channel. */
+  setLight(uuid: string, channel: number, change: LightChange): Promise<LightResult> {
+    this.assertListLoaded();
+    return this.lights.set(uuid, channel, change);
+  }
+
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
@@ -253,6 +268,11 @@ export class DeviceService {
       case 'cover':
         this.covers.apply(event.uuid, event.channel, event, event.source);
         break;
+      case 'light': {
+        const { type: _type, uuid, source, ...reading } = event;
+        this.lights.apply(uuid, reading, source);
+        break;
+      }
       case 'online':
         if (!event.online) this.forgetFamilies(event.uuid);
         this.registry.setOnline(event.uuid, event.online, now, event.upgrading ?? false);
@@ -275,6 +295,7 @@ export class DeviceService {
   private forgetFamilies(uuid: string): void {
     this.garageDoors.forget(uuid);
     this.covers.forget(uuid);
+    this.lights.forget(uuid);
   }
 
   private publish(event: DeviceEvent): void {

@@ -8,14 +8,17 @@ import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emula
 import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 // Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
-// declare ToggleX too, and are never switched.
+// declare ToggleX too, and are never switched; a light.
 const PLUG = 'plug0000000000000000000000000001';
 const DOOR = 'door0000000000000000000000000005';
 const BLINDS = 'blinds00000000000000000000000006';
+const BULB = 'bulb0000000000000000000000000007';
 const DEVICES: EmulatedDeviceSpec[] = [
   { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
   { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
   { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
+  // Colour and brightness, no colour temperature.
+  { uuid: BULB, name: 'Bulb', type: 'msl430', lightCapacity: 5 },
 ];
 const coverEvents = (adapter: RemoteCloud) => adapter.events.filter((e) => e.type === 'cover' && e.uuid === BLINDS);
 
@@ -146,5 +149,16 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
       { position: { position: 0, channel: 0 } },
       { position: { position: -1, channel: 0 } },
     ]);
+  });
+
+  it("reads a light's features from its abilities and its settings, sets brightness, and hears the light's pushes", async () => {
+    const read = await adapter.readLight(BULB);
+    await adapter.setLight(BULB, 0, { brightness: 25 });
+    await eventually(() => adapter.events.some((e) => e.type === 'light' && e.uuid === BULB && e.brightness === 25), 'the light push');
+    await eventually(() => adapter.events.some((e) => e.type === 'channel' && e.uuid === BULB && e.on), 'the light on');
+
+    expect(read).toEqual([{ channel: 0, brightness: 60, temperature: 30, rgb: 0x00ff00, supports: { brightness: true, temperature: false, rgb: true } }]);
+    expect(emulator.requests('Appliance.Control.Light', 'SET').map((r) => r.payload)).toEqual([{ light: { channel: 0, capacity: 4, luminance: 25 } }]);
+    expect((await adapter.listDevices()).find((d) => d.uuid === BULB)).toMatchObject({ capabilities: ['switch', 'light'], switchable: true });
   });
 });

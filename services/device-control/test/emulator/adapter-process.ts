@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, GarageDoorReading } from '../../src/domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, GarageDoorReading, LightChange, LightReading } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { ChildOutput } from './child-output.js';
 
@@ -140,6 +140,14 @@ export class RemoteCloud {
 
   moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
     return this.call('moveCover', [uuid, channel, target]) as Promise<void>;
+  }
+
+  readLight(uuid: string): Promise<LightReading[]> {
+    return this.call('readLight', [uuid]) as Promise<LightReading[]>;
+  }
+
+  setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
+    return this.call('setLight', [uuid, channel, change]) as Promise<void>;
   }
 
   submitMfaCode(code: string): Promise<void> {

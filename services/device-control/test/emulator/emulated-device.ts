@@ -18,6 +18,8 @@ export interface EmulatedDeviceSpec {
   garageDoor?: boolean;
   /** A roller shutter (mrs100): Appliance.RollerShutter.*, and ToggleX too, as real ones declare it. */
   cover?: boolean;
+  /** A light (msl430): Appliance.Control.Light with these capacity bits (1 RGB, 2 temperature, 4 luminance). */
+  lightCapacity?: number;
 }
 
 const SYSTEM_ABILITIES = ['Appliance.System.All', 'Appliance.System.Ability', 'Appliance.System.Online', 'Appliance.System.Report', 'Appliance.Config.Key'];
@@ -36,6 +38,9 @@ export class EmulatedDevice {
   readonly broker: number;
   readonly garageDoor: boolean;
   readonly cover: boolean;
+  readonly lightCapacity: number | null;
+  /** The light's settings, as Appliance.Control.Light carries them. */
+  light = { luminance: 60, temperature: 30, rgb: 0x00ff00 };
   /** How long a full run of the cover takes. */
   coverTravelMs = 400;
   /** Cover position, 0 closed … 100 open, and the run under way. */
@@ -63,6 +68,7 @@ export class EmulatedDevice {
     this.broker = spec.broker ?? 0;
     this.garageDoor = spec.garageDoor ?? false;
     this.cover = spec.cover ?? false;
+    this.lightCapacity = spec.lightCapacity ?? null;
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
     if (this.garageDoor) this.doors.set(0, false);
   }
@@ -75,8 +81,19 @@ export class EmulatedDevice {
     if (this.protocol === 'none') own.push('Appliance.Hub.SubdeviceList', 'Appliance.Digest.Hub');
     if (this.garageDoor) own.push('Appliance.GarageDoor.State', 'Appliance.GarageDoor.Config');
     if (this.cover) own.push('Appliance.RollerShutter.State', 'Appliance.RollerShutter.Position', 'Appliance.RollerShutter.Config');
+    if (this.lightCapacity !== null) own.push('Appliance.Control.Light');
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
     return own;
+  }
+
+  /** The Appliance.System.Ability payload: each namespace with its details (a light's capacity). */
+  abilityPayload(): Record<string, unknown> {
+    return Object.fromEntries(this.abilities().map((ns) => [ns, ns === 'Appliance.Control.Light' ? { capacity: this.lightCapacity } : {}]));
+  }
+
+  /** The light as System.All's digest and Appliance.Control.Light pushes carry it. */
+  lightState(): Record<string, number> {
+    return { channel: 0, capacity: this.lightCapacity ?? 0, ...this.light, transform: 0 };
   }
 
   isOpen(channel = 0): boolean {
@@ -167,6 +184,7 @@ export class EmulatedDevice {
     if (this.protocol === 'none') return { all: { system, digest: { hub: { hubId: 1, mode: 0, subdevice: [] } } } };
     const togglex = this.channelNumbers().map((channel) => ({ channel, onoff: this.isOn(channel) ? 1 : 0, lmTime }));
     const garageDoor = this.garageDoor ? { garageDoor: this.doorStates() } : {};
-    return { all: { system, digest: { togglex, triggerx: [], timerx: [], ...garageDoor } } };
+    const light = this.lightCapacity !== null ? { light: this.lightState() } : {};
+    return { all: { system, digest: { togglex, triggerx: [], timerx: [], ...garageDoor, ...light } } };
   }
 }

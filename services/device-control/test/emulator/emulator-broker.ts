@@ -164,7 +164,7 @@ export class EmulatorBroker {
     if (call === 'GET Appliance.System.All') return reply('GETACK', device.systemAll(this.account.userId, this.host));
     if (call === 'GET Appliance.System.Online') return reply('GETACK', { online: { status: device.onlineStatus } });
     if (call === 'GET Appliance.System.Ability') {
-      return reply('GETACK', { payloadVersion: 1, ability: Object.fromEntries(device.abilities().map((ns) => [ns, {}])) });
+      return reply('GETACK', { payloadVersion: 1, ability: device.abilityPayload() });
     }
     if (call === 'GET Appliance.GarageDoor.State' && device.garageDoor) return reply('GETACK', { state: device.doorStates() });
     if (call === 'SET Appliance.GarageDoor.State' && device.garageDoor) return this.moveDoor(device, payload, reply);
@@ -173,6 +173,18 @@ export class EmulatorBroker {
       return reply('GETACK', { state: [{ channel: 0, state: device.coverMotion(), stoppedBy: 0, lmTime: Math.floor(Date.now() / 1000) }] });
     }
     if (call === 'SET Appliance.RollerShutter.Position' && device.cover) return this.moveCover(device, payload, reply);
+    if (call === 'SET Appliance.Control.Light' && device.lightCapacity !== null) {
+      // As meross_lan observed: a light command also turns the light on.
+      const light = payload.light as Partial<Record<'luminance' | 'temperature' | 'rgb', unknown>> | undefined;
+      for (const key of ['luminance', 'temperature', 'rgb'] as const) if (typeof light?.[key] === 'number') device.light[key] = light[key];
+      reply('SETACK', {});
+      this.push(device.uuid, 'Appliance.Control.Light', { light: device.lightState() });
+      if (!device.isOn(0)) {
+        device.set(0, true);
+        this.push(device.uuid, 'Appliance.Control.ToggleX', { togglex: [{ channel: 0, onoff: 1, lmTime: Math.floor(Date.now() / 1000) }] });
+      }
+      return;
+    }
     if (call === 'SET Appliance.Control.ToggleX' && device.protocol === 'togglex') {
       const entries = ([] as unknown[]).concat(payload.togglex ?? []) as Array<{ channel?: unknown; onoff?: unknown }>;
       const ok = entries.length > 0 && entries.every((e) => typeof e.channel === 'number' && device.set(e.channel, e.onoff === 1));

@@ -10,6 +10,9 @@ import {
   type DeviceCloud,
   type GarageDoorReading,
   type GarageDoorState,
+  type LightChange,
+  type LightFeatures,
+  type LightReading,
   type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
 
@@ -26,6 +29,8 @@ type Method =
   | 'setGarageDoor'
   | 'readCovers'
   | 'moveCover'
+  | 'readLight'
+  | 'setLight'
   | 'submitMfaCode';
 
 /** A recorded call. */
@@ -41,6 +46,8 @@ interface FakeDevice {
   doors: Map<number, boolean>;
   /** Covers: position per channel. */
   covers: Map<number, number>;
+  /** Lights: settings per channel. */
+  lights: Map<number, LightReading>;
 }
 
 /** A device description with test defaults: online, connected, switchable, one channel. */
@@ -56,6 +63,14 @@ export function cloudDevice(overrides: Partial<CloudDevice> & { uuid: string }):
     capabilities: overrides.capabilities ?? ((overrides.switchable ?? true) ? ['switch'] : []),
   };
 }
+
+/** A smart bulb (msl430): a switch and a light with the given features (all by default). */
+export function smartBulb(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return cloudDevice({ name: 'Bulb', type: 'msl430', capabilities: ['switch', 'light'], ...overrides });
+}
+
+/** What the fake's lights support; tests change it before adding a device. */
+export const ALL_LIGHT_FEATURES: LightFeatures = { brightness: true, temperature: true, rgb: true };
 
 /** A roller shutter (mrs100) that takes any position, closed at first. */
 export function rollerShutter(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
@@ -81,6 +96,8 @@ export class FakeDeviceCloud implements DeviceCloud {
   private retryAt: string | null = null;
   /** Messages the fake announced as sent to the cloud. */
   sentCount = 0;
+  /** What lights added from now on support. */
+  lightFeatures: LightFeatures = ALL_LIGHT_FEATURES;
   /** The code submitMfaCode accepts. */
   acceptedMfaCode = '123456';
   /** What status() says the user must do outside the connected state. */
@@ -182,6 +199,17 @@ export class FakeDeviceCloud implements DeviceCloud {
     if (target !== 'stop') this.assertDevice(uuid).covers.set(channel, target);
   }
 
+  async readLight(uuid: string): Promise<LightReading[]> {
+    await this.enter('readLight', [uuid]);
+    return [...this.assertDevice(uuid).lights.values()].map((l) => ({ ...l, supports: { ...l.supports } }));
+  }
+
+  async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
+    await this.enter('setLight', [uuid, channel, change]);
+    const light = this.assertDevice(uuid).lights.get(channel);
+    if (light) Object.assign(light, change);
+  }
+
   onEvent(listener: (event: CloudEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -228,7 +256,12 @@ export class FakeDeviceCloud implements DeviceCloud {
     const map = new Map(device.channels.map((c, i) => [c.channel, states[i] ?? false]));
     const doors = new Map(device.capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
     const covers = new Map(device.capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
-    this.devices.set(device.uuid, { device, states: map, doors, covers });
+    const lights = new Map(
+      device.capabilities.includes('light')
+        ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 100, temperature: 50, rgb: 0xffffff, supports: { ...this.lightFeatures } }])
+        : [],
+    );
+    this.devices.set(device.uuid, { device, states: map, doors, covers, lights });
   }
 
   removeDevice(uuid: string): void {

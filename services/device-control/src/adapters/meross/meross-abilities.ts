@@ -1,8 +1,8 @@
-import type { Capability, CoverMotion, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { Capability, CoverMotion, GarageDoorReading, LightChange, LightFeatures } from '../../domain/device-cloud.js';
 import type { SwitchProtocol } from './meross-payloads.js';
 
-/** What a device declares it understands: the namespaces of its Appliance.System.Ability answer. */
-export type Abilities = ReadonlySet<string>;
+/** What a device declares it understands: the namespaces of its Appliance.System.Ability answer, with their details. */
+export type Abilities = ReadonlyMap<string, unknown>;
 
 function record(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
@@ -11,7 +11,7 @@ function record(value: unknown): Record<string, unknown> | null {
 /** The namespaces of an Appliance.System.Ability answer; null when it is not one. */
 export function parseAbilities(payload: unknown): Abilities | null {
   const ability = record(record(payload)?.ability);
-  return ability ? new Set(Object.keys(ability)) : null;
+  return ability ? new Map(Object.entries(ability)) : null;
 }
 
 /**
@@ -105,4 +105,36 @@ export function parseCoverMotions(payload: unknown): Array<{ channel: number; mo
 export function coverTakesPositions(firmware: string | undefined): boolean {
   const [major = 0, minor = 0, patch = 0] = (firmware ?? '').split('.').map((n) => Number.parseInt(n, 10) || 0);
   return major * 1_000_000 + minor * 1_000 + patch >= 6_006_006;
+}
+
+// Meross's light capacity bits.
+const RGB = 1;
+const TEMPERATURE = 2;
+const LUMINANCE = 4;
+
+/** What a light can change, from the capacity its Appliance.Control.Light ability declares. */
+export function lightFeaturesOf(abilities: Abilities): LightFeatures {
+  const capacity = record(abilities.get('Appliance.Control.Light'))?.capacity;
+  if (typeof capacity !== 'number') return { brightness: true, temperature: false, rgb: false };
+  return { brightness: (capacity & LUMINANCE) !== 0, temperature: (capacity & TEMPERATURE) !== 0, rgb: (capacity & RGB) !== 0 };
+}
+
+/** A light's settings from Appliance.System.All's digest or an Appliance.Control.Light push (`light: {...}`). */
+export function parseLights(light: unknown): Array<{ channel: number } & LightChange> {
+  return entries(light).map((e) => {
+    const reading: { channel: number } & LightChange = { channel: channelOf(e) };
+    if (typeof e.luminance === 'number') reading.brightness = e.luminance;
+    if (typeof e.temperature === 'number') reading.temperature = e.temperature;
+    if (typeof e.rgb === 'number') reading.rgb = e.rgb;
+    return reading;
+  });
+}
+
+/** The Appliance.Control.Light SET payload: the fields to change and the capacity bits that name them. */
+export function lightCommand(channel: number, change: LightChange): Record<string, number> {
+  const light: Record<string, number> = { channel, capacity: 0 };
+  if (change.rgb !== undefined) Object.assign(light, { rgb: change.rgb, capacity: light.capacity! | RGB });
+  if (change.temperature !== undefined) Object.assign(light, { temperature: change.temperature, capacity: light.capacity! | TEMPERATURE });
+  if (change.brightness !== undefined) Object.assign(light, { luminance: change.brightness, capacity: light.capacity! | LUMINANCE });
+  return light;
 }

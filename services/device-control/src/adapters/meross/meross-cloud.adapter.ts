@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, DeviceCloud, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, DeviceCloud, GarageDoorReading, LightChange, LightReading } from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import {
   CloudCallError,
@@ -202,6 +202,14 @@ export class MerossCloud implements DeviceCloud {
 
   moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
     return this.devices.moveCover(uuid, channel, target);
+  }
+
+  readLight(uuid: string): Promise<LightReading[]> {
+    return this.devices.readLight(uuid);
+  }
+
+  setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
+    return this.devices.setLight(uuid, channel, change);
   }
 
   private connectedList(): CloudDevice[] {

@@ -1,8 +1,11 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
-import type { Capability, CloudDevice, CloudEvent, CoverReading, GarageDoorReading } from '../../domain/device-cloud.js';
+import type { Capability, CloudDevice, CloudEvent, CoverReading, GarageDoorReading, LightChange, LightReading } from '../../domain/device-cloud.js';
 import {
   capabilitiesOf,
+  lightCommand,
+  lightFeaturesOf,
   parseAbilities,
+  parseLights,
   parseCoverMotions,
   parseCoverPositions,
   parseGarageDoorAnswer,
@@ -182,6 +185,23 @@ export class MerossDevices {
     );
   }
 
+  async readLight(uuid: string): Promise<LightReading[]> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
+    const supports = lightFeaturesOf(await this.abilitiesOf(entry));
+    const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
+    const digest = (payload as { all?: { digest?: { light?: unknown } } } | null)?.all?.digest;
+    const lights = parseLights(digest?.light);
+    if (lights.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no light in Appliance.System.All`);
+    return lights.map((l) => ({ channel: l.channel, brightness: l.brightness ?? null, temperature: l.temperature ?? null, rgb: l.rgb ?? null, supports }));
+  }
+
+  async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
+    await this.send(entry, 'setting Appliance.Control.Light', (object, done) => object.controlLight(lightCommand(channel, change), done));
+  }
+
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */
   stop(): void {
     this.stopped = true;
@@ -246,6 +266,10 @@ export class MerossDevices {
       const doors = parseGarageDoors(payload);
       if (doors.length > 0) this.setOnline(entry, true);
       for (const { channel, state } of doors) this.deps.emit({ type: 'garageDoor', uuid: entry.def.uuid, channel, state, source: 'push' });
+      return;
+    }
+    if (namespace === 'Appliance.Control.Light') {
+      for (const light of parseLights((payload as { light?: unknown } | null)?.light)) this.deps.emit({ type: 'light', uuid: entry.def.uuid, source: 'push', ...light });
       return;
     }
     if (namespace === 'Appliance.RollerShutter.Position' || namespace === 'Appliance.RollerShutter.State') {

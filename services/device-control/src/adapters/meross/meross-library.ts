@@ -28,6 +28,7 @@ export interface LibraryDevice {
   getRollerShutterPosition(callback: LibraryCallback<unknown>): string;
   getRollerShutterState(callback: LibraryCallback<unknown>): string;
   controlRollerShutterPosition(channel: number, position: number, callback: LibraryCallback<unknown>): string;
+  controlLight(light: Record<string, number>, callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
   disconnect(force?: boolean): void;

@@ -1,4 +1,4 @@
-import type { CloudDevice } from '../../domain/device-cloud.js';
+import type { CloudDevice, LightReading } from '../../domain/device-cloud.js';
 
 /** A simulated device: its description, the state of each channel and, for an opener, whether each door is open. */
 export interface SimulatedDevice {
@@ -7,16 +7,22 @@ export interface SimulatedDevice {
   doors: Map<number, boolean>;
   /** Cover position per channel (0 closed … 100 open). */
   covers: Map<number, number>;
+  /** Light settings per channel. */
+  lights: Map<number, LightReading>;
 }
 
 function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: CloudDevice['capabilities'] }, initial: boolean[]): SimulatedDevice {
   const capabilities = device.capabilities ?? ['switch'];
   const doors = new Map(capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
   const covers = new Map(capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
-  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers };
+  const supports = { brightness: true, temperature: true, rgb: true };
+  const lights = new Map(
+    capabilities.includes('light') ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports }]) : [],
+  );
+  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers, lights };
 }
 
-/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds. */
+/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds, a bulb. */
 export function defaultSimulatedDevices(): SimulatedDevice[] {
   return [
     simulated(
@@ -96,6 +102,21 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         hardware: '6.0.0',
       },
       [],
+    ),
+    simulated(
+      {
+        uuid: 'sim-bulb-0001',
+        name: 'Reading Light',
+        type: 'msl430',
+        online: true,
+        commandReady: true,
+        switchable: true,
+        capabilities: ['switch', 'light'],
+        channels: [{ channel: 0, name: 'Reading Light' }],
+        firmware: '4.1.18',
+        hardware: '4.0.0',
+      },
+      [true],
     ),
   ];
 }

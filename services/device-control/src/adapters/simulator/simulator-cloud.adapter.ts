@@ -7,6 +7,8 @@ import {
   type CoverReading,
   type DeviceCloud,
   type GarageDoorReading,
+  type LightChange,
+  type LightReading,
 } from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
@@ -126,6 +128,22 @@ export class SimulatorCloud implements DeviceCloud {
     }, (this.doorTravelMs * Math.abs(target - from)) / 100);
     timer.unref();
     this.moving.add(timer);
+  }
+
+  async readLight(uuid: string): Promise<LightReading[]> {
+    await this.roundTrip();
+    const { lights } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'light read' });
+    return [...lights.values()].map((l) => ({ ...l, supports: { ...l.supports } }));
+  }
+
+  async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
+    await this.roundTrip();
+    const { lights } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'light command' });
+    const light = lights.get(channel);
+    if (!light) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no light channel ${channel}`);
+    Object.assign(light, change);
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
