@@ -38,7 +38,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
 
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
-    expect(await page.getByRole('article').count()).toBe(5);
+    expect(await page.getByRole('article').count()).toBe(6);
     await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
     expect(trouble.problems).toEqual([]);
     await page.close();
@@ -101,6 +101,27 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it("sets a light's brightness with the keyboard, and the light has it", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const form = page.getByRole('form', { name: 'Reading Light light' });
+    const brightness = form.getByRole('slider', { name: /Brightness/ });
+    await brightness.waitFor();
+
+    await brightness.focus();
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 19; i += 1) await page.keyboard.press('ArrowRight');
+    await form.getByRole('button', { name: 'Apply' }).click();
+    await expect
+      .poll(async () => ((await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-bulb-0001/light`)).json()) as { lights: Array<{ brightness: number }> }).lights[0]?.brightness)
+      .toBe(20);
+
+    expect(await switchOf(page, 'Reading Light', 'Reading Light').count()).toBe(1);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const trouble = watchTrouble(page);
@@ -108,7 +129,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 5 devices/).waitFor();
+    await page.getByText(/Synced: 6 devices/).waitFor();
     const desktop = await seriousAxeViolations(page);
     await page.setViewportSize({ width: 360, height: 740 });
     const phone = await seriousAxeViolations(page);

@@ -1,9 +1,9 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { DeviceCard } from './device-card.js';
-import { applyChannel, applyCover, applyDoor, replaceDevice } from './device-list.js';
+import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
-import type { ChannelEvent, Cover, Device, GarageDoor, Health } from './types.js';
+import type { ChannelEvent, Cover, Device, GarageDoor, Health, Light } from './types.js';
 
 /** The devices page: a card per device, live from GET /events, with the session and budget on top. */
 export function App({ client }: { client: ApiClient }) {
@@ -18,6 +18,8 @@ export function App({ client }: { client: ApiClient }) {
   const setDoorsOf = useCallback((uuid: string, list: GarageDoor[]) => setDoors((all) => ({ ...all, [uuid]: list })), []);
   const [covers, setCovers] = useState<Record<string, Cover[]>>({});
   const setCoversOf = useCallback((uuid: string, list: Cover[]) => setCovers((all) => ({ ...all, [uuid]: list })), []);
+  const [lights, setLights] = useState<Record<string, Light[]>>({});
+  const setLightsOf = useCallback((uuid: string, list: Light[]) => setLights((all) => ({ ...all, [uuid]: list })), []);
 
   const loadDevices = useCallback(async () => {
     try {
@@ -56,7 +58,10 @@ export function App({ client }: { client: ApiClient }) {
       onEvent: ({ type, data }) => {
         const event = data as Partial<ChannelEvent> & { uuid?: string; device?: { uuid: string } };
         if (type === 'channel') setDevices((list) => list && applyChannel(list, event as ChannelEvent));
-        else if (type === 'cover') {
+        else if (type === 'light') {
+          const { uuid, ...light } = data as Light & { uuid: string };
+          setLights((all) => ({ ...all, [uuid]: applyLight(all[uuid], light) }));
+        } else if (type === 'cover') {
           const { uuid, channel, position, motion } = data as Cover & { uuid: string };
           setCovers((all) => ({ ...all, [uuid]: applyCover(all[uuid], { channel, position, motion }) }));
         } else if (type === 'garageDoor') {
@@ -104,7 +109,7 @@ export function App({ client }: { client: ApiClient }) {
         {devices?.length === 0 ? <p class="muted">No devices yet. Press Sync to fetch them from the cloud.</p> : null}
         {devices === null && !keyNeeded && !problem ? <p class="muted">Loading devices…</p> : null}
         <section class="grid" aria-label="Devices">
-          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} doors={doors[device.uuid]} onDoors={setDoorsOf} covers={covers[device.uuid]} onCovers={setCoversOf} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
+          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} doors={doors[device.uuid]} onDoors={setDoorsOf} covers={covers[device.uuid]} onCovers={setCoversOf} lights={lights[device.uuid]} onLights={setLightsOf} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
         </section>
       </main>
     </>

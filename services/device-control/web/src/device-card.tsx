@@ -2,7 +2,8 @@ import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toEr
 import { useState } from 'preact/hooks';
 import { CoverPanel } from './cover-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
-import type { Cover, Device, GarageDoor } from './types.js';
+import { LightPanel } from './light-panel.js';
+import type { Cover, Device, GarageDoor, Light } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
 
@@ -13,13 +14,15 @@ interface Props {
   onDoors(uuid: string, doors: GarageDoor[]): void;
   covers: Cover[] | undefined;
   onCovers(uuid: string, covers: Cover[]): void;
+  lights: Light[] | undefined;
+  onLights(uuid: string, lights: Light[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
   onChange(device: Device): void;
 }
 
 /** One device: its state, a switch per channel, and why the last command failed. */
-export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, onStale, onChange }: Props) {
+export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, lights, onLights, onStale, onChange }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
   const headingId = `device-${device.uuid}`;
@@ -74,6 +77,7 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, o
       ) : (
         <p class="muted">No switch on this device ({device.capabilities.join(', ') || 'nothing it can do is known yet'}).</p>
       )}
+      {device.capabilities.includes('light') ? <LightPanel client={client} device={device} lights={lights} onLights={(l) => onLights(device.uuid, l)} /> : null}
       {device.switchable && !device.controllable ? <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p> : null}
       <ErrorNote problem={problem} />
     </article>

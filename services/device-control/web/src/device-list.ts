@@ -1,4 +1,4 @@
-import type { ChannelEvent, Cover, Device, GarageDoor } from './types.js';
+import type { ChannelEvent, Cover, Device, GarageDoor, Light } from './types.js';
 
 /** The list with one device replaced (added when new, removed when null). */
 export function replaceDevice(list: Device[], uuid: string, device: Device | null): Device[] {
@@ -25,4 +25,12 @@ export function applyDoor(doors: GarageDoor[] | undefined, channel: number, stat
 export function applyCover(covers: Cover[] | undefined, told: Cover): Cover[] {
   const list = covers ?? [];
   return list.some((c) => c.channel === told.channel) ? list.map((c) => (c.channel === told.channel ? told : c)) : [...list, told];
+}
+
+/** The channels of a light after a light event (events carry the colour as a number). */
+export function applyLight(lights: Light[] | undefined, told: Light): Light[] {
+  const rgb = typeof told.rgb === 'number' ? `#${told.rgb.toString(16).padStart(6, '0')}` : told.rgb;
+  const light = { ...told, rgb };
+  const list = lights ?? [];
+  return list.some((l) => l.channel === told.channel) ? list.map((l) => (l.channel === told.channel ? light : l)) : [...list, light];
 }

@@ -46,3 +46,13 @@ export interface Cover {
   position: number | null;
   motion: 'idle' | 'opening' | 'closing' | null;
 }
+
+/** One light channel (GET /devices/:uuid/light, and light events). */
+export interface Light {
+  channel: number;
+  brightness: number | null;
+  temperature: number | null;
+  /** #rrggbb from GET; a number in events. */
+  rgb: string | number | null;
+  supports: { brightness: boolean; temperature: boolean; rgb: boolean };
+}
