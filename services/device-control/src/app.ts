@@ -8,6 +8,7 @@ import type { DeviceService } from './domain/device.service.js';
 import { registerCloudRoutes } from './http/cloud.router.js';
 import { registerDeviceRoutes } from './http/devices.router.js';
 import { registerCoverRoutes } from './http/cover.router.js';
+import { registerEnergyRoutes } from './http/energy.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import { registerGarageDoorRoutes } from './http/garage-door.router.js';
 import { registerLightRoutes } from './http/light.router.js';
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerGarageDoorRoutes(api, deps.devices);
   registerCoverRoutes(api, deps.devices);
   registerLightRoutes(api, deps.devices);
+  registerEnergyRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });

@@ -39,7 +39,7 @@ describe('SimulatorCloud', () => {
       ['Bedroom Blinds', 1, true],
       ['Reading Light', 1, true],
     ]);
-    expect(devices.map((d) => d.capabilities)).toEqual([['switch'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light']]);
+    expect(devices.map((d) => d.capabilities)).toEqual([['switch', 'energy'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light']]);
     expect(devices[1]!.channels.map((c) => c.name)).toEqual(['TV', 'Speakers', 'Floor Lamp', 'USB']);
   });
 

@@ -84,6 +84,19 @@ export interface LightChange {
   rgb?: number;
 }
 
+/** What an energy plug measures now: watts, volts, amperes. */
+export interface PowerReading {
+  power: number;
+  voltage: number;
+  current: number;
+}
+
+/** Energy used on one day (the device's own date), in kWh. */
+export interface DailyEnergy {
+  date: string;
+  kWh: number;
+}
+
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
   channel: number;
@@ -161,6 +174,10 @@ export interface DeviceCloud {
   readLight(uuid: string): Promise<LightReading[]>;
   /** Changes brightness, colour temperature or colour (Appliance.Control.Light); resolves once acknowledged. */
   setLight(uuid: string, channel: number, change: LightChange): Promise<void>;
+  /** Reads power, voltage and current now (Appliance.Control.Electricity). */
+  readPower(uuid: string): Promise<PowerReading>;
+  /** Reads the energy used per day as the device keeps it (Appliance.Control.ConsumptionX). */
+  readDailyEnergy(uuid: string): Promise<DailyEnergy[]>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

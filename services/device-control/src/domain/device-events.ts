@@ -1,4 +1,4 @@
-import type { CloudStatus, CoverMotion, GarageDoorState, LightReading } from './device-cloud.js';
+import type { CloudStatus, CoverMotion, DailyEnergy, GarageDoorState, LightReading, PowerReading } from './device-cloud.js';
 import type { Device } from './device.js';
 import type { SyncResult } from './device-registry.js';
 
@@ -8,6 +8,8 @@ export type DeviceEvent =
   | { type: 'online'; uuid: string; name: string; online: boolean; upgrading: boolean; controllable: boolean }
   | { type: 'garageDoor'; uuid: string; name: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
   | ({ type: 'light'; uuid: string; name: string; source: 'command' | 'push' | 'read' } & LightReading)
+  | ({ type: 'power'; uuid: string; name: string; at: string } & PowerReading)
+  | { type: 'energy'; uuid: string; name: string; at: string; days: DailyEnergy[] }
   | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
   | { type: 'device'; device: Device }
   | { type: 'device-removed'; uuid: string; name: string }

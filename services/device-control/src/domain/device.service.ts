@@ -3,7 +3,7 @@ import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
-import type { CloudEvent, DeviceCloud, LightChange } from './device-cloud.js';
+import type { CloudEvent, DailyEnergy, DeviceCloud, LightChange, PowerReading } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
@@ -11,6 +11,7 @@ import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
 import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
+import { Energy, type Aged, type EnergyCacheOptions } from './energy.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
 import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
@@ -29,10 +30,12 @@ export interface DeviceServiceOptions {
   backgroundStateReads?: boolean;
   /** At most one background read per device in this many seconds (default 60). */
   backgroundReadIntervalSeconds?: number;
+  /** How old energy readings may be before a request reads again. */
+  energyCache?: EnergyCacheOptions;
 }
 
 /** Re-exported for callers of the service. */
-export type { ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView };
+export type { Aged, ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -63,6 +66,7 @@ export class DeviceService {
   private readonly garageDoors: GarageDoors;
   private readonly covers: Covers;
   private readonly lights: Lights;
+  private readonly energy: Energy;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -102,6 +106,7 @@ export class DeviceService {
     this.garageDoors = new GarageDoors(family);
     this.covers = new Covers(family);
     this.lights = new Lights(family);
+    this.energy = new Energy(family, options.energyCache);
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
@@ -233,6 +238,18 @@ export class DeviceService {
     return this.lights.set(uuid, channel, change);
   }
 
+  /** Power, voltage and current of an energy plug, with the reading's age (cached; read within the budget). */
+  readPower(uuid: string): Promise<Aged<PowerReading>> {
+    this.assertListLoaded();
+    return this.energy.readPower(uuid);
+  }
+
+  /** Energy used per day by an energy plug, with the reading's age (cached for an hour). */
+  readDailyEnergy(uuid: string): Promise<Aged<DailyEnergy[]>> {
+    this.assertListLoaded();
+    return this.energy.readDaily(uuid);
+  }
+
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
@@ -296,6 +313,7 @@ export class DeviceService {
     this.garageDoors.forget(uuid);
     this.covers.forget(uuid);
     this.lights.forget(uuid);
+    this.energy.forget(uuid);
   }
 
   private publish(event: DeviceEvent): void {

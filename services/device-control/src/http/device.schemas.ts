@@ -196,3 +196,18 @@ export const LightResultSchema = z
     applied: z.object({ brightness: z.number().int().optional(), temperature: z.number().int().optional(), rgb: z.string().optional() }),
   })
   .openapi('LightResult');
+
+const age = {
+  at: z.string().openapi({ description: 'When the device was read (ISO time)' }),
+  ageSeconds: z.number().int().openapi({ description: 'How old the reading is: readings are cached, not polled' }),
+};
+
+/** GET /devices/:uuid/energy. */
+export const PowerSchema = z
+  .object({ uuid: z.string(), name: z.string(), power: z.number().openapi({ description: 'W' }), voltage: z.number().openapi({ description: 'V' }), current: z.number().openapi({ description: 'A' }), ...age })
+  .openapi('Power');
+
+/** GET /devices/:uuid/energy/daily. */
+export const DailyEnergySchema = z
+  .object({ uuid: z.string(), name: z.string(), days: z.array(z.object({ date: z.string(), kWh: z.number() })), ...age })
+  .openapi('DailyEnergy');

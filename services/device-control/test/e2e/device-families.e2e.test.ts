@@ -161,4 +161,17 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     expect(emulator.requests('Appliance.Control.Light', 'SET').map((r) => r.payload)).toEqual([{ light: { channel: 0, capacity: 4, luminance: 25 } }]);
     expect((await adapter.listDevices()).find((d) => d.uuid === BULB)).toMatchObject({ capabilities: ['switch', 'light'], switchable: true });
   });
+
+  it("reads an energy plug's power in W, V and A and its days in kWh, converted from the plug's own units", async () => {
+    await adapter.setChannel(PLUG, 0, true);
+    const power = await adapter.readPower(PLUG);
+    const days = await adapter.readDailyEnergy(PLUG);
+    const door = await adapter.readPower(DOOR).then(() => null, (e: { code?: string }) => e);
+
+    expect(power).toEqual({ power: 42.5, voltage: 230.5, current: 0.184 });
+    expect(days.map((d) => d.kWh)).toEqual([1.5, 1.25, 1]);
+    expect(days.map((d) => d.date)).toEqual([...days.map((d) => d.date)].sort());
+    expect(door).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
+    expect(emulator.requests('Appliance.Control.Electricity').filter((r) => r.uuid === DOOR)).toEqual([]);
+  });
 });

@@ -1,6 +1,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, GarageDoorReading, LightChange, LightReading } from '../../src/domain/device-cloud.js';
+import type {
+  CloudDevice,
+  CloudEvent,
+  CloudStatus,
+  CoverReading,
+  DailyEnergy,
+  GarageDoorReading,
+  LightChange,
+  LightReading,
+  PowerReading,
+} from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { ChildOutput } from './child-output.js';
 
@@ -148,6 +158,14 @@ export class RemoteCloud {
 
   setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
     return this.call('setLight', [uuid, channel, change]) as Promise<void>;
+  }
+
+  readPower(uuid: string): Promise<PowerReading> {
+    return this.call('readPower', [uuid]) as Promise<PowerReading>;
+  }
+
+  readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
+    return this.call('readDailyEnergy', [uuid]) as Promise<DailyEnergy[]>;
   }
 
   submitMfaCode(code: string): Promise<void> {

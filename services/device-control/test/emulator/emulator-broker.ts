@@ -173,6 +173,15 @@ export class EmulatorBroker {
       return reply('GETACK', { state: [{ channel: 0, state: device.coverMotion(), stoppedBy: 0, lmTime: Math.floor(Date.now() / 1000) }] });
     }
     if (call === 'SET Appliance.RollerShutter.Position' && device.cover) return this.moveCover(device, payload, reply);
+    if (call === 'GET Appliance.Control.Electricity' && device.type === 'mss310') {
+      // Units as the plugs send them: mW, decivolts, mA.
+      const power = device.isOn(0) ? 42_500 : 300;
+      return reply('GETACK', { electricity: { channel: 0, power, voltage: 2305, current: Math.round(power / 230.5) } });
+    }
+    if (call === 'GET Appliance.Control.ConsumptionX' && device.type === 'mss310') {
+      const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      return reply('GETACK', { consumptionx: [2, 0, 1].map((n) => ({ date: day(n), time: Math.floor(Date.now() / 1000), value: 1000 + n * 250 })) });
+    }
     if (call === 'SET Appliance.Control.Light' && device.lightCapacity !== null) {
       // As meross_lan observed: a light command also turns the light on.
       const light = payload.light as Partial<Record<'luminance' | 'temperature' | 'rgb', unknown>> | undefined;

@@ -7,12 +7,14 @@ import {
   type CloudSessionState,
   type CloudStatus,
   type CoverReading,
+  type DailyEnergy,
   type DeviceCloud,
   type GarageDoorReading,
   type GarageDoorState,
   type LightChange,
   type LightFeatures,
   type LightReading,
+  type PowerReading,
   type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
 
@@ -31,6 +33,8 @@ type Method =
   | 'moveCover'
   | 'readLight'
   | 'setLight'
+  | 'readPower'
+  | 'readDailyEnergy'
   | 'submitMfaCode';
 
 /** A recorded call. */
@@ -208,6 +212,25 @@ export class FakeDeviceCloud implements DeviceCloud {
     await this.enter('setLight', [uuid, channel, change]);
     const light = this.assertDevice(uuid).lights.get(channel);
     if (light) Object.assign(light, change);
+  }
+
+  /** What energy plugs measure; tests change it. */
+  power: PowerReading = { power: 60.5, voltage: 231.2, current: 0.262 };
+  dailyEnergy: DailyEnergy[] = [
+    { date: '2026-11-22', kWh: 1.25 },
+    { date: '2026-11-23', kWh: 0.8 },
+  ];
+
+  async readPower(uuid: string): Promise<PowerReading> {
+    await this.enter('readPower', [uuid]);
+    this.assertDevice(uuid);
+    return { ...this.power };
+  }
+
+  async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
+    await this.enter('readDailyEnergy', [uuid]);
+    this.assertDevice(uuid);
+    return this.dailyEnergy.map((d) => ({ ...d }));
   }
 
   onEvent(listener: (event: CloudEvent) => void): () => void {

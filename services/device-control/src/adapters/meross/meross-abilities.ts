@@ -1,4 +1,4 @@
-import type { Capability, CoverMotion, GarageDoorReading, LightChange, LightFeatures } from '../../domain/device-cloud.js';
+import type { Capability, CoverMotion, DailyEnergy, GarageDoorReading, LightChange, LightFeatures, PowerReading } from '../../domain/device-cloud.js';
 import type { SwitchProtocol } from './meross-payloads.js';
 
 /** What a device declares it understands: the namespaces of its Appliance.System.Ability answer, with their details. */
@@ -48,6 +48,8 @@ export function capabilitiesOfType(deviceType: string): Capability[] {
   if (type.startsWith('mrs')) return ['cover'];
   if (type.startsWith('msh')) return ['hubSensors'];
   if (type.startsWith('msl')) return ['switch', 'light'];
+  // Plugs that measure energy (mss310 family).
+  if (type.startsWith('mss310') || type.startsWith('mss315')) return ['switch', 'energy'];
   return ['switch'];
 }
 
@@ -137,4 +139,20 @@ export function lightCommand(channel: number, change: LightChange): Record<strin
   if (change.temperature !== undefined) Object.assign(light, { temperature: change.temperature, capacity: light.capacity! | TEMPERATURE });
   if (change.brightness !== undefined) Object.assign(light, { luminance: change.brightness, capacity: light.capacity! | LUMINANCE });
   return light;
+}
+
+/** Appliance.Control.Electricity (`{ electricity: { power: mW, voltage: dV, current: mA } }`) in W, V and A. */
+export function parsePower(payload: unknown): PowerReading | null {
+  const e = record(record(payload)?.electricity);
+  if (!e || typeof e.power !== 'number' || typeof e.voltage !== 'number' || typeof e.current !== 'number') return null;
+  return { power: e.power / 1000, voltage: e.voltage / 10, current: e.current / 1000 };
+}
+
+/** Appliance.Control.ConsumptionX (`{ consumptionx: [{ date, value: Wh }] }`) per day in kWh, oldest first. */
+export function parseDailyEnergy(payload: unknown): DailyEnergy[] | null {
+  const list = record(payload)?.consumptionx;
+  if (!Array.isArray(list)) return null;
+  return entries(list)
+    .flatMap((e) => (typeof e.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.date) && typeof e.value === 'number' ? [{ date: e.date, kWh: e.value / 1000 }] : []))
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }

@@ -1,5 +1,16 @@
 import { AppError, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, CoverReading, DeviceCloud, GarageDoorReading, LightChange, LightReading } from '../../domain/device-cloud.js';
+import type {
+  CloudDevice,
+  CloudEvent,
+  CloudStatus,
+  CoverReading,
+  DailyEnergy,
+  DeviceCloud,
+  GarageDoorReading,
+  LightChange,
+  LightReading,
+  PowerReading,
+} from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import {
   CloudCallError,
@@ -210,6 +221,14 @@ export class MerossCloud implements DeviceCloud {
 
   setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
     return this.devices.setLight(uuid, channel, change);
+  }
+
+  readPower(uuid: string): Promise<PowerReading> {
+    return this.devices.readPower(uuid);
+  }
+
+  readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
+    return this.devices.readDailyEnergy(uuid);
   }
 
   private connectedList(): CloudDevice[] {

@@ -1,5 +1,15 @@
 import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
-import type { Capability, CloudDevice, CloudEvent, CoverReading, GarageDoorReading, LightChange, LightReading } from '../../domain/device-cloud.js';
+import type {
+  Capability,
+  CloudDevice,
+  CloudEvent,
+  CoverReading,
+  DailyEnergy,
+  GarageDoorReading,
+  LightChange,
+  LightReading,
+  PowerReading,
+} from '../../domain/device-cloud.js';
 import {
   capabilitiesOf,
   lightCommand,
@@ -8,6 +18,8 @@ import {
   parseLights,
   parseCoverMotions,
   parseCoverPositions,
+  parseDailyEnergy,
+  parsePower,
   parseGarageDoorAnswer,
   parseGarageDoors,
   switchProtocolOf,
@@ -200,6 +212,24 @@ export class MerossDevices {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
     await this.send(entry, 'setting Appliance.Control.Light', (object, done) => object.controlLight(lightCommand(channel, change), done));
+  }
+
+  async readPower(uuid: string): Promise<PowerReading> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'energy', 'Appliance.Control.Electricity');
+    const payload = await this.send(entry, 'reading Appliance.Control.Electricity', (object, done) => object.getControlElectricity(done));
+    const reading = parsePower(payload);
+    if (!reading) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.Electricity answer`);
+    return reading;
+  }
+
+  async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'energy', 'Appliance.Control.ConsumptionX');
+    const payload = await this.send(entry, 'reading Appliance.Control.ConsumptionX', (object, done) => object.getControlPowerConsumptionX(done));
+    const days = parseDailyEnergy(payload);
+    if (!days) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.ConsumptionX answer`);
+    return days;
   }
 
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */

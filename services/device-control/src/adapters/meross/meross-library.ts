@@ -29,6 +29,8 @@ export interface LibraryDevice {
   getRollerShutterState(callback: LibraryCallback<unknown>): string;
   controlRollerShutterPosition(channel: number, position: number, callback: LibraryCallback<unknown>): string;
   controlLight(light: Record<string, number>, callback: LibraryCallback<unknown>): string;
+  getControlElectricity(callback: LibraryCallback<unknown>): string;
+  getControlPowerConsumptionX(callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
   disconnect(force?: boolean): void;

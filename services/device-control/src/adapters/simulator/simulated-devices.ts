@@ -33,6 +33,7 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         online: true,
         commandReady: true,
         switchable: true,
+        capabilities: ['switch', 'energy'],
         channels: [{ channel: 0, name: 'Desk Lamp' }],
         firmware: '6.1.8',
         hardware: '6.0.0',

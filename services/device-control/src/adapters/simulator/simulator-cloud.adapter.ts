@@ -5,10 +5,12 @@ import {
   type CloudEvent,
   type CloudStatus,
   type CoverReading,
+  type DailyEnergy,
   type DeviceCloud,
   type GarageDoorReading,
   type LightChange,
   type LightReading,
+  type PowerReading,
 } from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
@@ -144,6 +146,29 @@ export class SimulatorCloud implements DeviceCloud {
     const light = lights.get(channel);
     if (!light) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no light channel ${channel}`);
     Object.assign(light, change);
+  }
+
+  /** A lamp's draw while on (60 W) or in standby (0.4 W) at 230 V, with a little noise. */
+  async readPower(uuid: string): Promise<PowerReading> {
+    await this.roundTrip();
+    const { states, device } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'power read' });
+    if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
+    const voltage = Math.round((229 + Math.random() * 3) * 10) / 10;
+    const power = states.get(0) ? Math.round((59 + Math.random() * 2) * 10) / 10 : 0.4;
+    return { power, voltage, current: Math.round((power / voltage) * 1000) / 1000 };
+  }
+
+  /** The last seven days, ending today. */
+  async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
+    await this.roundTrip();
+    const { device } = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'energy read' });
+    if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
+    return Array.from({ length: 7 }, (_, i) => ({
+      date: new Date(Date.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
+      kWh: Math.round((0.3 + ((i * 37) % 10) / 10) * 100) / 100,
+    }));
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {

@@ -1,0 +1,73 @@
+import type { DailyEnergy, PowerReading } from './device-cloud.js';
+import { DeviceActions, type DeviceActionsDeps } from './device-actions.js';
+
+/** A reading with when it was taken and how old it is now. */
+export interface Aged<T> {
+  reading: T;
+  at: string;
+  ageSeconds: number;
+}
+
+/** How old readings may be before a request reads again (tests pass small values). */
+export interface EnergyCacheOptions {
+  powerMaxAgeMs: number;
+  dailyMaxAgeMs: number;
+}
+
+/** Power readings are read again after 10 s at the most; the daily history, which changes slowly, after an hour. */
+export const DEFAULT_ENERGY_CACHE: EnergyCacheOptions = { powerMaxAgeMs: 10_000, dailyMaxAgeMs: 3_600_000 };
+
+/**
+ * Energy plugs (mss310 and others with Appliance.Control.Electricity / ConsumptionX): readings on request only, cached,
+ * so any number of dashboards and scripts cost one message per device per cache period, inside the account budget.
+ */
+export class Energy extends DeviceActions {
+  protected readonly capability = 'energy' as const;
+  protected readonly actionText = 'measure energy';
+  private readonly power = new Map<string, { reading: PowerReading; at: number }>();
+  private readonly daily = new Map<string, { reading: DailyEnergy[]; at: number }>();
+
+  constructor(
+    deps: DeviceActionsDeps,
+    private readonly cache: EnergyCacheOptions = DEFAULT_ENERGY_CACHE,
+  ) {
+    super(deps);
+  }
+
+  forget(uuid: string): void {
+    this.power.delete(uuid);
+    this.daily.delete(uuid);
+  }
+
+  /** Power, voltage and current: the cached reading while fresh, else one read (plus the abilities, the first time). */
+  async readPower(uuid: string): Promise<Aged<PowerReading>> {
+    const device = this.deviceWith(uuid);
+    const cached = this.fresh(this.power.get(uuid), this.cache.powerMaxAgeMs);
+    if (cached) return cached;
+    const reading = await this.admitted(uuid, 2, () => this.call(`reading power of ${uuid}`, () => this.deps.cloud.readPower(uuid)));
+    const entry = { reading, at: this.deps.clock.now() };
+    this.power.set(uuid, entry);
+    this.deps.publish({ type: 'power', uuid, name: device.name, at: new Date(entry.at).toISOString(), ...reading });
+    return this.aged(entry);
+  }
+
+  /** Energy per day, newest last: cached for an hour. */
+  async readDaily(uuid: string): Promise<Aged<DailyEnergy[]>> {
+    const device = this.deviceWith(uuid);
+    const cached = this.fresh(this.daily.get(uuid), this.cache.dailyMaxAgeMs);
+    if (cached) return cached;
+    const reading = await this.admitted(uuid, 2, () => this.call(`reading energy of ${uuid}`, () => this.deps.cloud.readDailyEnergy(uuid)));
+    const entry = { reading, at: this.deps.clock.now() };
+    this.daily.set(uuid, entry);
+    this.deps.publish({ type: 'energy', uuid, name: device.name, at: new Date(entry.at).toISOString(), days: reading });
+    return this.aged(entry);
+  }
+
+  private fresh<T>(entry: { reading: T; at: number } | undefined, maxAgeMs: number): Aged<T> | undefined {
+    return entry && this.deps.clock.now() - entry.at < maxAgeMs ? this.aged(entry) : undefined;
+  }
+
+  private aged<T>(entry: { reading: T; at: number }): Aged<T> {
+    return { reading: entry.reading, at: new Date(entry.at).toISOString(), ageSeconds: Math.floor((this.deps.clock.now() - entry.at) / 1000) };
+  }
+}

@@ -1,0 +1,37 @@
+import type { Api } from '@homeops/common';
+import type { DeviceService } from '../domain/device.service.js';
+import { DailyEnergySchema, PowerSchema, UuidParamsSchema } from './device.schemas.js';
+
+const tags = ['energy'];
+const errors = ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'] as const;
+
+/** Energy plugs: power now and energy per day, cached (each answer says how old it is), read within the budget. */
+export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}/energy',
+    summary: 'Power (W), voltage (V) and current (A) of an energy plug; read at most every 10 s, cached in between',
+    tags,
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'The reading and its age', schema: PowerSchema } },
+    errors: [...errors],
+    handler: async ({ params }, _req, res) => {
+      const { reading, at, ageSeconds } = await devices.readPower(params.uuid);
+      res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, ...reading, at, ageSeconds });
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}/energy/daily',
+    summary: 'Energy used per day (kWh) as the plug keeps it, oldest first; read at most every hour',
+    tags,
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'The days and the age of the reading', schema: DailyEnergySchema } },
+    errors: [...errors],
+    handler: async ({ params }, _req, res) => {
+      const { reading, at, ageSeconds } = await devices.readDailyEnergy(params.uuid);
+      res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, days: reading, at, ageSeconds });
+    },
+  });
+}
