@@ -122,6 +122,21 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it("shows an energy plug's power and its last seven days", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Desk Lamp');
+
+    await card.locator('[data-power]').waitFor();
+    const days = card.getByRole('list', { name: 'Desk Lamp: energy per day' }).getByRole('listitem');
+    await expect.poll(() => days.count()).toBe(7);
+
+    expect(await card.locator('[data-power]').textContent()).toMatch(/^\d+\.\d W$/);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const trouble = watchTrouble(page);

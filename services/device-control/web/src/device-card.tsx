@@ -1,6 +1,7 @@
 import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
 import { CoverPanel } from './cover-panel.js';
+import { EnergyPanel } from './energy-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
 import { LightPanel } from './light-panel.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
@@ -77,6 +78,7 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
       ) : (
         <p class="muted">No switch on this device ({device.capabilities.join(', ') || 'nothing it can do is known yet'}).</p>
       )}
+      {device.capabilities.includes('energy') ? <EnergyPanel client={client} device={device} /> : null}
       {device.capabilities.includes('light') ? <LightPanel client={client} device={device} lights={lights} onLights={(l) => onLights(device.uuid, l)} /> : null}
       {device.switchable && !device.controllable ? <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p> : null}
       <ErrorNote problem={problem} />
