@@ -122,11 +122,12 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
-  it("shows an energy plug's power and its last seven days", async () => {
+  it("shows an energy plug's power and its last seven days when asked (a read costs budget)", async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
     await page.goto(`http://${LAN_HOST}:${running.port}/`);
     const card = cardOf(page, 'Desk Lamp');
+    await card.getByRole('button', { name: 'Read power' }).click();
 
     await card.locator('[data-power]').waitFor();
     const days = card.getByRole('list', { name: 'Desk Lamp: energy per day' }).getByRole('listitem');

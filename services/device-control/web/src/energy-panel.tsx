@@ -1,5 +1,5 @@
 import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
 import type { Device } from './types.js';
 
 interface Power {
@@ -13,7 +13,10 @@ interface Days {
   days: Array<{ date: string; kWh: number }>;
 }
 
-/** An energy plug's power now and its last days, read on request (the service caches and budgets the reads). */
+/**
+ * An energy plug's power now and its last days, read when asked: each read costs cloud messages from the account's
+ * budget (the service caches them), so opening the page costs none.
+ */
 export function EnergyPanel({ client, device }: { client: ApiClient; device: Device }) {
   const [power, setPower] = useState<Power | null>(null);
   const [days, setDays] = useState<Days['days']>([]);
@@ -30,13 +33,14 @@ export function EnergyPanel({ client, device }: { client: ApiClient; device: Dev
     }
   }, [client, path]);
 
-  useEffect(() => {
-    if (device.online) void load();
-  }, [load, device.online]);
-
   const peak = Math.max(0.001, ...days.map((d) => d.kWh));
   return (
     <div class="energy">
+      {power ? null : (
+        <button type="button" onClick={() => void load()} disabled={!device.online}>
+          Read power
+        </button>
+      )}
       {power ? (
         <p class="row">
           <span>
