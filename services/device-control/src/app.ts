@@ -11,6 +11,7 @@ import { registerCoverRoutes } from './http/cover.router.js';
 import { registerEnergyRoutes } from './http/energy.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import { registerGarageDoorRoutes } from './http/garage-door.router.js';
+import { registerHubRoutes } from './http/hub.router.js';
 import { registerLightRoutes } from './http/light.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { requireJsonBody } from './http/require-json-body.js';
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerCoverRoutes(api, deps.devices);
   registerLightRoutes(api, deps.devices);
   registerEnergyRoutes(api, deps.devices);
+  registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });

@@ -25,7 +25,7 @@ async function started(cloud: SimulatorCloud) {
 }
 
 describe('SimulatorCloud', () => {
-  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door, blinds and a bulb', async () => {
+  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door, blinds, a bulb and a hub', async () => {
     const cloud = new SimulatorCloud();
     await cloud.start();
 
@@ -38,8 +38,9 @@ describe('SimulatorCloud', () => {
       ['Garage Door', 1, true],
       ['Bedroom Blinds', 1, true],
       ['Reading Light', 1, true],
+      ['Heating Hub', 1, true],
     ]);
-    expect(devices.map((d) => d.capabilities)).toEqual([['switch', 'energy'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light']]);
+    expect(devices.map((d) => d.capabilities)).toEqual([['switch', 'energy'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light'], ['hubSensors']]);
     expect(devices[1]!.channels.map((c) => c.name)).toEqual(['TV', 'Speakers', 'Floor Lamp', 'USB']);
   });
 
@@ -47,7 +48,7 @@ describe('SimulatorCloud', () => {
     const cloud = new SimulatorCloud({ extraDevices: 47 });
     await cloud.start();
 
-    expect(await cloud.listDevices()).toHaveLength(53);
+    expect(await cloud.listDevices()).toHaveLength(54);
   });
 
   it('refuses calls before the session started, like the real cloud', async () => {
@@ -92,13 +93,14 @@ describe('SimulatorCloud', () => {
     expect(cloud.channelState('sim-plug-0001', 0)).toBe(false);
     expect(afterPress.body.channels[0].on).toBe(false);
     expect(garage.body).toMatchObject({ online: true, controllable: true });
-    expect(sync.body).toEqual({ total: 5, added: 0, removed: 1, updated: 1 });
+    expect(sync.body).toEqual({ total: 6, added: 0, removed: 1, updated: 1 });
     expect((await request(app).get('/devices')).body.map((d: { name: string }) => d.name)).toEqual([
       'Office Lamp',
       'Garage Heater',
       'Garage Door',
       'Bedroom Blinds',
       'Reading Light',
+      'Heating Hub',
     ]);
   });
 });

@@ -97,6 +97,32 @@ export interface DailyEnergy {
   kWh: number;
 }
 
+/** One device behind a hub (msh300): a thermostat valve (mts100) or a temperature/humidity sensor (ms100). */
+export interface HubSubDeviceReading {
+  id: string;
+  name: string;
+  kind: 'valve' | 'sensor' | 'other';
+  model: string;
+  online: boolean;
+  /** Battery in %. */
+  battery: number | null;
+  /** °C; a valve's room temperature, a sensor's reading. */
+  temperature: number | null;
+  /** % relative humidity (sensors). */
+  humidity: number | null;
+  /** Valves: open (heating allowed), the target and the range it accepts, °C. */
+  on: boolean | null;
+  targetTemperature: number | null;
+  minTemperature: number | null;
+  maxTemperature: number | null;
+}
+
+/** What a valve command changes. */
+export interface ValveChange {
+  on?: boolean;
+  targetTemperature?: number;
+}
+
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
   channel: number;
@@ -178,6 +204,10 @@ export interface DeviceCloud {
   readPower(uuid: string): Promise<PowerReading>;
   /** Reads the energy used per day as the device keeps it (Appliance.Control.ConsumptionX). */
   readDailyEnergy(uuid: string): Promise<DailyEnergy[]>;
+  /** Reads every device behind a hub with its readings and battery (Hub.Mts100.All, Hub.Sensor.All, Hub.Battery). */
+  readHub(uuid: string): Promise<HubSubDeviceReading[]>;
+  /** Turns a valve on or off and/or sets its target temperature; resolves once the hub acknowledged. */
+  setValve(uuid: string, id: string, change: ValveChange): Promise<void>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

@@ -1,4 +1,4 @@
-import type { CloudStatus, CoverMotion, DailyEnergy, GarageDoorState, LightReading, PowerReading } from './device-cloud.js';
+import type { CloudStatus, CoverMotion, DailyEnergy, GarageDoorState, HubSubDeviceReading, LightReading, PowerReading } from './device-cloud.js';
 import type { Device } from './device.js';
 import type { SyncResult } from './device-registry.js';
 
@@ -10,6 +10,7 @@ export type DeviceEvent =
   | ({ type: 'light'; uuid: string; name: string; source: 'command' | 'push' | 'read' } & LightReading)
   | ({ type: 'power'; uuid: string; name: string; at: string } & PowerReading)
   | { type: 'energy'; uuid: string; name: string; at: string; days: DailyEnergy[] }
+  | { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'read' }
   | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
   | { type: 'device'; device: Device }
   | { type: 'device-removed'; uuid: string; name: string }

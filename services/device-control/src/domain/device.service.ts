@@ -3,7 +3,7 @@ import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { systemClock, type Clock } from './clock.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
-import type { CloudEvent, DailyEnergy, DeviceCloud, LightChange, PowerReading } from './device-cloud.js';
+import type { CloudEvent, DailyEnergy, DeviceCloud, HubSubDeviceReading, LightChange, PowerReading, ValveChange } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
@@ -13,6 +13,7 @@ import { DeviceSync, type SyncStatus } from './device-sync.js';
 import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
 import { Energy, type Aged, type EnergyCacheOptions } from './energy.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
+import { Hubs, type ValveResult } from './hubs.js';
 import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
@@ -35,7 +36,7 @@ export interface DeviceServiceOptions {
 }
 
 /** Re-exported for callers of the service. */
-export type { Aged, ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView };
+export type { Aged, ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView, ValveResult };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -67,6 +68,7 @@ export class DeviceService {
   private readonly covers: Covers;
   private readonly lights: Lights;
   private readonly energy: Energy;
+  private readonly hubs: Hubs;
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -107,6 +109,7 @@ export class DeviceService {
     this.covers = new Covers(family);
     this.lights = new Lights(family);
     this.energy = new Energy(family, options.energyCache);
+    this.hubs = new Hubs(family);
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
@@ -250,6 +253,18 @@ export class DeviceService {
     return this.energy.readDaily(uuid);
   }
 
+  /** The devices behind a hub with their readings and batteries, with the reading's age (cached for a minute). */
+  readHub(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
+    this.assertListLoaded();
+    return this.hubs.read(uuid);
+  }
+
+  /** Turns a valve behind a hub on or off and/or sets its target temperature. */
+  setValve(uuid: string, id: string, change: ValveChange): Promise<ValveResult> {
+    this.assertListLoaded();
+    return this.hubs.setValve(uuid, id, change);
+  }
+
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
@@ -314,6 +329,7 @@ export class DeviceService {
     this.covers.forget(uuid);
     this.lights.forget(uuid);
     this.energy.forget(uuid);
+    this.hubs.forget(uuid);
   }
 
   private publish(event: DeviceEvent): void {

@@ -7,7 +7,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
   api.route({
     method: 'get',
     path: '/events',
-    summary: 'Live events: channel, garageDoor, cover, light, power, energy, online, device, device-removed, sync and session',
+    summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync and session',
     tags: ['events'],
     responses: {
       200: {

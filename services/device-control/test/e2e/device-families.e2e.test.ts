@@ -8,17 +8,28 @@ import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emula
 import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 // Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
-// declare ToggleX too, and are never switched; a light.
+// declare ToggleX too, and are never switched; a light; an energy plug; a hub with a valve and a sensor.
 const PLUG = 'plug0000000000000000000000000001';
 const DOOR = 'door0000000000000000000000000005';
 const BLINDS = 'blinds00000000000000000000000006';
 const BULB = 'bulb0000000000000000000000000007';
+const HUB = 'hub00000000000000000000000000008';
 const DEVICES: EmulatedDeviceSpec[] = [
   { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
   { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
   { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
   // Colour and brightness, no colour temperature.
   { uuid: BULB, name: 'Bulb', type: 'msl430', lightCapacity: 5 },
+  {
+    uuid: HUB,
+    name: 'Hub',
+    type: 'msh300',
+    protocol: 'none',
+    hubDevices: [
+      { id: '01008C11', name: 'Bedroom valve', kind: 'valve' },
+      { id: '120027D2', name: 'Cellar', kind: 'sensor' },
+    ],
+  },
 ];
 const coverEvents = (adapter: RemoteCloud) => adapter.events.filter((e) => e.type === 'cover' && e.uuid === BLINDS);
 
@@ -173,5 +184,20 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     expect(days.map((d) => d.date)).toEqual([...days.map((d) => d.date)].sort());
     expect(door).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     expect(emulator.requests('Appliance.Control.Electricity').filter((r) => r.uuid === DOOR)).toEqual([]);
+  });
+
+  it('lists the devices behind a hub with names from the cloud, readings in °C and %, and batteries; sets a valve', async () => {
+    const before = await adapter.readHub(HUB);
+    await adapter.setValve(HUB, '01008C11', { on: false, targetTemperature: 18.5 });
+    const after = await adapter.readHub(HUB);
+
+    expect(before).toEqual([
+      { id: '01008C11', name: 'Bedroom valve', kind: 'valve', model: 'mts100v3', online: true, battery: 90, temperature: 19.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
+      { id: '120027D2', name: 'Cellar', kind: 'sensor', model: 'ms100', online: true, battery: 80, temperature: 19.6, humidity: 55.1, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+    ]);
+    expect(after[0]).toMatchObject({ on: false, targetTemperature: 18.5 });
+    expect(emulator.requests('Appliance.Hub.ToggleX', 'SET').map((r) => r.payload)).toEqual([{ togglex: [{ id: '01008C11', onoff: 0 }] }]);
+    expect(emulator.requests('Appliance.Hub.Mts100.Temperature', 'SET').map((r) => r.payload)).toEqual([{ temperature: [{ id: '01008C11', custom: 185 }] }]);
+    expect((await adapter.listDevices()).find((d) => d.uuid === HUB)).toMatchObject({ capabilities: ['hubSensors'], switchable: false });
   });
 });

@@ -3,7 +3,7 @@
 import { createLogger } from '@homeops/common';
 import { MerossCloud, type MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 
-type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'readCovers' | 'moveCover' | 'readLight' | 'setLight' | 'readPower' | 'readDailyEnergy' | 'submitMfaCode';
+type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'readCovers' | 'moveCover' | 'readLight' | 'setLight' | 'readPower' | 'readDailyEnergy' | 'readHub' | 'setValve' | 'submitMfaCode';
 type Call =
   | { id: number; ping: true }
   | { id: number; create: Omit<MerossCloudOptions, 'logger'> }

@@ -7,9 +7,11 @@ import type {
   CoverReading,
   DailyEnergy,
   GarageDoorReading,
+  HubSubDeviceReading,
   LightChange,
   LightReading,
   PowerReading,
+  ValveChange,
 } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { ChildOutput } from './child-output.js';
@@ -166,6 +168,14 @@ export class RemoteCloud {
 
   readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
     return this.call('readDailyEnergy', [uuid]) as Promise<DailyEnergy[]>;
+  }
+
+  readHub(uuid: string): Promise<HubSubDeviceReading[]> {
+    return this.call('readHub', [uuid]) as Promise<HubSubDeviceReading[]>;
+  }
+
+  setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
+    return this.call('setValve', [uuid, id, change]) as Promise<void>;
   }
 
   submitMfaCode(code: string): Promise<void> {

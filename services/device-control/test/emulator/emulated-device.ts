@@ -20,6 +20,22 @@ export interface EmulatedDeviceSpec {
   cover?: boolean;
   /** A light (msl430): Appliance.Control.Light with these capacity bits (1 RGB, 2 temperature, 4 luminance). */
   lightCapacity?: number;
+  /** A hub (msh300, protocol none): the valves and sensors behind it. */
+  hubDevices?: Array<{ id: string; name: string; kind: 'valve' | 'sensor' }>;
+}
+
+/** A valve or sensor behind an emulated hub, in the hub's units (tenths of °C and %). */
+export interface EmulatedSubDevice {
+  id: string;
+  name: string;
+  kind: 'valve' | 'sensor';
+  online: boolean;
+  battery: number;
+  onoff: 0 | 1;
+  room: number;
+  custom: number;
+  mode: number;
+  humidity: number;
 }
 
 const SYSTEM_ABILITIES = ['Appliance.System.All', 'Appliance.System.Ability', 'Appliance.System.Online', 'Appliance.System.Report', 'Appliance.Config.Key'];
@@ -39,6 +55,7 @@ export class EmulatedDevice {
   readonly garageDoor: boolean;
   readonly cover: boolean;
   readonly lightCapacity: number | null;
+  readonly hubDevices: EmulatedSubDevice[];
   /** The light's settings, as Appliance.Control.Light carries them. */
   light = { luminance: 60, temperature: 30, rgb: 0x00ff00 };
   /** How long a full run of the cover takes. */
@@ -69,6 +86,7 @@ export class EmulatedDevice {
     this.garageDoor = spec.garageDoor ?? false;
     this.cover = spec.cover ?? false;
     this.lightCapacity = spec.lightCapacity ?? null;
+    this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({ ...d, online: true, battery: 90 - i * 10, onoff: 1, room: 195 + i, custom: 210, mode: 0, humidity: 550 + i }));
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
     if (this.garageDoor) this.doors.set(0, false);
   }
@@ -82,6 +100,9 @@ export class EmulatedDevice {
     if (this.garageDoor) own.push('Appliance.GarageDoor.State', 'Appliance.GarageDoor.Config');
     if (this.cover) own.push('Appliance.RollerShutter.State', 'Appliance.RollerShutter.Position', 'Appliance.RollerShutter.Config');
     if (this.lightCapacity !== null) own.push('Appliance.Control.Light');
+    if (this.hubDevices.length > 0) {
+      own.push('Appliance.Hub.Mts100.All', 'Appliance.Hub.Sensor.All', 'Appliance.Hub.Battery', 'Appliance.Hub.ToggleX', 'Appliance.Hub.Mts100.Temperature', 'Appliance.Hub.Mts100.Mode');
+    }
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
     return own;
   }

@@ -161,7 +161,8 @@ export class EmulatorApi {
       this.answer(res, 0, this.devListData !== undefined ? this.devListData : this.devices().map((d) => d.listEntry(this.brokerHosts[d.broker] ?? this.host)));
     } else if (path === '/v1/Hub/getSubDevices') {
       this.calls.getSubDevices += 1;
-      this.answer(res, 0, []);
+      const hub = this.devices().find((d) => d.uuid === params.uuid);
+      this.answer(res, 0, (hub?.hubDevices ?? []).map((d) => ({ subDeviceId: d.id, subDeviceType: d.kind === 'valve' ? 'mts100v3' : 'ms100', subDeviceName: d.name })));
     } else {
       this.calls.logout += 1;
       this.tokens.delete(token);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:tls';
 import type { Socket } from 'node:net';
 import aedes from 'aedes';
 import type { AuthenticateError, Client, PublishPacket } from 'aedes';
-import type { EmulatedDevice } from './emulated-device.js';
+import type { EmulatedDevice, EmulatedSubDevice } from './emulated-device.js';
 import { md5, type EmulatedAccount } from './emulator-api.js';
 
 /** Where apps publish requests to a device. */
@@ -182,6 +182,7 @@ export class EmulatorBroker {
       const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
       return reply('GETACK', { consumptionx: [2, 0, 1].map((n) => ({ date: day(n), time: Math.floor(Date.now() / 1000), value: 1000 + n * 250 })) });
     }
+    if (device.hubDevices.length > 0 && header.namespace.startsWith('Appliance.Hub.')) return this.hub(device, call, payload, reply);
     if (call === 'SET Appliance.Control.Light' && device.lightCapacity !== null) {
       // As meross_lan observed: a light command also turns the light on.
       const light = payload.light as Partial<Record<'luminance' | 'temperature' | 'rgb', unknown>> | undefined;
@@ -249,6 +250,54 @@ export class EmulatorBroker {
     }, (device.coverTravelMs * Math.abs(target - here)) / 100);
     device.coverRun = { from: here, to: target, startedAt: Date.now(), timer };
     pushState();
+  }
+
+  /** A hub's namespaces for the valves and sensors behind it, as meross_lan describes them. */
+  private hub(device: EmulatedDevice, call: string, payload: Record<string, unknown>, reply: (method: string, body: unknown) => void): void {
+    const valves = device.hubDevices.filter((d) => d.kind === 'valve');
+    const sensors = device.hubDevices.filter((d) => d.kind === 'sensor');
+    const online = (d: EmulatedSubDevice) => ({ status: d.online ? 1 : 2, lastActiveTime: Math.floor(Date.now() / 1000) });
+    const byId = (id: unknown) => device.hubDevices.find((d) => d.id === id);
+    if (call === 'GET Appliance.Hub.Mts100.All') {
+      return reply('GETACK', {
+        all: valves.map((v) => ({
+          id: v.id,
+          online: online(v),
+          togglex: { onoff: v.onoff },
+          mode: { state: v.mode },
+          temperature: { room: v.room, currentSet: v.custom, custom: v.custom, comfort: 240, economy: 180, away: 120, min: 50, max: 350, heating: 1, openWindow: 0 },
+        })),
+      });
+    }
+    if (call === 'GET Appliance.Hub.Sensor.All') {
+      return reply('GETACK', {
+        all: sensors.map((s) => ({ id: s.id, online: online(s), temperature: { latest: s.room, max: 400, min: -200 }, humidity: { latest: s.humidity } })),
+      });
+    }
+    if (call === 'GET Appliance.Hub.Battery') return reply('GETACK', { battery: device.hubDevices.map((d) => ({ id: d.id, value: d.battery })) });
+    if (call === 'SET Appliance.Hub.ToggleX') {
+      for (const t of ([] as Array<{ id?: unknown; onoff?: unknown }>).concat((payload.togglex as never) ?? [])) {
+        const valve = byId(t.id);
+        if (valve?.kind === 'valve') valve.onoff = t.onoff === 1 ? 1 : 0;
+      }
+      return reply('SETACK', {});
+    }
+    if (call === 'SET Appliance.Hub.Mts100.Temperature') {
+      const set = ([] as Array<{ id?: unknown; custom?: unknown }>).concat((payload.temperature as never) ?? []);
+      for (const t of set) {
+        const valve = byId(t.id);
+        if (valve?.kind === 'valve' && typeof t.custom === 'number') valve.custom = t.custom;
+      }
+      return reply('SETACK', { temperature: set });
+    }
+    if (call === 'SET Appliance.Hub.Mts100.Mode') {
+      for (const m of ([] as Array<{ id?: unknown; state?: unknown }>).concat((payload.mode as never) ?? [])) {
+        const valve = byId(m.id);
+        if (valve?.kind === 'valve' && typeof m.state === 'number') valve.mode = m.state;
+      }
+      return reply('SETACK', {});
+    }
+    reply('ERROR', { error: { code: 5000, detail: 'unsupported' } });
   }
 
   private message(uuid: string, namespace: string, method: string, payload: unknown, messageId: string): MerossMessage {

@@ -11,10 +11,12 @@ import {
   type DeviceCloud,
   type GarageDoorReading,
   type GarageDoorState,
+  type HubSubDeviceReading,
   type LightChange,
   type LightFeatures,
   type LightReading,
   type PowerReading,
+  type ValveChange,
   type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
 
@@ -35,6 +37,8 @@ type Method =
   | 'setLight'
   | 'readPower'
   | 'readDailyEnergy'
+  | 'readHub'
+  | 'setValve'
   | 'submitMfaCode';
 
 /** A recorded call. */
@@ -75,6 +79,11 @@ export function smartBulb(overrides: Partial<CloudDevice> & { uuid: string }): C
 
 /** What the fake's lights support; tests change it before adding a device. */
 export const ALL_LIGHT_FEATURES: LightFeatures = { brightness: true, temperature: true, rgb: true };
+
+/** A hub (msh300) with the fake's `hubDevices` behind it. */
+export function hub(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return cloudDevice({ name: 'Hub', type: 'msh300', switchable: false, capabilities: ['hubSensors'], ...overrides });
+}
 
 /** A roller shutter (mrs100) that takes any position, closed at first. */
 export function rollerShutter(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
@@ -212,6 +221,24 @@ export class FakeDeviceCloud implements DeviceCloud {
     await this.enter('setLight', [uuid, channel, change]);
     const light = this.assertDevice(uuid).lights.get(channel);
     if (light) Object.assign(light, change);
+  }
+
+  /** The devices behind every hub of the fake: a valve and a sensor. */
+  hubDevices: HubSubDeviceReading[] = [
+    { id: 'valve-1', name: 'Bedroom valve', kind: 'valve', model: 'mts100v3', online: true, battery: 80, temperature: 19.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
+    { id: 'sensor-1', name: 'Cellar', kind: 'sensor', model: 'ms100', online: true, battery: 45, temperature: 12.3, humidity: 71.5, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+  ];
+
+  async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
+    await this.enter('readHub', [uuid]);
+    this.assertDevice(uuid);
+    return this.hubDevices.map((d) => ({ ...d }));
+  }
+
+  async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
+    await this.enter('setValve', [uuid, id, change]);
+    this.assertDevice(uuid);
+    this.hubDevices = this.hubDevices.map((d) => (d.id === id ? { ...d, ...change } : d));
   }
 
   /** What energy plugs measure; tests change it. */

@@ -1,4 +1,13 @@
-import type { Capability, CoverMotion, DailyEnergy, GarageDoorReading, LightChange, LightFeatures, PowerReading } from '../../domain/device-cloud.js';
+import type {
+  Capability,
+  CoverMotion,
+  DailyEnergy,
+  GarageDoorReading,
+  HubSubDeviceReading,
+  LightChange,
+  LightFeatures,
+  PowerReading,
+} from '../../domain/device-cloud.js';
 import type { SwitchProtocol } from './meross-payloads.js';
 
 /** What a device declares it understands: the namespaces of its Appliance.System.Ability answer, with their details. */
@@ -155,4 +164,64 @@ export function parseDailyEnergy(payload: unknown): DailyEnergy[] | null {
   return entries(list)
     .flatMap((e) => (typeof e.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.date) && typeof e.value === 'number' ? [{ date: e.date, kWh: e.value / 1000 }] : []))
     .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+}
+
+const tenths = (value: unknown) => (typeof value === 'number' ? value / 10 : null);
+const onlineOf = (e: Record<string, unknown>) => record(e.online)?.status === 1;
+
+/** The names and models the cloud's /v1/Hub/getSubDevices gave for a hub's devices. */
+export function subDeviceNames(list: unknown): Map<string, { name: string; model: string }> {
+  const names = new Map<string, { name: string; model: string }>();
+  for (const e of entries(list)) {
+    if (typeof e.subDeviceId !== 'string') continue;
+    names.set(e.subDeviceId, {
+      name: typeof e.subDeviceName === 'string' && e.subDeviceName ? e.subDeviceName : e.subDeviceId,
+      model: typeof e.subDeviceType === 'string' ? e.subDeviceType : 'unknown',
+    });
+  }
+  return names;
+}
+
+/**
+ * A hub's devices from its Hub.Mts100.All, Hub.Sensor.All and Hub.Battery answers (temperatures and humidity in
+ * tenths), named from the cloud's list; a listed device that answered in neither is `other`.
+ */
+export function parseHub(valvesPayload: unknown, sensorsPayload: unknown, batteryPayload: unknown, names: Map<string, { name: string; model: string }>): HubSubDeviceReading[] {
+  const battery = new Map(entries(record(batteryPayload)?.battery).map((b) => [b.id, typeof b.value === 'number' ? b.value : null]));
+  const base = (id: string, kind: HubSubDeviceReading['kind'], fallbackModel: string, e: Record<string, unknown>): HubSubDeviceReading => ({
+    id,
+    name: names.get(id)?.name ?? id,
+    kind,
+    model: names.get(id)?.model ?? fallbackModel,
+    online: onlineOf(e),
+    battery: battery.get(id) ?? null,
+    temperature: null,
+    humidity: null,
+    on: null,
+    targetTemperature: null,
+    minTemperature: null,
+    maxTemperature: null,
+  });
+  const found: HubSubDeviceReading[] = [];
+  for (const v of entries(record(valvesPayload)?.all)) {
+    if (typeof v.id !== 'string') continue;
+    const t = record(v.temperature) ?? {};
+    const onoff = record(v.togglex)?.onoff;
+    found.push({
+      ...base(v.id, 'valve', 'mts100', v),
+      temperature: tenths(t.room),
+      on: onoff === 1 ? true : onoff === 0 ? false : null,
+      targetTemperature: tenths(t.currentSet),
+      minTemperature: tenths(t.min),
+      maxTemperature: tenths(t.max),
+    });
+  }
+  for (const e of entries(record(sensorsPayload)?.all)) {
+    if (typeof e.id !== 'string') continue;
+    found.push({ ...base(e.id, 'sensor', 'ms100', e), temperature: tenths(record(e.temperature)?.latest), humidity: tenths(record(e.humidity)?.latest) });
+  }
+  for (const [id, { model }] of names) {
+    if (!found.some((d) => d.id === id)) found.push({ ...base(id, 'other', model, {}), online: false });
+  }
+  return found;
 }

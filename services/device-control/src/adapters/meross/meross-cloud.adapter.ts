@@ -7,9 +7,11 @@ import type {
   DailyEnergy,
   DeviceCloud,
   GarageDoorReading,
+  HubSubDeviceReading,
   LightChange,
   LightReading,
   PowerReading,
+  ValveChange,
 } from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import {
@@ -229,6 +231,14 @@ export class MerossCloud implements DeviceCloud {
 
   readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
     return this.devices.readDailyEnergy(uuid);
+  }
+
+  readHub(uuid: string): Promise<HubSubDeviceReading[]> {
+    return this.devices.readHub(uuid);
+  }
+
+  setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
+    return this.devices.setValve(uuid, id, change);
   }
 
   private connectedList(): CloudDevice[] {

@@ -6,9 +6,11 @@ import type {
   CoverReading,
   DailyEnergy,
   GarageDoorReading,
+  HubSubDeviceReading,
   LightChange,
   LightReading,
   PowerReading,
+  ValveChange,
 } from '../../domain/device-cloud.js';
 import {
   capabilitiesOf,
@@ -22,6 +24,8 @@ import {
   parsePower,
   parseGarageDoorAnswer,
   parseGarageDoors,
+  parseHub,
+  subDeviceNames,
   switchProtocolOf,
   type Abilities,
 } from './meross-abilities.js';
@@ -230,6 +234,30 @@ export class MerossDevices {
     const days = parseDailyEnergy(payload);
     if (!days) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.ConsumptionX answer`);
     return days;
+  }
+
+  async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
+    const get = (namespace: string, payload: unknown) =>
+      this.send(entry, `reading ${namespace}`, (object, done) => object.publishMessage('GET', namespace, payload, done));
+    const valves = await get('Appliance.Hub.Mts100.All', { all: [] });
+    const sensors = await get('Appliance.Hub.Sensor.All', { all: [] });
+    const battery = await get('Appliance.Hub.Battery', { battery: [] });
+    return parseHub(valves, sensors, battery, subDeviceNames(entry.object.subDeviceList));
+  }
+
+  async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
+    const entry = this.assertReachable(uuid);
+    await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
+    const set = (what: string, payload: unknown) =>
+      this.send(entry, what, (object, done) => object.publishMessage('SET', what, payload, done));
+    if (change.on !== undefined) await set('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
+    if (change.targetTemperature !== undefined) {
+      // The valve heats to the target of its mode: set the custom target, then the custom mode (0), as the app does.
+      await set('Appliance.Hub.Mts100.Temperature', { temperature: [{ id, custom: Math.round(change.targetTemperature * 10) }] });
+      await set('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: 0 }] });
+    }
   }
 
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */

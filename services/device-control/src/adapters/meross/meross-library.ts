@@ -30,6 +30,12 @@ export interface LibraryDevice {
   controlRollerShutterPosition(channel: number, position: number, callback: LibraryCallback<unknown>): string;
   controlLight(light: Record<string, number>, callback: LibraryCallback<unknown>): string;
   getControlElectricity(callback: LibraryCallback<unknown>): string;
+  /** Hubs: the cloud's list of the devices behind it, as getSubDevices answered. */
+  subDeviceList?: unknown;
+  getHubBattery?(callback: LibraryCallback<unknown>): string;
+  controlHubToggleX?(id: string, on: boolean, callback: LibraryCallback<unknown>): string;
+  controlHubMts100Mode?(id: string, mode: number, callback: LibraryCallback<unknown>): string;
+  controlHubMts100Temperature?(id: string, temperature: Record<string, number>, callback: LibraryCallback<unknown>): string;
   getControlPowerConsumptionX(callback: LibraryCallback<unknown>): string;
   controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
   controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;

@@ -1,4 +1,4 @@
-import type { CloudDevice, LightReading } from '../../domain/device-cloud.js';
+import type { CloudDevice, HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
 
 /** A simulated device: its description, the state of each channel and, for an opener, whether each door is open. */
 export interface SimulatedDevice {
@@ -9,6 +9,8 @@ export interface SimulatedDevice {
   covers: Map<number, number>;
   /** Light settings per channel. */
   lights: Map<number, LightReading>;
+  /** The devices behind a hub. */
+  subdevices: HubSubDeviceReading[];
 }
 
 function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: CloudDevice['capabilities'] }, initial: boolean[]): SimulatedDevice {
@@ -19,10 +21,16 @@ function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: 
   const lights = new Map(
     capabilities.includes('light') ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports }]) : [],
   );
-  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers, lights };
+  const subdevices: HubSubDeviceReading[] = capabilities.includes('hubSensors')
+    ? [
+        { id: '01008C11', name: 'Living room valve', kind: 'valve', model: 'mts100v3', online: true, battery: 85, temperature: 20.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
+        { id: '120027D2', name: 'Cellar sensor', kind: 'sensor', model: 'ms100', online: true, battery: 60, temperature: 13.2, humidity: 68.4, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+      ]
+    : [];
+  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers, lights, subdevices };
 }
 
-/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds, a bulb. */
+/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds, a bulb, a hub. */
 export function defaultSimulatedDevices(): SimulatedDevice[] {
   return [
     simulated(
@@ -118,6 +126,21 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         hardware: '4.0.0',
       },
       [true],
+    ),
+    simulated(
+      {
+        uuid: 'sim-hub-0001',
+        name: 'Heating Hub',
+        type: 'msh300',
+        online: true,
+        commandReady: true,
+        switchable: false,
+        capabilities: ['hubSensors'],
+        channels: [{ channel: 0, name: 'Heating Hub' }],
+        firmware: '4.1.26',
+        hardware: '4.0.0',
+      },
+      [],
     ),
   ];
 }

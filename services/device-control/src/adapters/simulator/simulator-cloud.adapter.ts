@@ -8,9 +8,11 @@ import {
   type DailyEnergy,
   type DeviceCloud,
   type GarageDoorReading,
+  type HubSubDeviceReading,
   type LightChange,
   type LightReading,
   type PowerReading,
+  type ValveChange,
 } from '../../domain/device-cloud.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
@@ -169,6 +171,22 @@ export class SimulatorCloud implements DeviceCloud {
       date: new Date(Date.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
       kWh: Math.round((0.3 + ((i * 37) % 10) / 10) * 100) / 100,
     }));
+  }
+
+  async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
+    await this.roundTrip();
+    const simulated = this.assertReachable(uuid);
+    for (const what of ['valves read', 'sensors read', 'batteries read']) this.emit({ type: 'sent', via: 'mqtt', what });
+    return simulated.subdevices.map((d) => ({ ...d }));
+  }
+
+  async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
+    await this.roundTrip();
+    const simulated = this.assertReachable(uuid);
+    this.emit({ type: 'sent', via: 'mqtt', what: 'valve command' });
+    const valve = simulated.subdevices.find((d) => d.id === id && d.kind === 'valve');
+    if (!valve) throw new AppError('CLOUD_ERROR', `Hub ${uuid} answered ERROR: no valve ${id}`);
+    Object.assign(valve, change);
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {

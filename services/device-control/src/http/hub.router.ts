@@ -1,0 +1,41 @@
+import type { Api } from '@homeops/common';
+import type { ValveChange } from '../domain/device-cloud.js';
+import type { DeviceService } from '../domain/device.service.js';
+import { HubSchema, SubDeviceParamsSchema, UuidParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './device.schemas.js';
+import { COMMAND_ERRORS } from './devices.router.js';
+
+const tags = ['hubs'];
+
+/** Hubs (msh300): the valves and sensors behind them, their readings and batteries; valve on/off and target. */
+export function registerHubRoutes(api: Api, devices: DeviceService): void {
+  api.route({
+    method: 'get',
+    path: '/devices/{uuid}/hub',
+    summary: 'The devices behind a hub with readings and battery; read at most once a minute, cached in between',
+    tags,
+    params: UuidParamsSchema,
+    responses: { 200: { description: 'Valves and sensors, and the age of the reading', schema: HubSchema } },
+    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    handler: async ({ params }, _req, res) => {
+      const { reading, at, ageSeconds } = await devices.readHub(params.uuid);
+      res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, subdevices: reading, at, ageSeconds });
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/devices/{uuid}/hub/{id}',
+    summary: "Turn a valve behind a hub on or off and/or set its target temperature (°C, within the valve's range)",
+    tags,
+    params: SubDeviceParamsSchema,
+    body: ValveChangeBodySchema,
+    responses: { 200: { description: 'The hub acknowledged', schema: ValveResultSchema } },
+    errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],
+    handler: async ({ params, body }, _req, res) => {
+      const change: ValveChange = {};
+      if (body.on !== undefined) change.on = body.on;
+      if (body.targetTemperature !== undefined) change.targetTemperature = body.targetTemperature;
+      res.json({ status: 'success', ...(await devices.setValve(params.uuid, params.id, change)) });
+    },
+  });
+}
