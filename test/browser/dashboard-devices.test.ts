@@ -22,7 +22,9 @@ async function deviceState(port: number, uuid: string, key?: string): Promise<Ar
 describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
   let running: ServiceChild;
   beforeAll(async () => {
-    running = await startService('device-control', { CLOUD_BACKEND: 'simulator' });
+    // These tests click through every family within a minute: the burst window is widened (the budget, and its
+    // error shown on the page, have their own tests).
+    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
   }, 60_000);
   afterAll(async () => running?.stop());
 
@@ -38,7 +40,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
 
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
-    expect(await page.getByRole('article').count()).toBe(6);
+    expect(await page.getByRole('article').count()).toBe(7);
     await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
     expect(trouble.problems).toEqual([]);
     await page.close();
@@ -138,6 +140,30 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it("reads the devices behind a hub when asked, turns a valve's heating off and sets its target", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Heating Hub');
+    await card.getByRole('button', { name: 'Read devices' }).click();
+    const heating = card.getByRole('switch', { name: 'Living room valve: heating' });
+    await heating.waitFor();
+    const valve = async () =>
+      ((await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-hub-0001/hub`)).json()) as { subdevices: Array<{ id: string; on: boolean; targetTemperature: number }> }).subdevices[0];
+
+    const before = await heating.getAttribute('aria-checked');
+    await heating.click();
+    await expect.poll(() => heating.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+    await card.getByLabel('Target °C').fill('19.5');
+    await card.getByRole('button', { name: 'Set Living room valve target' }).click();
+    await expect.poll(async () => (await valve())?.targetTemperature).toBe(19.5);
+
+    expect((await valve())?.on).toBe(before !== 'true');
+    expect(await card.getByText('Cellar sensor').count()).toBe(1);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('syncs from its button, passes an axe scan with no serious or critical violation, on desktop and phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
     const trouble = watchTrouble(page);
@@ -145,7 +171,12 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 6 devices/).waitFor();
+    await page.getByText(/Synced: 7 devices/).waitFor();
+    // The hub's devices and the plug's power are read on demand: open them so the scan sees them too.
+    await cardOf(page, 'Heating Hub').getByRole('button', { name: 'Read devices' }).click();
+    await cardOf(page, 'Heating Hub').getByRole('list').waitFor();
+    await cardOf(page, 'Desk Lamp').getByRole('button', { name: 'Read power' }).click();
+    await cardOf(page, 'Desk Lamp').locator('[data-power]').waitFor();
     const desktop = await seriousAxeViolations(page);
     await page.setViewportSize({ width: 360, height: 740 });
     const phone = await seriousAxeViolations(page);
@@ -153,6 +184,37 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await saveScreenshots(page, 'device-control');
 
     expect({ desktop, phone, overflow, problems: trouble.problems }).toEqual({ desktop: [], phone: [], overflow: false, problems: [] });
+    await page.close();
+  }, 60_000);
+});
+
+describe('device-control dashboard when the account budget is spent', () => {
+  let running: ServiceChild;
+  beforeAll(async () => {
+    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' });
+  }, 60_000);
+  afterAll(async () => running?.stop());
+
+  it('shows the 429 body beside the device and puts the switch back to the true state', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
+    await lamp.waitFor();
+    const alert = cardOf(page, 'Desk Lamp').getByRole('alert');
+
+    // The startup sync used one message of the two per minute; the first switch uses the other.
+    for (let i = 0; i < 3 && (await alert.count()) === 0; i += 1) {
+      const before = await lamp.getAttribute('aria-checked');
+      await lamp.click();
+      await expect.poll(async () => (await alert.count()) > 0 || (await lamp.getAttribute('aria-checked')) !== before).toBe(true);
+    }
+    const truth = (await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-plug-0001`)).json()) as { channels: Array<{ on: boolean | null }> };
+    const expected = truth.channels[0]!.on === null ? 'mixed' : String(truth.channels[0]!.on);
+
+    expect(await alert.textContent()).toMatch(/Cloud message budget exhausted: 2 messages per minute.*Retry after/);
+    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(expected);
+    expect(trouble.problems.filter((p) => !/429/.test(p))).toEqual([]);
     await page.close();
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { CoverPanel } from './cover-panel.js';
 import { EnergyPanel } from './energy-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
+import { HubPanel } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
 
@@ -54,6 +55,8 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
       </p>
       {device.capabilities.includes('garageDoor') ? (
         <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
+      ) : device.capabilities.includes('hubSensors') ? (
+        <HubPanel client={client} device={device} />
       ) : device.capabilities.includes('cover') ? (
         <CoverPanel client={client} device={device} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
       ) : device.switchable ? (

@@ -1,0 +1,105 @@
+import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { useCallback, useState } from 'preact/hooks';
+import type { Device } from './types.js';
+
+interface SubDevice {
+  id: string;
+  name: string;
+  kind: 'valve' | 'sensor' | 'other';
+  online: boolean;
+  battery: number | null;
+  temperature: number | null;
+  humidity: number | null;
+  on: boolean | null;
+  targetTemperature: number | null;
+  minTemperature: number | null;
+  maxTemperature: number | null;
+}
+
+const reading = (d: SubDevice) =>
+  [d.temperature !== null ? `${d.temperature.toFixed(1)} °C` : null, d.humidity !== null ? `${d.humidity.toFixed(1)} %` : null, d.battery !== null ? `battery ${d.battery} %` : null]
+    .filter(Boolean)
+    .join(' · ');
+
+/** The valves and sensors behind a hub, read when asked (three cloud messages, cached a minute by the service). */
+export function HubPanel({ client, device }: { client: ApiClient; device: Device }) {
+  const [subdevices, setSubdevices] = useState<SubDevice[] | null>(null);
+  const [at, setAt] = useState<string | null>(null);
+  const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const path = `/devices/${encodeURIComponent(device.uuid)}/hub`;
+
+  const load = useCallback(async () => {
+    try {
+      const { body } = await client.json<{ subdevices: SubDevice[]; at: string }>('GET', path);
+      setSubdevices(body.subdevices);
+      setAt(body.at);
+      setProblem(null);
+    } catch (error) {
+      setProblem(toErrorBody(error));
+    }
+  }, [client, path]);
+
+  const setValve = async (id: string, change: { on?: boolean; targetTemperature?: number }) => {
+    try {
+      await client.json('PUT', `${path}/${encodeURIComponent(id)}`, change);
+      setSubdevices((list) => list && list.map((d) => (d.id === id ? { ...d, ...change } : d)));
+      setProblem(null);
+    } catch (error) {
+      setProblem(toErrorBody(error));
+    }
+  };
+
+  return (
+    <div class="hub">
+      <p class="row">
+        <button type="button" onClick={() => void load()} disabled={!device.online}>
+          {subdevices ? 'Read again' : 'Read devices'}
+        </button>
+        {at ? <span class="muted">read {timeFromNow(at)}</span> : null}
+      </p>
+      {subdevices ? (
+        <ul class="channels" aria-label={`Devices behind ${device.name}`}>
+          {subdevices.map((d) => (
+            <li key={d.id} class="subdevice">
+              <div class="row">
+                <span>
+                  <strong>{d.name}</strong> <span class="muted">{d.online ? d.kind : `${d.kind}, offline`}</span>
+                </span>
+                {d.kind === 'valve' ? (
+                  <button
+                    type="button"
+                    role="switch"
+                    class="switch"
+                    aria-checked={d.on === null ? 'mixed' : d.on}
+                    aria-label={`${d.name}: heating`}
+                    onClick={() => void setValve(d.id, { on: d.on !== true })}
+                  />
+                ) : null}
+              </div>
+              <span class="muted">{reading(d)}</span>
+              {d.kind === 'valve' ? (
+                <form
+                  class="row"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    const input = (event.currentTarget as HTMLFormElement).elements.namedItem('target') as HTMLInputElement;
+                    void setValve(d.id, { targetTemperature: Number(input.value) });
+                  }}
+                >
+                  <label>
+                    Target °C
+                    <input name="target" type="number" step={0.5} min={d.minTemperature ?? 5} max={d.maxTemperature ?? 35} defaultValue={String(d.targetTemperature ?? 20)} required />
+                  </label>
+                  <button type="submit" aria-label={`Set ${d.name} target`}>
+                    Set
+                  </button>
+                </form>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorNote problem={problem} />
+    </div>
+  );
+}
