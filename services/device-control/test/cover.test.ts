@@ -25,6 +25,7 @@ describe('covers (roller shutters)', () => {
     expect(listed.body).toMatchObject({ capabilities: ['cover'], switchable: false, controllable: false });
     expect(toggle.status).toBe(409);
     expect(toggle.body.details).toEqual([{ path: 'device', message: 'the device is a cover (roller shutter); it is never sent a switch command' }]);
+    expect(toggle.body.solution).toBe(`Move it with POST /devices/${BLINDS}/cover/{channel}/open, /close or /stop, or PUT /devices/${BLINDS}/cover/{channel}/position`);
     expect(cloud.callsOf('setChannel')).toEqual([]);
   });
 

@@ -45,6 +45,18 @@ describe('hubs and the devices behind them', () => {
     expect(hubEvents().at(-1)).toMatchObject({ source: 'command', subdevices: [expect.objectContaining({ id: 'valve-1', on: false, targetTemperature: 18.5 }), expect.anything()] });
   });
 
+  it('takes a push from a valve into GET and /events; a device not read yet waits for the next read', async () => {
+    const { app, cloud, hubEvents } = await setup();
+    cloud.emit({ type: 'hubDevice', uuid: HUB, id: 'valve-1', change: { on: false }, source: 'push' });
+    await request(app).get(`/devices/${HUB}/hub`);
+
+    cloud.emit({ type: 'hubDevice', uuid: HUB, id: 'valve-1', change: { on: false, temperature: 18 }, source: 'push' });
+    const after = await request(app).get(`/devices/${HUB}/hub`);
+
+    expect(after.body.subdevices[0]).toMatchObject({ id: 'valve-1', on: false, temperature: 18 });
+    expect(hubEvents().map((e) => e.type === 'hub' && e.source)).toEqual(['read', 'push']);
+  });
+
   it('refuses before sending: a target outside the valve\'s range (400), a sensor (409), an unknown id (404), odd input (400)', async () => {
     const { app, cloud } = await setup();
 

@@ -160,6 +160,7 @@ export type CloudEvent =
   | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
   | { type: 'cover'; uuid: string; channel: number; position?: number; motion?: CoverMotion; source: 'push' }
   | ({ type: 'light'; uuid: string; channel: number; source: 'push' } & LightChange)
+  | { type: 'hubDevice'; uuid: string; id: string; change: Partial<HubSubDeviceReading>; source: 'push' }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 

@@ -10,7 +10,7 @@ export type DeviceEvent =
   | ({ type: 'light'; uuid: string; name: string; source: 'command' | 'push' | 'read' } & LightReading)
   | ({ type: 'power'; uuid: string; name: string; at: string } & PowerReading)
   | { type: 'energy'; uuid: string; name: string; at: string; days: DailyEnergy[] }
-  | { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'read' }
+  | { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'push' | 'read' }
   | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
   | { type: 'device'; device: Device }
   | { type: 'device-removed'; uuid: string; name: string }

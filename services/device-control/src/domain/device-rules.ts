@@ -21,9 +21,7 @@ export function assertChannelOf(device: Device, channel: number): void {
 export function assertControllable(device: Device): void {
   const reason = describeNotControllable(device);
   if (reason === undefined) return;
-  const solution = device.capabilities.includes('garageDoor')
-    ? `Open or close it with POST /devices/${device.uuid}/garage-door/{channel}/open or /close`
-    : undefined;
+  const solution = describeOtherRoutes(device);
   throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }], ...(solution ? { solution } : {}) });
 }
 
@@ -41,4 +39,14 @@ export function assertReachable(device: Device): void {
   const reason = describeUnreachable(device);
   if (reason === undefined) return;
   throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
+}
+
+/** For a device that is no switch: the routes it does take. */
+function describeOtherRoutes(device: Device): string | undefined {
+  if (device.switchable) return undefined;
+  const at = `/devices/${device.uuid}`;
+  if (device.capabilities.includes('garageDoor')) return `Open or close it with POST ${at}/garage-door/{channel}/open or /close`;
+  if (device.capabilities.includes('cover')) return `Move it with POST ${at}/cover/{channel}/open, /close or /stop, or PUT ${at}/cover/{channel}/position`;
+  if (device.capabilities.includes('hubSensors')) return `See the devices behind it with GET ${at}/hub; set a valve with PUT ${at}/hub/{id}`;
+  return undefined;
 }

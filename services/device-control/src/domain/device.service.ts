@@ -300,6 +300,9 @@ export class DeviceService {
       case 'cover':
         this.covers.apply(event.uuid, event.channel, event, event.source);
         break;
+      case 'hubDevice':
+        this.hubs.apply(event.uuid, event.id, event.change);
+        break;
       case 'light': {
         const { type: _type, uuid, source, ...reading } = event;
         this.lights.apply(uuid, reading, source);

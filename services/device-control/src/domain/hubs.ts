@@ -26,6 +26,15 @@ export class Hubs extends DeviceActions {
     super(deps);
   }
 
+  /** A push from a device behind the hub: merged into the last reading (a device not read yet waits for the next read). */
+  apply(uuid: string, id: string, change: Partial<HubSubDeviceReading>): void {
+    const entry = this.readings.get(uuid);
+    if (!entry || !entry.subdevices.some((s) => s.id === id)) return;
+    entry.subdevices = entry.subdevices.map((s) => (s.id === id ? { ...s, ...change, id } : s));
+    const name = this.deps.registry.get(uuid)?.name ?? uuid;
+    this.deps.publish({ type: 'hub', uuid, name, at: new Date(entry.at).toISOString(), subdevices: entry.subdevices.map((s) => ({ ...s })), source: 'push' });
+  }
+
   forget(uuid: string): void {
     this.readings.delete(uuid);
   }

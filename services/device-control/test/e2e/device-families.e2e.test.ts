@@ -195,6 +195,9 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
       { id: '01008C11', name: 'Bedroom valve', kind: 'valve', model: 'mts100v3', online: true, battery: 90, temperature: 19.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
       { id: '120027D2', name: 'Cellar', kind: 'sensor', model: 'ms100', online: true, battery: 80, temperature: 19.6, humidity: 55.1, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
     ]);
+    emulator.pressValve(HUB, '01008C11');
+    await eventually(() => adapter.events.some((e) => e.type === 'hubDevice' && e.id === '01008C11' && e.change.on === true), 'the valve push');
+
     expect(after[0]).toMatchObject({ on: false, targetTemperature: 18.5 });
     expect(emulator.requests('Appliance.Hub.ToggleX', 'SET').map((r) => r.payload)).toEqual([{ togglex: [{ id: '01008C11', onoff: 0 }] }]);
     expect(emulator.requests('Appliance.Hub.Mts100.Temperature', 'SET').map((r) => r.payload)).toEqual([{ temperature: [{ id: '01008C11', custom: 185 }] }]);

@@ -111,6 +111,16 @@ export class MerossEmulator {
     return open;
   }
 
+  /** Someone turns a valve behind a hub by hand: the hub pushes Appliance.Hub.ToggleX. */
+  pressValve(hubUuid: string, id: string): boolean {
+    const hub = this.device(hubUuid);
+    const valve = hub.hubDevices.find((d) => d.id === id);
+    if (!valve) throw new Error(`no valve ${id}`);
+    valve.onoff = valve.onoff === 1 ? 0 : 1;
+    this.brokerOf(hub).push(hubUuid, 'Appliance.Hub.ToggleX', { togglex: [{ id, onoff: valve.onoff }] });
+    return valve.onoff === 1;
+  }
+
   /** The device loses (or regains) its connection; its broker pushes Appliance.System.Online. */
   setOnline(uuid: string, online: boolean): void {
     const device = this.device(uuid);

@@ -1,6 +1,7 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { DeviceCard } from './device-card.js';
+import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
 import type { ChannelEvent, Cover, Device, GarageDoor, Health, Light } from './types.js';
@@ -20,6 +21,8 @@ export function App({ client }: { client: ApiClient }) {
   const setCoversOf = useCallback((uuid: string, list: Cover[]) => setCovers((all) => ({ ...all, [uuid]: list })), []);
   const [lights, setLights] = useState<Record<string, Light[]>>({});
   const setLightsOf = useCallback((uuid: string, list: Light[]) => setLights((all) => ({ ...all, [uuid]: list })), []);
+  const [hubs, setHubs] = useState<Record<string, SubDevice[]>>({});
+  const setHubOf = useCallback((uuid: string, list: SubDevice[]) => setHubs((all) => ({ ...all, [uuid]: list })), []);
 
   const loadDevices = useCallback(async () => {
     try {
@@ -58,7 +61,10 @@ export function App({ client }: { client: ApiClient }) {
       onEvent: ({ type, data }) => {
         const event = data as Partial<ChannelEvent> & { uuid?: string; device?: { uuid: string } };
         if (type === 'channel') setDevices((list) => list && applyChannel(list, event as ChannelEvent));
-        else if (type === 'light') {
+        else if (type === 'hub') {
+          const { uuid, subdevices } = data as { uuid: string; subdevices: SubDevice[] };
+          setHubOf(uuid, subdevices);
+        } else if (type === 'light') {
           const { uuid, ...light } = data as Light & { uuid: string };
           setLights((all) => ({ ...all, [uuid]: applyLight(all[uuid], light) }));
         } else if (type === 'cover') {
@@ -75,7 +81,7 @@ export function App({ client }: { client: ApiClient }) {
         else if (type === 'session') void loadHealth();
       },
     });
-  }, [client, version, loadDevices, loadDevice, loadHealth]);
+  }, [client, version, loadDevices, loadDevice, loadHealth, setHubOf]);
 
   const sync = async () => {
     setSyncing(true);
@@ -109,7 +115,7 @@ export function App({ client }: { client: ApiClient }) {
         {devices?.length === 0 ? <p class="muted">No devices yet. Press Sync to fetch them from the cloud.</p> : null}
         {devices === null && !keyNeeded && !problem ? <p class="muted">Loading devices…</p> : null}
         <section class="grid" aria-label="Devices">
-          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} doors={doors[device.uuid]} onDoors={setDoorsOf} covers={covers[device.uuid]} onCovers={setCoversOf} lights={lights[device.uuid]} onLights={setLightsOf} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
+          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} doors={doors[device.uuid]} onDoors={setDoorsOf} covers={covers[device.uuid]} onCovers={setCoversOf} lights={lights[device.uuid]} onLights={setLightsOf} subdevices={hubs[device.uuid]} onSubdevices={setHubOf} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
         </section>
       </main>
     </>

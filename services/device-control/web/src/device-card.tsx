@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { CoverPanel } from './cover-panel.js';
 import { EnergyPanel } from './energy-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
-import { HubPanel } from './hub-panel.js';
+import { HubPanel, type SubDevice } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
 
@@ -18,13 +18,15 @@ interface Props {
   onCovers(uuid: string, covers: Cover[]): void;
   lights: Light[] | undefined;
   onLights(uuid: string, lights: Light[]): void;
+  subdevices: SubDevice[] | undefined;
+  onSubdevices(uuid: string, list: SubDevice[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
   onChange(device: Device): void;
 }
 
 /** One device: its state, a switch per channel, and why the last command failed. */
-export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, lights, onLights, onStale, onChange }: Props) {
+export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, lights, onLights, subdevices, onSubdevices, onStale, onChange }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
   const headingId = `device-${device.uuid}`;
@@ -56,7 +58,7 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
       {device.capabilities.includes('garageDoor') ? (
         <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
       ) : device.capabilities.includes('hubSensors') ? (
-        <HubPanel client={client} device={device} />
+        <HubPanel client={client} device={device} subdevices={subdevices} onSubdevices={(l) => onSubdevices(device.uuid, l)} />
       ) : device.capabilities.includes('cover') ? (
         <CoverPanel client={client} device={device} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
       ) : device.switchable ? (

@@ -2,7 +2,7 @@ import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } f
 import { useCallback, useState } from 'preact/hooks';
 import type { Device } from './types.js';
 
-interface SubDevice {
+export interface SubDevice {
   id: string;
   name: string;
   kind: 'valve' | 'sensor' | 'other';
@@ -21,9 +21,16 @@ const reading = (d: SubDevice) =>
     .filter(Boolean)
     .join(' · ');
 
+interface Props {
+  client: ApiClient;
+  device: Device;
+  /** What the service last told of the hub's devices (reads and pushes, from /events); undefined until read. */
+  subdevices: SubDevice[] | undefined;
+  onSubdevices(list: SubDevice[]): void;
+}
+
 /** The valves and sensors behind a hub, read when asked (three cloud messages, cached a minute by the service). */
-export function HubPanel({ client, device }: { client: ApiClient; device: Device }) {
-  const [subdevices, setSubdevices] = useState<SubDevice[] | null>(null);
+export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
   const [at, setAt] = useState<string | null>(null);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const path = `/devices/${encodeURIComponent(device.uuid)}/hub`;
@@ -31,18 +38,18 @@ export function HubPanel({ client, device }: { client: ApiClient; device: Device
   const load = useCallback(async () => {
     try {
       const { body } = await client.json<{ subdevices: SubDevice[]; at: string }>('GET', path);
-      setSubdevices(body.subdevices);
+      onSubdevices(body.subdevices);
       setAt(body.at);
       setProblem(null);
     } catch (error) {
       setProblem(toErrorBody(error));
     }
-  }, [client, path]);
+  }, [client, path, onSubdevices]);
 
   const setValve = async (id: string, change: { on?: boolean; targetTemperature?: number }) => {
     try {
       await client.json('PUT', `${path}/${encodeURIComponent(id)}`, change);
-      setSubdevices((list) => list && list.map((d) => (d.id === id ? { ...d, ...change } : d)));
+      if (subdevices) onSubdevices(subdevices.map((d) => (d.id === id ? { ...d, ...change } : d)));
       setProblem(null);
     } catch (error) {
       setProblem(toErrorBody(error));

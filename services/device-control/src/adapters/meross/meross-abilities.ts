@@ -169,6 +169,32 @@ export function parseDailyEnergy(payload: unknown): DailyEnergy[] | null {
 const tenths = (value: unknown) => (typeof value === 'number' ? value / 10 : null);
 const onlineOf = (e: Record<string, unknown>) => record(e.online)?.status === 1;
 
+/**
+ * What a hub pushes about the devices behind it: a valve switched at the valve (Hub.ToggleX), its temperatures
+ * (Hub.Mts100.Temperature), a sensor's reading (Hub.Sensor.TempHum or .All), a battery (Hub.Battery).
+ */
+export function parseHubPush(namespace: string, payload: unknown): Array<{ id: string; change: Partial<HubSubDeviceReading> }> {
+  const body = record(payload);
+  const each = (key: string, read: (e: Record<string, unknown>) => Partial<HubSubDeviceReading>) =>
+    entries(body?.[key]).flatMap((e) => (typeof e.id === 'string' ? [{ id: e.id, change: read(e) }] : []));
+  const defined = (change: Partial<HubSubDeviceReading>) =>
+    Object.fromEntries(Object.entries(change).filter(([, v]) => v !== null && v !== undefined)) as Partial<HubSubDeviceReading>;
+  switch (namespace) {
+    case 'Appliance.Hub.ToggleX':
+      return each('togglex', (e) => (e.onoff === 0 || e.onoff === 1 ? { on: e.onoff === 1 } : {}));
+    case 'Appliance.Hub.Mts100.Temperature':
+      return each('temperature', (e) => defined({ temperature: tenths(e.room), targetTemperature: tenths(e.currentSet) }));
+    case 'Appliance.Hub.Sensor.TempHum':
+      return each('tempHum', (e) => defined({ temperature: tenths(e.latestTemperature), humidity: tenths(e.latestHumidity) }));
+    case 'Appliance.Hub.Sensor.All':
+      return each('all', (e) => defined({ temperature: tenths(record(e.temperature)?.latest), humidity: tenths(record(e.humidity)?.latest) }));
+    case 'Appliance.Hub.Battery':
+      return each('battery', (e) => (typeof e.value === 'number' ? { battery: e.value } : {}));
+    default:
+      return [];
+  }
+}
+
 /** The names and models the cloud's /v1/Hub/getSubDevices gave for a hub's devices. */
 export function subDeviceNames(list: unknown): Map<string, { name: string; model: string }> {
   const names = new Map<string, { name: string; model: string }>();

@@ -25,6 +25,7 @@ import {
   parseGarageDoorAnswer,
   parseGarageDoors,
   parseHub,
+  parseHubPush,
   subDeviceNames,
   switchProtocolOf,
   type Abilities,
@@ -324,6 +325,12 @@ export class MerossDevices {
       const doors = parseGarageDoors(payload);
       if (doors.length > 0) this.setOnline(entry, true);
       for (const { channel, state } of doors) this.deps.emit({ type: 'garageDoor', uuid: entry.def.uuid, channel, state, source: 'push' });
+      return;
+    }
+    if (namespace.startsWith('Appliance.Hub.')) {
+      for (const { id, change } of parseHubPush(namespace, payload)) {
+        if (Object.keys(change).length > 0) this.deps.emit({ type: 'hubDevice', uuid: entry.def.uuid, id, change, source: 'push' });
+      }
       return;
     }
     if (namespace === 'Appliance.Control.Light') {
