@@ -1,12 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
-import { AdapterHost, type RemoteCloud } from '../emulator/adapter-process.js';
+import { adapterHostForSuite, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
-import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 // The real meross-cloud library against the emulated cloud: what a real account meets beyond the happy path.
 const PLUG = 'plug0000000000000000000000000001';
@@ -18,26 +17,16 @@ const DEVICES: EmulatedDeviceSpec[] = [
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a real Meross account stays safe (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
-  let pki: TestPki;
-  let host: AdapterHost;
+  const suite = adapterHostForSuite();
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
   let dir: string;
   const adapters: RemoteCloud[] = [];
 
-  beforeAll(async () => {
-    pki = createTestPki();
-    host = new AdapterHost(pki.caFile);
-    await host.ready();
-  }, 30_000);
-  afterAll(async () => {
-    await host.close();
-    pki.remove();
-  });
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'meross-safety-'));
     account = createAccount();
-    emulator = await MerossEmulator.start({ pki, account, devices: DEVICES, brokers: 2 });
+    emulator = await MerossEmulator.start({ pki: suite.pki, account, devices: DEVICES, brokers: 2 });
   });
   afterEach(async () => {
     await Promise.all(adapters.splice(0).map((a) => a.stop()));
@@ -46,7 +35,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
   });
 
   async function startAdapter(overrides: Partial<Omit<MerossCloudOptions, 'logger'>> = {}): Promise<RemoteCloud> {
-    const adapter = await host.create({
+    const adapter = await suite.host.create({
       email: account.email,
       password: account.password,
       apiUrl: emulator.apiUrl,
@@ -175,7 +164,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
 
       expect((await adapter.status()).state).toBe('backing-off');
       expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
-      expect(host.output.text.split('unknown error code 4242').length - 1).toBe(1);
+      expect(suite.host.output.text.split('unknown error code 4242').length - 1).toBe(1);
     });
 
     it('stops sending anything, MQTT included, when the device list answers a throttle code while connected', async () => {
@@ -309,7 +298,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       await sleep(2_000);
 
       expect(broker.attempts).toBe(attemptsAtStop);
-      expect(host.alive).toBe(true);
+      expect(suite.host.alive).toBe(true);
     });
   });
 });

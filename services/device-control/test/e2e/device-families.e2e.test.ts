@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AdapterHost, type RemoteCloud } from '../emulator/adapter-process.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adapterHostForSuite, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
-import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 // Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
 // declare ToggleX too, and are never switched; a light; an energy plug; a hub with a valve and a sensor.
@@ -34,26 +33,16 @@ const DEVICES: EmulatedDeviceSpec[] = [
 const coverEvents = (adapter: RemoteCloud) => adapter.events.filter((e) => e.type === 'cover' && e.uuid === BLINDS);
 
 describe('device families (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
-  let pki: TestPki;
-  let host: AdapterHost;
+  const suite = adapterHostForSuite();
   let emulator: MerossEmulator;
   let dir: string;
   let adapter: RemoteCloud;
 
-  beforeAll(async () => {
-    pki = createTestPki();
-    host = new AdapterHost(pki.caFile);
-    await host.ready();
-  }, 30_000);
-  afterAll(async () => {
-    await host.close();
-    pki.remove();
-  });
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'meross-garage-'));
     const account = createAccount();
-    emulator = await MerossEmulator.start({ pki, account, devices: DEVICES });
-    adapter = await host.create({
+    emulator = await MerossEmulator.start({ pki: suite.pki, account, devices: DEVICES });
+    adapter = await suite.host.create({
       email: account.email,
       password: account.password,
       apiUrl: emulator.apiUrl,

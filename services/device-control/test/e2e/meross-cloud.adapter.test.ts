@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AdapterHost, type RemoteCloud } from '../emulator/adapter-process.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adapterHostForSuite, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
-import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 const PLUG = 'plug0000000000000000000000000001';
 const STRIP = 'strip000000000000000000000000002';
@@ -16,25 +15,15 @@ const HUB = 'hub00000000000000000000000000004';
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 describe('MerossCloud adapter: the real meross-cloud library against the emulated cloud', { timeout: 20_000 }, () => {
-  let pki: TestPki;
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
   let dir: string;
-  let host: AdapterHost;
+  const suite = adapterHostForSuite();
   const adapters: RemoteCloud[] = [];
   const emulators: MerossEmulator[] = [];
   /** Every secret any test's session had: the output of the whole run must contain none of them. */
   const secrets: Record<string, string> = {};
 
-  beforeAll(async () => {
-    pki = createTestPki();
-    host = new AdapterHost(pki.caFile);
-    await host.ready();
-  }, 30_000);
-  afterAll(async () => {
-    await host.close();
-    pki.remove();
-  });
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'meross-adapter-'));
@@ -57,13 +46,13 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
   });
 
   async function startEmulator(): Promise<MerossEmulator> {
-    const started = await MerossEmulator.start({ pki, account, devices: standardDevices() });
+    const started = await MerossEmulator.start({ pki: suite.pki, account, devices: standardDevices() });
     emulators.push(started);
     return started;
   }
 
   async function startAdapter(overrides: { tooManyTokensWaitMs?: number; commandTimeoutMs?: number } = {}): Promise<RemoteCloud> {
-    const adapter = await host.create({
+    const adapter = await suite.host.create({
         email: account.email,
         password: account.password,
         apiUrl: emulator.apiUrl,
@@ -198,7 +187,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       emulator.api.devListData = undefined;
 
       expect(failure.code).toBe('CLOUD_ERROR');
-      expect(host.alive).toBe(true);
+      expect(suite.host.alive).toBe(true);
       expect(await adapter.listDevices()).toHaveLength(4);
     });
 
@@ -242,7 +231,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       await new Promise((resolve) => setTimeout(resolve, 1_000));
 
       expect(status.lastError?.code).toBe(1030);
-      expect(host.alive).toBe(true);
+      expect(suite.host.alive).toBe(true);
       // 300 ms, 600 ms, ... : a few attempts in a second, not a tight loop.
       expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(1);
       expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
@@ -284,8 +273,8 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
     it('logs in with the MFA code when the account needs one, and waits for a code without it', async () => {
       account = { ...account, mfaCode: '246810' };
       emulator.account.mfaCode = '246810';
-      const withCode = await host.create({ email: account.email, password: account.password, mfaCode: '246810', apiUrl: emulator.apiUrl });
-      const withoutCode = await host.create({ email: account.email, password: account.password, apiUrl: emulator.apiUrl });
+      const withCode = await suite.host.create({ email: account.email, password: account.password, mfaCode: '246810', apiUrl: emulator.apiUrl });
+      const withoutCode = await suite.host.create({ email: account.email, password: account.password, apiUrl: emulator.apiUrl });
       adapters.push(withCode, withoutCode);
 
       await connected(withCode);
@@ -503,7 +492,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       emulator.pressButton(PLUG, 0);
 
       await eventually(() => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on), 'the valid push after the broken ones');
-      expect(host.alive).toBe(true);
+      expect(suite.host.alive).toBe(true);
       expect((await adapter.status()).state).toBe('connected');
     });
 
@@ -536,9 +525,9 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
     const all = { ...secrets, ...Object.fromEntries(ownTokens.map((t, i) => [`own token ${i}`, t])) };
     expect(ownTokens).toHaveLength(2);
     expect(Object.keys(secrets).length).toBeGreaterThan(40);
-    expect(host.output.text).toContain('meross api call');
-    expect(host.output.text).toContain('commandReady');
-    expect(host.output.leaked({ ...all, password: account.password, key: account.key, md5: md5(account.password) })).toEqual([]);
-    expect(host.alive).toBe(true);
+    expect(suite.host.output.text).toContain('meross api call');
+    expect(suite.host.output.text).toContain('commandReady');
+    expect(suite.host.output.leaked({ ...all, password: account.password, key: account.key, md5: md5(account.password) })).toEqual([]);
+    expect(suite.host.alive).toBe(true);
   });
 });

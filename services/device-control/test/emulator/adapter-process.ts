@@ -14,7 +14,9 @@ import type {
   ValveChange,
 } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
+import { afterAll, beforeAll } from 'vitest';
 import { ChildOutput } from './child-output.js';
+import { createTestPki, type TestPki } from './pki.js';
 
 const HOST_SCRIPT = fileURLToPath(new URL('./adapter-host.ts', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
@@ -191,4 +193,29 @@ export class RemoteCloud {
     }
     throw new Error('expected the call to fail');
   }
+}
+
+/**
+ * One AdapterHost (with a throwaway PKI the emulators use too) for the whole suite it is called in: started before
+ * its tests, closed after them.
+ */
+export function adapterHostForSuite(): { readonly pki: TestPki; readonly host: AdapterHost } {
+  const state: { pki?: TestPki; host?: AdapterHost } = {};
+  beforeAll(async () => {
+    state.pki = createTestPki();
+    state.host = new AdapterHost(state.pki.caFile);
+    await state.host.ready();
+  }, 30_000);
+  afterAll(async () => {
+    await state.host?.close();
+    state.pki?.remove();
+  });
+  return {
+    get pki() {
+      return state.pki!;
+    },
+    get host() {
+      return state.host!;
+    },
+  };
 }

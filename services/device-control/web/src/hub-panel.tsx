@@ -1,20 +1,10 @@
 import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
+import type { HubSubDeviceReading } from '../../src/domain/device-cloud.js';
 import type { Device } from './types.js';
 
-export interface SubDevice {
-  id: string;
-  name: string;
-  kind: 'valve' | 'sensor' | 'other';
-  online: boolean;
-  battery: number | null;
-  temperature: number | null;
-  humidity: number | null;
-  on: boolean | null;
-  targetTemperature: number | null;
-  minTemperature: number | null;
-  maxTemperature: number | null;
-}
+/** A device behind the hub, as GET /devices/:uuid/hub and hub events give it. */
+export type SubDevice = HubSubDeviceReading;
 
 const reading = (d: SubDevice) =>
   [d.temperature !== null ? `${d.temperature.toFixed(1)} °C` : null, d.humidity !== null ? `${d.humidity.toFixed(1)} %` : null, d.battery !== null ? `battery ${d.battery} %` : null]
