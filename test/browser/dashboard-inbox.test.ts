@@ -144,7 +144,7 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await form.getByLabel('Recipient').fill('dave');
     await form.getByLabel('Title', { exact: true }).fill('Garage');
     await form.getByLabel('Message').fill('Garage door left open');
-    await form.getByLabel('URL', { exact: true }).fill('ftp://example.com/cam');
+    await form.getByLabel('URL', { exact: true }).fill('javascript:alert(1)');
     let posts = 0;
     page.on('request', (req) => void (req.method() === 'POST' && (posts += 1)));
     await form.getByRole('button', { name: 'Send' }).click();
@@ -153,13 +153,14 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await form.getByLabel('URL', { exact: true }).fill('https://example.com/cam');
     await form.getByLabel('Priority').selectOption('1');
     await form.getByLabel('Sound').selectOption('bike');
+    await form.getByLabel('Monospace font').check();
     await form.getByRole('button', { name: 'Send' }).click();
     await form.getByText('Stored for dave; delivery sent.').waitFor();
 
     expect(defaults).toEqual({ priority: '0', sound: '' });
-    expect(refusal).toContain('url: must be an http or https URL');
+    expect(refusal).toContain('url: must be a link Pushover opens');
     const [stored] = (await api.get('/notifications/dave')).body as Array<Record<string, unknown>>;
-    expect(stored).toMatchObject({ title: 'Garage', message: 'Garage door left open', priority: 1, sound: 'bike', url: 'https://example.com/cam' });
+    expect(stored).toMatchObject({ title: 'Garage', message: 'Garage door left open', priority: 1, sound: 'bike', url: 'https://example.com/cam', monospace: true });
     expect(posts).toBe(1);
     expect(trouble.problems).toEqual([]);
     await page.close();

@@ -45,7 +45,9 @@ export type AppConfig = Pick<
   | 'DELIVERY_RETRY_MAX_MS'
   | 'DELIVERY_MAX_ATTEMPTS'
   | 'DELIVERY_CONCURRENCY'
->;
+> &
+  // Optional for callers who built this type before it existed (library users): 24 h when absent.
+  Partial<Pick<Config, 'DELIVERY_MAX_AGE_SECONDS'>>;
 
 /** The domain context and delivery worker for a set of adapters (shared by createApp and the service runner). */
 export function buildDomain(deps: AppDeps, config: AppConfig): { ctx: NotificationContext; delivery: DeliveryWorker } {
@@ -62,6 +64,7 @@ export function buildDomain(deps: AppDeps, config: AppConfig): { ctx: Notificati
       minDelayMs: config.DELIVERY_RETRY_MIN_MS,
       maxDelayMs: config.DELIVERY_RETRY_MAX_MS,
       maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+      maxAgeMs: (config.DELIVERY_MAX_AGE_SECONDS ?? 86_400) * 1000,
       concurrency: config.DELIVERY_CONCURRENCY,
       // The adapter times out first; this only bounds an adapter that hangs regardless.
       attemptTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,

@@ -27,6 +27,8 @@ export const ConfigSchema = z
     DELIVERY_RETRY_MIN_MS: positiveInt().default(5_000),
     DELIVERY_RETRY_MAX_MS: positiveInt().default(15 * 60 * 1000),
     DELIVERY_MAX_ATTEMPTS: positiveInt().default(10),
+    // A delivery still pending after this long (or its ttl, when shorter) is expired, not sent late.
+    DELIVERY_MAX_AGE_SECONDS: positiveInt().default(86_400),
     DELIVERY_CONCURRENCY: positiveInt().max(2).default(2),
     SSE_HEARTBEAT_MS: positiveInt().default(15_000),
   })

@@ -23,6 +23,7 @@ export interface NewNotification {
   url?: string | undefined;
   urlTitle?: string | undefined;
   html?: boolean | undefined;
+  monospace?: boolean | undefined;
   ttl?: number | undefined;
   device?: string | undefined;
   attachment?: IncomingAttachment | undefined;
@@ -42,7 +43,7 @@ function uniqueId(ctx: NotificationContext, now: Date): string {
   }
 }
 
-const OPTIONAL_FIELDS = ['sound', 'url', 'urlTitle', 'html', 'ttl', 'device'] as const;
+const OPTIONAL_FIELDS = ['sound', 'url', 'urlTitle', 'html', 'monospace', 'ttl', 'device'] as const;
 
 function assertPriority(value: number): Priority {
   if (Number.isInteger(value) && value >= -2 && value <= 2) return value as Priority;
@@ -60,6 +61,11 @@ export async function createNotification(
   deps: CreateDeps,
   input: NewNotification,
 ): Promise<NotificationRecord> {
+  if (input.html && input.monospace) {
+    throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
+      details: [{ path: 'body.monospace', message: 'Pushover shows a message either as HTML or in monospace, not both' }],
+    });
+  }
   const now = ctx.clock.now();
   const id = uniqueId(ctx, now);
   const incoming = input.attachment;

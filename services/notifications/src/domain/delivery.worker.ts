@@ -12,6 +12,8 @@ export interface DeliverySettings extends RetryPolicy {
   concurrency: number;
   /** Upper bound of one attempt, beyond the provider adapter's own timeout. */
   attemptTimeoutMs: number;
+  /** A delivery still pending this long after creation (or after its ttl, when shorter) is expired, never sent. */
+  maxAgeMs?: number;
 }
 
 /**
@@ -99,6 +101,8 @@ export class DeliveryWorker {
     const record = this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
     if (!record || record.delivery.status !== 'pending' || this.stopped) return record;
+    const expired = this.expiry(record);
+    if (expired) return this.record(id, expired);
     const attempts = record.delivery.attempts + 1;
     const startedAt = this.ctx.clock.now();
     const { error: _error, nextAttemptAt: _next, ...rest } = record.delivery;
@@ -114,6 +118,20 @@ export class DeliveryWorker {
       delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now());
     }
     return this.record(id, delivery);
+  }
+
+  /**
+   * After an outage or a long downtime a phone must not get a burst of stale alerts: a delivery older than the
+   * maximum age (or the notification's own ttl, when shorter) ends as `expired`.
+   */
+  private expiry(record: NotificationRecord): Delivery | undefined {
+    const limits = [this.settings.maxAgeMs, record.ttl === undefined ? undefined : record.ttl * 1000].filter((n): n is number => n !== undefined);
+    if (limits.length === 0) return undefined;
+    const maxAgeMs = Math.min(...limits);
+    const ageMs = this.ctx.clock.now().getTime() - Date.parse(record.createdAt);
+    if (!(ageMs > maxAgeMs)) return undefined;
+    const { nextAttemptAt: _next, ...rest } = record.delivery;
+    return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(maxAgeMs / 1000)} s it may wait` };
   }
 
   private async record(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {

@@ -3,7 +3,8 @@ export type Priority = -2 | -1 | 0 | 1 | 2;
 
 /** Where delivery of one notification stands. */
 export interface Delivery {
-  status: 'sent' | 'pending' | 'failed' | 'skipped';
+  /** expired: still pending when it became too old to be worth sending (DELIVERY_MAX_AGE_SECONDS or its ttl). */
+  status: 'sent' | 'pending' | 'failed' | 'skipped' | 'expired';
   attempts: number;
   /** Pushover's receipt (emergency priority only). */
   receipt?: string;
@@ -32,6 +33,8 @@ export interface NotificationRecord {
   url?: string;
   urlTitle?: string;
   html?: boolean;
+  /** Shown in a monospace font (Pushover's `monospace`; not with html). */
+  monospace?: boolean;
   ttl?: number;
   device?: string;
   attachment?: AttachmentMeta;

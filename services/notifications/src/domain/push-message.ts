@@ -9,6 +9,8 @@ export async function toPushMessage(ctx: NotificationContext, record: Notificati
   if (record.url !== undefined) message.url = record.url;
   if (record.urlTitle !== undefined) message.urlTitle = record.urlTitle;
   if (record.html !== undefined) message.html = record.html;
+  if (record.monospace !== undefined) message.monospace = record.monospace;
+  message.createdAt = record.createdAt;
   if (record.ttl !== undefined) message.ttl = record.ttl;
   if (record.device !== undefined) message.device = record.device;
   if (record.attachment?.contentType.startsWith('image/')) {

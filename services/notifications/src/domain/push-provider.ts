@@ -3,8 +3,10 @@ import type { NotificationRecord } from './notification.js';
 /** One message as the provider should deliver it: the deliverable fields of a record, plus the image bytes. */
 export type PushMessage = Pick<
   NotificationRecord,
-  'title' | 'message' | 'priority' | 'sound' | 'url' | 'urlTitle' | 'html' | 'ttl' | 'device'
+  'title' | 'message' | 'priority' | 'sound' | 'url' | 'urlTitle' | 'html' | 'monospace' | 'ttl' | 'device'
 > & {
+  /** When the notification was created (ISO time): Pushover shows it, so a late delivery says when it happened. */
+  createdAt?: string;
   /** Images only; Pushover shows them inline. */
   attachment?: { filename: string; contentType: string; data: Buffer };
 };

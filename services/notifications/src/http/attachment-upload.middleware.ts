@@ -7,7 +7,7 @@ import { MAX_ATTACHMENT_BYTES } from '../domain/attachment-type.js';
 export const CREATE_JSON_LIMIT = '7mb';
 
 const NUMBER_FIELDS = new Set(['priority', 'ttl']);
-const BOOLEAN_FIELDS = new Set(['html']);
+const BOOLEAN_FIELDS = new Set(['html', 'monospace']);
 
 // The plain URL first: req.path parses it.
 const isCreate = (req: Parameters<RequestHandler>[0]) => req.method === 'POST' && (req.url === '/notifications' || req.path === '/notifications');

@@ -1,15 +1,18 @@
 import { z } from '@homeops/common';
+import { isAcceptedUrl, isCleanText } from '../domain/text-rules.js';
 import { PUSHOVER_SOUNDS } from '../sounds.js';
 
-const httpUrl = z
+const CLEAN_TEXT = 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)';
+const text = () => z.string().refine(isCleanText, CLEAN_TEXT);
+const linkUrl = z
   .string()
   .max(512)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an http or https URL');
+  .refine(isAcceptedUrl, 'must be a URL Pushover opens (http, https, tel:, sms:, mailto: or an app link), not javascript: or data:');
 
 /** An attachment sent inside the JSON body. */
 export const AttachmentInputSchema = z
   .object({
-    filename: z.string().min(1).max(255),
+    filename: text().min(1).max(255),
     contentType: z.string().min(1).max(255),
     data: z.base64().min(1).openapi({ description: 'The file, base64-encoded (at most 5 MiB decoded)' }),
   })
@@ -18,18 +21,19 @@ export const AttachmentInputSchema = z
 /** POST /notifications: Pushover's limits, checked before anything is stored. */
 export const CreateNotificationBodySchema = z
   .object({
-    recipient: z.string().min(1).max(256).openapi({ description: 'Whose history this belongs to' }),
-    title: z.string().max(250).default(''),
-    message: z.string().min(1).max(1024),
+    recipient: text().min(1).max(256).openapi({ description: 'Whose history this belongs to' }),
+    title: text().max(250).default(''),
+    message: text().min(1).max(1024),
     priority: z.number().int().min(-2).max(2).default(0).openapi({
       description: '-2 lowest, -1 low, 0 normal, 1 high, 2 emergency (repeats until acknowledged)',
     }),
     sound: z.enum(PUSHOVER_SOUNDS).optional(),
-    url: httpUrl.optional(),
-    urlTitle: z.string().max(100).optional(),
+    url: linkUrl.optional(),
+    urlTitle: text().max(100).optional(),
     html: z.boolean().optional(),
+    monospace: z.boolean().optional().openapi({ description: 'Show the message in a monospace font (not with html)' }),
     ttl: z.number().int().positive().optional().openapi({ description: 'Seconds before the message is deleted from devices' }),
-    device: z.string().min(1).max(250).optional().openapi({ description: 'Pushover device name(s), comma-separated' }),
+    device: text().min(1).max(250).optional().openapi({ description: 'Pushover device name(s), comma-separated' }),
     attachment: AttachmentInputSchema.optional(),
   })
   .strict()
@@ -43,7 +47,7 @@ export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.om
   .openapi('CreateNotificationMultipart');
 
 const DeliverySchema = z.object({
-  status: z.enum(['sent', 'pending', 'failed', 'skipped']),
+  status: z.enum(['sent', 'pending', 'failed', 'skipped', 'expired']),
   attempts: z.number().int(),
   receipt: z.string().optional(),
   request: z.string().optional(),
@@ -64,6 +68,7 @@ export const NotificationSchema = z
     url: z.string().optional(),
     urlTitle: z.string().optional(),
     html: z.boolean().optional(),
+    monospace: z.boolean().optional(),
     ttl: z.number().optional(),
     device: z.string().optional(),
     attachment: z.object({ filename: z.string(), contentType: z.string(), size: z.number() }).optional(),

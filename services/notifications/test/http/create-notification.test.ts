@@ -30,7 +30,7 @@ describe('POST /notifications', () => {
     expect(res.headers.location).toBe(`/notifications/single/${res.body.id}`);
     expect(repository.get(res.body.id)).toEqual(res.body);
     expect(provider.sent).toEqual([
-      { title: 'Disk', message: 'Disk almost full', priority: 1, sound: 'siren', url: 'https://example.org/x', urlTitle: 'See' },
+      { title: 'Disk', message: 'Disk almost full', priority: 1, sound: 'siren', url: 'https://example.org/x', urlTitle: 'See', createdAt: res.body.createdAt },
     ]);
   });
 
@@ -38,7 +38,7 @@ describe('POST /notifications', () => {
     const { app, provider } = await buildTestApp();
     const res = await post(valid, app);
     expect(res.body.priority).toBe(0);
-    expect(provider.sent[0]).toEqual({ title: 'Disk', message: 'Disk almost full', priority: 0 });
+    expect(provider.sent[0]).toEqual({ title: 'Disk', message: 'Disk almost full', priority: 0, createdAt: res.body.createdAt });
   });
 
   it('stores the receipt Pushover returns for an emergency (priority 2) notification', async () => {
@@ -100,9 +100,9 @@ describe('POST /notifications', () => {
     expect((await post({ ...valid, url: url(513) })).status).toBe(400);
   });
 
-  it('returns 400 when url is not http or https', async () => {
+  it('returns 400 when url is a script, data or not a URL (links of any other scheme go to Pushover)', async () => {
     expect((await post({ ...valid, url: 'http://example.org' })).status).toBe(201);
-    expect((await post({ ...valid, url: 'ftp://example.org/file' })).status).toBe(400);
+    expect((await post({ ...valid, url: 'ftp://example.org/file' })).status).toBe(201);
     expect((await post({ ...valid, url: 'javascript:alert(1)' })).status).toBe(400);
     expect((await post({ ...valid, url: 'not a url' })).status).toBe(400);
   });

@@ -39,6 +39,18 @@ describe('PushoverProvider.send, when Pushover accepts', () => {
     expect(pushover.status().lastError).toBeNull();
   });
 
+  it('sends the creation time as timestamp, so a late delivery shows when it happened, and monospace when asked', async () => {
+    const one = interceptMessage(accepted());
+    await provider().send(message({ createdAt: '2026-11-24T08:00:05.900Z', monospace: true }));
+    const two = interceptMessage(accepted());
+    await provider().send(message({ html: true, monospace: true }));
+
+    const [first, second] = await Promise.all([readForm(one[0]!), readForm(two[0]!)]);
+    expect(first!.fields).toMatchObject({ timestamp: String(Date.parse('2026-11-24T08:00:05Z') / 1000), monospace: '1' });
+    expect(second!.fields).toMatchObject({ html: '1' });
+    expect(second!.fields).not.toHaveProperty('monospace');
+  });
+
   it('sends priority 0 explicitly, although the library drops falsy fields', async () => {
     const sent = interceptMessage(accepted());
 

@@ -98,7 +98,7 @@ describe('PushoverService.sendNotification', () => {
     ['a message of 1025 characters', { message: 'm'.repeat(1025) }, /message must be 1–1024/],
     ['a title of 251 characters', { title: 't'.repeat(251) }, /title must be 0–250/],
     ['a url of 513 characters', { url: `https://example.com/${'u'.repeat(513 - 20)}` }, /url must be 1–512/],
-    ['a url that is not http(s)', { url: 'javascript:alert(1)' }, /url must be an http\(s\) URL/],
+    ['a javascript: url', { url: 'javascript:alert(1)' }, /url must be a URL Pushover opens/],
     ['a urlTitle of 101 characters', { urlTitle: 'l'.repeat(101) }, /urlTitle must be 1–100/],
     ['priority 3', { priority: 3 as never }, /priority must be -2…2/],
     ['priority -3', { priority: -3 as never }, /priority must be -2…2/],

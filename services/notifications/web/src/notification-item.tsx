@@ -13,6 +13,8 @@ function deliveryText({ delivery }: Notification): { text: string; tone: string 
       return { text: `Pending, next try ${timeFromNow(delivery.nextAttemptAt)}`, tone: 'warn' };
     case 'failed':
       return { text: `Failed: ${delivery.error ?? 'no reason given'}`, tone: 'bad' };
+    case 'expired':
+      return { text: 'Expired: too old to send', tone: 'warn' };
     default:
       return { text: 'Not sent (no push provider configured)', tone: 'warn' };
   }

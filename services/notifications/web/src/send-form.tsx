@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
+import { isAcceptedUrl } from '../../src/domain/text-rules.js';
 import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
 import type { Notification } from './types.js';
 
@@ -18,7 +19,7 @@ function check(form: HTMLFormElement): ErrorBody | null {
   const url = (form.elements.namedItem('url') as HTMLInputElement).value.trim();
   const file = (form.elements.namedItem('attachment') as HTMLInputElement).files?.[0];
   const details: Array<{ path: string; message: string }> = [];
-  if (url !== '' && !/^https?:\/\//i.test(url)) details.push({ path: 'url', message: 'must be an http or https URL' });
+  if (url !== '' && !isAcceptedUrl(url)) details.push({ path: 'url', message: 'must be a link Pushover opens (http, https, tel:, sms:, an app link), not javascript: or data:' });
   if (file && file.size > MAX_ATTACHMENT_BYTES) details.push({ path: 'attachment', message: 'must be at most 5 MiB' });
   return details.length ? { error: 'Invalid request', solution: 'Fix the fields listed and send again', details } : null;
 }
@@ -100,13 +101,16 @@ export function SendForm({ client, recipient, recipients, onSent }: { client: Ap
       <div class="fields">
         <label>
           URL
-          <input name="url" type="url" maxLength={512} placeholder="https://…" />
+          <input name="url" inputMode="url" maxLength={512} placeholder="https://…, tel:…" />
         </label>
         <label>
           URL title
           <input name="urlTitle" maxLength={100} />
         </label>
       </div>
+      <label class="check">
+        <input name="monospace" type="checkbox" value="true" /> Monospace font
+      </label>
       <label>
         Attachment (at most 5 MiB)
         <input name="attachment" type="file" />

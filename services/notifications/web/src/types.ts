@@ -13,7 +13,7 @@ export interface Notification {
   readAt: string | null;
   createdAt: string;
   delivery: {
-    status: 'sent' | 'pending' | 'failed' | 'skipped';
+    status: 'sent' | 'pending' | 'failed' | 'skipped' | 'expired';
     attempts: number;
     error?: string;
     lastAttemptAt?: string;

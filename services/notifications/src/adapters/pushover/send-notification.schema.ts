@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Priority } from '../../domain/notification.js';
+import { isAcceptedUrl, isCleanText } from '../../domain/text-rules.js';
 import { PUSHOVER_SOUNDS, type PushoverSound } from '../../sounds.js';
 
 /** Pushover's attachment limit. */
@@ -8,16 +9,11 @@ export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 // Pushover counts characters, not UTF-16 code units: an emoji is one character.
 const countChars = (text: string): number => [...text].length;
 const chars = (min: number, max: number, what: string) =>
-  z.string().refine((s) => countChars(s) >= min && countChars(s) <= max, `${what} must be ${min}–${max} characters`);
+  z
+    .string()
+    .refine((s) => countChars(s) >= min && countChars(s) <= max, `${what} must be ${min}–${max} characters`)
+    .refine(isCleanText, `${what} must be valid Unicode text (no lone surrogate, NUL or noncharacter)`);
 
-const isHttpUrl = (value: string): boolean => {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 
 /** Options of PushoverService.sendNotification, with Pushover's limits. */
 export const SendNotificationSchema = z.strictObject({
@@ -25,9 +21,10 @@ export const SendNotificationSchema = z.strictObject({
   title: chars(0, 250, 'title').optional(),
   priority: z.number().int('priority must be an integer').min(-2, 'priority must be -2…2').max(2, 'priority must be -2…2').optional(),
   sound: z.enum(PUSHOVER_SOUNDS, { error: `sound must be one of ${PUSHOVER_SOUNDS.join(', ')}` }).optional(),
-  url: chars(1, 512, 'url').refine(isHttpUrl, 'url must be an http(s) URL').optional(),
+  url: chars(1, 512, 'url').refine(isAcceptedUrl, 'url must be a URL Pushover opens (http, https, tel:, sms:, mailto: or an app link)').optional(),
   urlTitle: chars(1, 100, 'urlTitle').optional(),
   html: z.boolean().optional(),
+  monospace: z.boolean().optional(),
   ttl: z.number().int('ttl must be whole seconds').positive('ttl must be positive').optional(),
   device: z
     .string()
@@ -55,12 +52,14 @@ export interface SendNotificationOptions {
   /** -2 lowest, -1 low, 0 normal (default), 1 high, 2 emergency (repeats until acknowledged). */
   priority?: Priority;
   sound?: PushoverSound;
-  /** http(s) URL, up to 512 characters. */
+  /** http(s), tel:, sms:, mailto: or an app link, up to 512 characters; never javascript: or data:. */
   url?: string;
   /** Up to 100 characters. */
   urlTitle?: string;
   /** Message is HTML (Pushover's subset). */
   html?: boolean;
+  /** Message in a monospace font (not with html). */
+  monospace?: boolean;
   /** Seconds after which Pushover deletes the message from devices. */
   ttl?: number;
   /** Device name(s) of the user, comma-separated; all devices when absent. */

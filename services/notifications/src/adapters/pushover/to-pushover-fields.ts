@@ -36,6 +36,10 @@ export function toPushoverFields(message: PushoverMessage, emergency: EmergencyD
   if (message.url) fields.url = message.url;
   if (message.urlTitle) fields.url_title = message.urlTitle;
   if (message.html) fields.html = 1;
+  else if (message.monospace) fields.monospace = 1;
+  // Pushover shows this time instead of when it received the message: a retried or resumed delivery tells when it happened.
+  const created = message.createdAt === undefined ? Number.NaN : Math.floor(Date.parse(message.createdAt) / 1000);
+  if (Number.isFinite(created) && created > 0) fields.timestamp = created;
   if (message.ttl !== undefined) fields.ttl = message.ttl;
   if (message.device) fields.device = message.device;
   if (message.priority === 2) {

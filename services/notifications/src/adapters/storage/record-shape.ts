@@ -1,4 +1,4 @@
-const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped']);
+const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped', 'expired']);
 const OPTIONAL_STRINGS = ['sound', 'url', 'urlTitle', 'device'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -38,6 +38,7 @@ export function describeRecordProblem(value: unknown): string | undefined {
     if (value[key] !== undefined && typeof value[key] !== 'string') return `${key} must be a string`;
   }
   if (value.html !== undefined && typeof value.html !== 'boolean') return 'html must be true or false';
+  if (value.monospace !== undefined && typeof value.monospace !== 'boolean') return 'monospace must be true or false';
   if (value.ttl !== undefined && typeof value.ttl !== 'number') return 'ttl must be a number';
   return describeDeliveryProblem(value.delivery) ?? describeAttachmentProblem(value.attachment);
 }

@@ -1,0 +1,19 @@
+/**
+ * Text Pushover can carry: well-formed Unicode (no lone surrogate, which would be lost or refused on the way),
+ * no NUL and no noncharacter U+FFFE / U+FFFF.
+ */
+export function isCleanText(text: string): boolean {
+  return !LONE_SURROGATE.test(text) && !/[\u0000\uFFFE\uFFFF]/.test(text);
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one (no `u` flag: code units).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Schemes a link in a notification may not use: they run code or carry content instead of pointing somewhere. */
+const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
+
+/** What Pushover accepts as `url`: http(s), tel:, sms:, mailto: and app links (`myapp://…`); never a script or data. */
+export function isAcceptedUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  return !REFUSED_SCHEMES.has(new URL(value).protocol.toLowerCase());
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
+import { NotificationEvents } from '../../src/domain/notification-events.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
+import { FakePushProvider } from '../fakes/fake-push.provider.js';
+import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
+import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
+import { eventually, silentLogger } from '../support/test-app.js';
+
+const NOW = Date.parse('2026-11-24T12:00:00.000Z');
+
+function pending(id: string, ageSeconds: number, ttl?: number): NotificationRecord {
+  return {
+    id,
+    recipient: 'ops',
+    title: 't',
+    message: 'm',
+    priority: 1,
+    read: false,
+    readAt: null,
+    createdAt: new Date(NOW - ageSeconds * 1000).toISOString(),
+    ...(ttl === undefined ? {} : { ttl }),
+    delivery: { status: 'pending', attempts: 2, nextAttemptAt: new Date(NOW).toISOString() },
+  };
+}
+
+describe('stale deliveries', () => {
+  it('expires what waited longer than the maximum age or its own ttl, sends the rest, after a downtime', async () => {
+    const repository = new InMemoryNotificationRepository();
+    await repository.open();
+    for (const record of [pending('old', 25 * 3600), pending('short-ttl', 120, 60), pending('fresh', 60, 3600), pending('fresh-no-ttl', 23 * 3600)]) {
+      await repository.insert(record);
+    }
+    const provider = new FakePushProvider();
+    const events = new NotificationEvents();
+    const seen: string[] = [];
+    events.subscribe('ops', (e) => e.type === 'delivery' && seen.push(`${e.notification.id}:${e.notification.delivery.status}`));
+    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events, clock: { now: () => new Date(NOW) }, logger: silentLogger };
+    const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
+
+    worker.resume();
+    await eventually(() => seen.length === 4);
+    await worker.stop();
+
+    expect(repository.get('old')?.delivery).toMatchObject({ status: 'expired', attempts: 2, error: expect.stringContaining('past the 86400 s') });
+    expect(repository.get('short-ttl')?.delivery).toMatchObject({ status: 'expired', error: expect.stringContaining('past the 60 s') });
+    expect(repository.get('fresh')?.delivery.status).toBe('sent');
+    expect(repository.get('fresh-no-ttl')?.delivery.status).toBe('sent');
+    expect(repository.get('old')?.delivery).not.toHaveProperty('nextAttemptAt');
+    expect(provider.sent.map((m) => m.createdAt).sort()).toEqual([pending('fresh-no-ttl', 23 * 3600).createdAt, pending('fresh', 60).createdAt]);
+  });
+});
