@@ -3,7 +3,7 @@
  * no NUL and no noncharacter U+FFFE / U+FFFF.
  */
 export function isCleanText(text: string): boolean {
-  return !LONE_SURROGATE.test(text) && !/[\u0000\uFFFE\uFFFF]/.test(text);
+  return !LONE_SURROGATE.test(text) && !text.includes('\u0000') && !text.includes('\uFFFE') && !text.includes('\uFFFF');
 }
 
 // A high surrogate not followed by a low one, or a low one not preceded by a high one (no `u` flag: code units).
