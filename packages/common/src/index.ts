@@ -9,7 +9,7 @@ export { requireApiKey } from './auth.js';
 export { Api, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
 export { createHttpApp, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js';
 export { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
-export { EventStreamHub, type EventStream, type EventStreamOptions } from './sse.js';
+export { EventReplay, EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOptions, type ReplayedEvent } from './sse.js';
 export { serve, type ServeOptions, type RunningServer } from './server.js';
 export { processInfo } from './process-info.js';
 export { sendJson } from './send-json.js';

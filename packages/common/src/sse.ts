@@ -75,3 +75,47 @@ export class EventStreamHub {
     for (const stream of [...this.streams]) stream.close();
   }
 }
+
+/** One event kept for clients that reconnect. */
+export interface ReplayedEvent<T> {
+  id: number;
+  data: T;
+}
+
+/**
+ * The last `capacity` events with increasing ids, so a client that reconnects with `Last-Event-ID` gets what it
+ * missed. When some of what it missed is no longer kept (or the id is not one this process gave), `since` answers
+ * undefined and the stream tells the client to reload (`reset`).
+ */
+export class EventReplay<T> {
+  private readonly items: Array<ReplayedEvent<T>> = [];
+  private nextId = 1;
+
+  constructor(readonly capacity = 1000) {}
+
+  /** Keeps the event; answers its id. */
+  push(data: T): number {
+    const id = this.nextId++;
+    this.items.push({ id, data });
+    if (this.items.length > this.capacity) this.items.splice(0, this.items.length - this.capacity);
+    return id;
+  }
+
+  /** The kept events after `lastEventId` (the header as sent) that pass `wanted`, oldest first; undefined: reload. */
+  since(lastEventId: string, wanted: (data: T) => boolean = () => true): Array<ReplayedEvent<T>> | undefined {
+    if (!/^\d{1,15}$/.test(lastEventId)) return undefined;
+    const last = Number(lastEventId);
+    const newest = this.nextId - 1;
+    if (last > newest) return undefined;
+    const oldestKept = this.items[0]?.id ?? this.nextId;
+    // Events after `last` that were dropped already: the client cannot be brought up to date.
+    if (last + 1 < oldestKept) return undefined;
+    return this.items.filter((e) => e.id > last && wanted(e.data));
+  }
+}
+
+/** The Last-Event-ID a reconnecting client sent, if any. */
+export function lastEventIdOf(req: Request): string | undefined {
+  const value = req.headers['last-event-id'];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

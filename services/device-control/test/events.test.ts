@@ -96,3 +96,34 @@ describe('GET /events', () => {
     expect(health.eventStreams).toBe(0);
   });
 });
+
+describe('GET /events after a reconnect', () => {
+  it('gives a client that comes back with Last-Event-ID what it missed, in order, then the live events', async () => {
+    const base = await listen();
+    client = await SseClient.connect(`${base}/events`);
+    await post(`${base}/devices/plug-1/channels/0`, { on: true }, 'PUT');
+    const seen = await client.waitFor('channel', (d: { on: boolean }) => d.on);
+    await client.close();
+
+    await post(`${base}/devices/plug-1/channels/0`, { on: false }, 'PUT');
+    await post(`${base}/devices/strip-1/channels/2`, { on: true }, 'PUT');
+    client = await SseClient.connect(`${base}/events`, { 'Last-Event-ID': seen.id! });
+    const missedOff = await client.waitFor('channel', (d: { uuid: string; on: boolean }) => d.uuid === 'plug-1' && !d.on);
+    const missedStrip = await client.waitFor('channel', (d: { uuid: string }) => d.uuid === 'strip-1');
+    await post(`${base}/devices/plug-1/channels/0`, { on: true }, 'PUT');
+    const live = await client.waitFor('channel', (d: { uuid: string; on: boolean }) => d.uuid === 'plug-1' && d.on);
+
+    expect(Number(missedOff.id)).toBeGreaterThan(Number(seen.id));
+    expect(Number(missedStrip.id)).toBeGreaterThan(Number(missedOff.id));
+    expect(Number(live.id)).toBeGreaterThan(Number(missedStrip.id));
+  });
+
+  it('tells a client whose Last-Event-ID is unknown or too old to reload, with a reset event', async () => {
+    const base = await listen();
+
+    client = await SseClient.connect(`${base}/events`, { 'Last-Event-ID': '999999' });
+    const reset = await client.waitFor('reset', () => true);
+
+    expect(reset.data).toMatchObject({ reason: expect.stringContaining('reload') });
+  });
+});

@@ -1,3 +1,4 @@
+import { EventReplay, type ReplayedEvent } from '@homeops/common';
 import type { NotificationRecord } from './notification.js';
 
 /** What the live feed of one recipient carries. */
@@ -6,11 +7,20 @@ export type NotificationEvent =
   | { type: 'deleted'; recipient: string; id: string }
   | { type: 'read-all'; recipient: string; updated: number; readAt: string };
 
-type Listener = (event: NotificationEvent) => void;
+type Listener = (event: NotificationEvent, id: number) => void;
 
-/** In-process fan-out of domain events to the subscribers of each recipient (the SSE streams). */
+/** How many events (of all recipients) are kept for streams that reconnect with Last-Event-ID. */
+export const EVENT_REPLAY_SIZE = 1000;
+
+/** In-process fan-out of domain events to the subscribers of each recipient (the SSE streams), with ids and a replay. */
 export class NotificationEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly replay = new EventReplay<NotificationEvent>(EVENT_REPLAY_SIZE);
+
+  /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
+  missedSince(recipient: string, lastEventId: string): Array<ReplayedEvent<NotificationEvent>> | undefined {
+    return this.replay.since(lastEventId, (event) => event.recipient === recipient);
+  }
 
   /** Calls `listener` for every event of `recipient`; returns the unsubscribe function. */
   subscribe(recipient: string, listener: Listener): () => void {
@@ -24,10 +34,11 @@ export class NotificationEvents {
   }
 
   publish(event: NotificationEvent): void {
+    const id = this.replay.push(event);
     for (const listener of [...(this.listeners.get(event.recipient) ?? [])]) {
       // A broken subscriber must not fail the request that caused the event.
       try {
-        listener(event);
+        listener(event, id);
       } catch {
         /* the stream closes itself on write errors */
       }

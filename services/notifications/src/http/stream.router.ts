@@ -1,4 +1,5 @@
-import { type Api, z } from '@homeops/common';
+import { type Api, lastEventIdOf, z } from '@homeops/common';
+import { EVENT_REPLAY_SIZE, type NotificationEvent } from '../domain/notification-events.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { RecipientParamsSchema } from './notification.schemas.js';
 
@@ -14,16 +15,26 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
       200: {
         description:
           'Events `created`, `read`, `unread`, `delivery` (data: the notification), `deleted` (data: {id}), ' +
-          '`read-all` (data: {updated, readAt}); a comment line as heartbeat',
+          '`read-all` (data: {updated, readAt}); a comment line as heartbeat. Each event has an id: reconnect with ' +
+          `Last-Event-ID to get what you missed (the last ${EVENT_REPLAY_SIZE} events of all recipients are kept); a \`reset\` ` +
+          'event says too much was missed: reload.',
         contentType: 'text/event-stream',
         schema: z.string(),
       },
     },
     handler: ({ params }, req, res) => {
       const stream = hub.open(req, res);
-      const unsubscribe = ctx.events.subscribe(params.recipient, ({ type, recipient: _recipient, ...data }) => {
+      const send = ({ type, recipient: _recipient, ...data }: NotificationEvent, id: number) =>
+        stream.send(type, 'notification' in data ? data.notification : data, String(id));
+      const lastEventId = lastEventIdOf(req);
+      if (lastEventId !== undefined) {
+        const missed = ctx.events.missedSince(params.recipient, lastEventId);
+        if (missed === undefined) stream.send('reset', { reason: 'the events since your Last-Event-ID are no longer kept: reload the list' });
+        else for (const { id, data } of missed) send(data, id);
+      }
+      const unsubscribe = ctx.events.subscribe(params.recipient, (event, id) => {
         if (stream.closed) return unsubscribe();
-        stream.send(type, 'notification' in data ? data.notification : data);
+        send(event, id);
       });
       res.on('close', unsubscribe);
     },

@@ -7,12 +7,13 @@ import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
 interface SseEvent {
   event: string;
   data: unknown;
+  id: string | undefined;
 }
 
 /** Connects to the stream and collects parsed events until closed. */
-function subscribe(port: number, recipient: string): Promise<{ events: SseEvent[]; raw: () => string; res: IncomingMessage }> {
+function subscribe(port: number, recipient: string, headers: Record<string, string> = {}): Promise<{ events: SseEvent[]; raw: () => string; res: IncomingMessage }> {
   return new Promise((resolve, reject) => {
-    const req = get({ host: '127.0.0.1', port, path: `/notifications/${recipient}/stream` }, (res) => {
+    const req = get({ host: '127.0.0.1', port, path: `/notifications/${recipient}/stream`, headers }, (res) => {
       let buffer = '';
       const events: SseEvent[] = [];
       res.setEncoding('utf8');
@@ -21,7 +22,7 @@ function subscribe(port: number, recipient: string): Promise<{ events: SseEvent[
         for (const block of buffer.split('\n\n').slice(0, -1)) {
           const event = /^event: (.+)$/m.exec(block)?.[1];
           const data = /^data: (.+)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
+          if (event && data) events.push({ event, data: JSON.parse(data), id: /^id: (.+)$/m.exec(block)?.[1] });
         }
         buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2);
       });
@@ -76,6 +77,37 @@ describe('GET /notifications/:recipient/stream', () => {
     res.on('data', (c: string) => chunks.push(c));
     await eventually(() => chunks.join('').includes(': heartbeat'));
     res.destroy();
+    t.hub.closeAll();
+  });
+
+  it('gives a stream that comes back with Last-Event-ID what it missed of its recipient, then live events; a reset when too much was missed', { timeout: 10_000 }, async () => {
+    const t = await buildTestApp();
+    const port = await listen(t);
+    const first = await subscribe(port, 'ops');
+    await eventually(() => t.hub.size === 1);
+    await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'one' });
+    await eventually(() => first.events.some((e) => e.event === 'delivery'));
+    const lastSeen = first.events.at(-1)!.id!;
+    first.res.destroy();
+    await eventually(() => t.hub.size === 0);
+
+    const two = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'two' })).body.id;
+    await request(t.app).post('/notifications').send({ recipient: 'family', message: 'not for ops' });
+    const again = await subscribe(port, 'ops', { 'Last-Event-ID': lastSeen });
+    await eventually(() => again.events.filter((e) => e.event === 'created').length === 1);
+    const three = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'three' })).body.id;
+    await eventually(() => again.events.filter((e) => e.event === 'created').length === 2);
+    const stale = await subscribe(port, 'ops', { 'Last-Event-ID': '0' });
+    const unknown = await subscribe(port, 'ops', { 'Last-Event-ID': '424242' });
+    await eventually(() => unknown.events.some((e) => e.event === 'reset'));
+
+    expect(again.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([two, three]);
+    expect(again.events.map((e) => Number(e.id))).toEqual([...again.events.map((e) => Number(e.id))].sort((a, b) => a - b));
+    expect(Number(again.events[0]!.id)).toBeGreaterThan(Number(lastSeen));
+    // Id 0: nothing was ever dropped, so everything of ops since the start is replayed.
+    expect(stale.events.filter((e) => e.event === 'created').length).toBeGreaterThanOrEqual(1);
+    expect(unknown.events.map((e) => e.event)).toEqual(['reset']);
+    for (const s of [again, stale, unknown]) s.res.destroy();
     t.hub.closeAll();
   });
 });
