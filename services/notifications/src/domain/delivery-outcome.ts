@@ -43,6 +43,12 @@ function describe(err: unknown): { text: string; retryable: boolean } {
 export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy, failedAt = at): Delivery {
   const { text, retryable } = describe(err);
   const lastAttemptAt = at.toISOString();
+  // A spent quota is no reason to give up: the message goes out once the quota resets (unless it is too old by then).
+  const waitUntil = err instanceof DeliveryError && err.details.quotaExhausted ? err.details.waitUntil : undefined;
+  if (waitUntil !== undefined && !Number.isNaN(Date.parse(waitUntil))) {
+    const nextAttemptAt = new Date(Math.max(Date.parse(waitUntil), failedAt.getTime() + policy.minDelayMs)).toISOString();
+    return { status: 'pending', attempts, error: `${text}; waiting for the reset`, lastAttemptAt, nextAttemptAt };
+  }
   if (!retryable) return { status: 'failed', attempts, error: text, lastAttemptAt };
   if (attempts >= policy.maxAttempts) {
     return { status: 'failed', attempts, error: `Gave up after ${attempts} attempts: ${text}`, lastAttemptAt };

@@ -24,7 +24,8 @@ export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    readonly details: { status?: number; errors?: string[]; quotaExhausted?: boolean } = {},
+    /** `waitUntil`: when the quota resets (ISO time): the delivery waits for it instead of failing. */
+    readonly details: { status?: number; errors?: string[]; quotaExhausted?: boolean; waitUntil?: string } = {},
   ) {
     super(message);
     this.name = 'DeliveryError';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
+import { DeliveryError } from '../../src/domain/push-provider.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
@@ -48,5 +49,22 @@ describe('stale deliveries', () => {
     expect(repository.get('fresh-no-ttl')?.delivery.status).toBe('sent');
     expect(repository.get('old')?.delivery).not.toHaveProperty('nextAttemptAt');
     expect(provider.sent.map((m) => m.createdAt).sort()).toEqual([pending('fresh-no-ttl', 23 * 3600).createdAt, pending('fresh', 60).createdAt]);
+  });
+
+  it('keeps a delivery refused for a spent quota pending until the reset, instead of failing it', async () => {
+    const repository = new InMemoryNotificationRepository();
+    await repository.open();
+    await repository.insert(pending('quota', 60));
+    const reset = new Date(NOW + 6 * 3600_000).toISOString();
+    const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
+    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date(NOW) }, logger: silentLogger };
+    const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
+
+    worker.resume();
+    await eventually(() => repository.get('quota')?.delivery.attempts === 3);
+    await worker.stop();
+
+    expect(repository.get('quota')?.delivery).toMatchObject({ status: 'pending', nextAttemptAt: reset, error: expect.stringContaining('waiting for the reset') });
+    expect(provider.sent).toHaveLength(1);
   });
 });

@@ -69,8 +69,30 @@ describe('PushoverProvider.send, when Pushover refuses or fails', () => {
     const error = await failureOf(pushover.send(MESSAGE));
 
     expect(error.retryable).toBe(false);
-    expect(error.details).toMatchObject({ status: 429, quotaExhausted: true });
+    expect(error.details).toMatchObject({ status: 429, quotaExhausted: true, waitUntil: '2026-01-01T00:00:00.000Z' });
     expect(pushover.status().quota).toEqual({ limit: 10000, remaining: 0, resetAt: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('sends nothing while Pushover said the quota is used up until a reset still ahead, and says until when', async () => {
+    const reset = Math.floor(Date.now() / 1000) + 3600;
+    interceptMessage({ status: 200, body: { status: 1, request: 'last' }, headers: { 'X-Limit-App-Limit': '10000', 'X-Limit-App-Remaining': '0', 'X-Limit-App-Reset': String(reset) } });
+    const pushover = provider();
+    await pushover.send(MESSAGE);
+
+    // No interceptor is left: a request now would fail differently (nock refuses it).
+    const error = await failureOf(pushover.send(MESSAGE));
+
+    expect(error.details).toEqual({ quotaExhausted: true, waitUntil: new Date(reset * 1000).toISOString() });
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it('waits for the start of next month (UTC) when a 429 carries no reset time', async () => {
+    interceptMessage({ status: 429, body: { errors: ['over limit'], status: 0 } });
+
+    const error = await failureOf(provider().send(MESSAGE));
+
+    const now = new Date();
+    expect(error.details.waitUntil).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString());
   });
 
   it('rejects an HTML 502 page as retryable without crashing the process', async () => {

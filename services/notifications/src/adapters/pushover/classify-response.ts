@@ -22,6 +22,11 @@ export function parseQuota(headers: IncomingHttpHeaders): Quota | null {
   return { limit, remaining, resetAt: reset === null ? null : new Date(reset * 1000).toISOString() };
 }
 
+/** Pushover's monthly quota resets at the start of the next month (UTC) when no X-Limit-App-Reset says when. */
+export function nextMonthUtc(now: Date): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+}
+
 function parseJsonObject(body: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(body);
@@ -51,7 +56,8 @@ export function classifyResponse(response: RawResponse, redact: Redact): PushRec
     return receipt;
   }
   if (status === 429) {
-    throw new DeliveryError(`Pushover message quota exhausted (HTTP 429)${said}`, false, { status, errors, quotaExhausted: true });
+    const waitUntil = parseQuota(response.headers)?.resetAt ?? nextMonthUtc(new Date());
+    throw new DeliveryError(`Pushover message quota exhausted (HTTP 429)${said}`, false, { status, errors, quotaExhausted: true, waitUntil });
   }
   if (status >= 400 && status < 500) {
     throw new DeliveryError(`Pushover rejected the message (HTTP ${status})${said}`, false, { status, errors });

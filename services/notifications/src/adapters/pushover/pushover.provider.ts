@@ -69,6 +69,14 @@ export class PushoverProvider implements PushProvider {
   }
 
   async #sendOnce(message: PushoverMessage): Promise<PushReceipt> {
+    // Pushover said no messages are left until the reset: asking again would only collect 429s (and risk a block).
+    const quota = this.#quota;
+    if (quota?.remaining === 0 && quota.resetAt !== null && Date.parse(quota.resetAt) > Date.now()) {
+      throw new DeliveryError(`Pushover's message quota is used up until ${quota.resetAt}; not sent`, false, {
+        quotaExhausted: true,
+        waitUntil: quota.resetAt,
+      });
+    }
     const fields = toPushoverFields(message, this.#emergency);
     const deadlineAt = Date.now() + this.#timeoutMs;
     const deadline = new AbortController();
