@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
-import { adapterHostForSuite, type RemoteCloud } from '../emulator/adapter-process.js';
+import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 
@@ -35,21 +35,14 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
   });
 
   async function startAdapter(overrides: Partial<Omit<MerossCloudOptions, 'logger'>> = {}): Promise<RemoteCloud> {
-    const adapter = await suite.host.create({
-      email: account.email,
-      password: account.password,
-      apiUrl: emulator.apiUrl,
-      tokenFile: join(dir, 'cloud-token.json'),
-      requestTimeoutMs: 2_000,
-      commandTimeoutMs: 1_500,
-      loginBackoffMs: 300,
-      retryBackoffMs: 300,
-      maxBackoffMs: 2_000,
-      tooManyTokensWaitMs: 60_000,
-      lockoutWaitMs: 60_000,
-      brokerRecovery: { recreateMs: 200, maxRecreateMs: 1_000, watchdogMs: 500 },
-      ...overrides,
-    });
+    const adapter = await suite.host.create(
+      emulatedAdapterOptions(account, emulator.apiUrl, dir, {
+        tooManyTokensWaitMs: 60_000,
+        lockoutWaitMs: 60_000,
+        brokerRecovery: { recreateMs: 200, maxRecreateMs: 1_000, watchdogMs: 500 },
+        ...overrides,
+      }),
+    );
     adapters.push(adapter);
     await adapter.start();
     return adapter;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adapterHostForSuite, type RemoteCloud } from '../emulator/adapter-process.js';
+import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 
@@ -42,17 +42,7 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     dir = mkdtempSync(join(tmpdir(), 'meross-garage-'));
     const account = createAccount();
     emulator = await MerossEmulator.start({ pki: suite.pki, account, devices: DEVICES });
-    adapter = await suite.host.create({
-      email: account.email,
-      password: account.password,
-      apiUrl: emulator.apiUrl,
-      tokenFile: join(dir, 'cloud-token.json'),
-      requestTimeoutMs: 2_000,
-      commandTimeoutMs: 1_500,
-      loginBackoffMs: 300,
-      retryBackoffMs: 300,
-      maxBackoffMs: 2_000,
-    });
+    adapter = await suite.host.create(emulatedAdapterOptions(account, emulator.apiUrl, dir));
     await adapter.start();
     await eventually(async () => {
       const devices = await adapter.listDevices().catch(() => []);

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type {
   CloudDevice,
@@ -217,5 +218,26 @@ export function adapterHostForSuite(): { readonly pki: TestPki; readonly host: A
     get host() {
       return state.host!;
     },
+  };
+}
+
+/** Adapter options for a test against an emulated account: its credentials and API, a token file in `dir`, short waits. */
+export function emulatedAdapterOptions(
+  account: { email: string; password: string },
+  apiUrl: string,
+  dir: string,
+  overrides: Partial<Omit<MerossCloudOptions, 'logger'>> = {},
+): Omit<MerossCloudOptions, 'logger'> {
+  return {
+    email: account.email,
+    password: account.password,
+    apiUrl,
+    tokenFile: join(dir, 'cloud-token.json'),
+    requestTimeoutMs: 2_000,
+    commandTimeoutMs: 1_500,
+    loginBackoffMs: 300,
+    retryBackoffMs: 300,
+    maxBackoffMs: 2_000,
+    ...overrides,
   };
 }
