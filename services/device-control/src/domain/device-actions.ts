@@ -8,6 +8,19 @@ import { assertCapable, assertKnownDevice, assertReachable } from './device-rule
 import type { Device } from './device.js';
 import type { MessageBudget } from './message-budget.js';
 
+/** A reading with when it was taken and how old it is now. */
+export interface Aged<T> {
+  reading: T;
+  at: string;
+  ageSeconds: number;
+}
+
+/** A cached reading and when it was taken (ms). */
+export interface Cached<T> {
+  reading: T;
+  at: number;
+}
+
 /** What the actions of a device family (garage doors, covers) need. */
 export interface DeviceActionsDeps {
   cloud: DeviceCloud;
@@ -48,6 +61,15 @@ export abstract class DeviceActions {
   protected call<T>(what: string, work: () => Promise<T>): Promise<T> {
     const { cloud, clock, commandTimeoutMs } = this.deps;
     return callCloud(work, { what, timeoutMs: commandTimeoutMs, status: () => cloud.status(), now: () => clock.now() });
+  }
+
+  /** The cached reading with its age, while younger than `maxAgeMs`. */
+  protected fresh<T>(entry: Cached<T> | undefined, maxAgeMs: number): Aged<T> | undefined {
+    return entry && this.deps.clock.now() - entry.at < maxAgeMs ? this.aged(entry) : undefined;
+  }
+
+  protected aged<T>(entry: Cached<T>): Aged<T> {
+    return { reading: entry.reading, at: new Date(entry.at).toISOString(), ageSeconds: Math.floor((this.deps.clock.now() - entry.at) / 1000) };
   }
 
   protected nowIso(): string {

@@ -11,7 +11,8 @@ import { assertKnownDevice } from './device-rules.js';
 import { toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
 import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
-import { Energy, type Aged, type EnergyCacheOptions } from './energy.js';
+import type { Aged } from './device-actions.js';
+import { Energy, type EnergyCacheOptions } from './energy.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
 import { Hubs, type ValveResult } from './hubs.js';
 import { Lights, type LightResult, type LightView } from './lights.js';
@@ -326,7 +327,7 @@ export class DeviceService {
     }
   }
 
-  /** What door and cover states the service knew of a device that went away or lost its command channel. */
+  /** Forgets what the families knew of a device that went away or lost its command channel (it missed pushes). */
   private forgetFamilies(uuid: string): void {
     this.garageDoors.forget(uuid);
     this.covers.forget(uuid);

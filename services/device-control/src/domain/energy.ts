@@ -1,12 +1,5 @@
 import type { DailyEnergy, PowerReading } from './device-cloud.js';
-import { DeviceActions, type DeviceActionsDeps } from './device-actions.js';
-
-/** A reading with when it was taken and how old it is now. */
-export interface Aged<T> {
-  reading: T;
-  at: string;
-  ageSeconds: number;
-}
+import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from './device-actions.js';
 
 /** How old readings may be before a request reads again (tests pass small values). */
 export interface EnergyCacheOptions {
@@ -24,8 +17,8 @@ export const DEFAULT_ENERGY_CACHE: EnergyCacheOptions = { powerMaxAgeMs: 10_000,
 export class Energy extends DeviceActions {
   protected readonly capability = 'energy' as const;
   protected readonly actionText = 'measure energy';
-  private readonly power = new Map<string, { reading: PowerReading; at: number }>();
-  private readonly daily = new Map<string, { reading: DailyEnergy[]; at: number }>();
+  private readonly power = new Map<string, Cached<PowerReading>>();
+  private readonly daily = new Map<string, Cached<DailyEnergy[]>>();
 
   constructor(
     deps: DeviceActionsDeps,
@@ -61,13 +54,5 @@ export class Energy extends DeviceActions {
     this.daily.set(uuid, entry);
     this.deps.publish({ type: 'energy', uuid, name: device.name, at: new Date(entry.at).toISOString(), days: reading });
     return this.aged(entry);
-  }
-
-  private fresh<T>(entry: { reading: T; at: number } | undefined, maxAgeMs: number): Aged<T> | undefined {
-    return entry && this.deps.clock.now() - entry.at < maxAgeMs ? this.aged(entry) : undefined;
-  }
-
-  private aged<T>(entry: { reading: T; at: number }): Aged<T> {
-    return { reading: entry.reading, at: new Date(entry.at).toISOString(), ageSeconds: Math.floor((this.deps.clock.now() - entry.at) / 1000) };
   }
 }

@@ -1,7 +1,6 @@
 import { AppError } from '@homeops/common';
 import type { HubSubDeviceReading, ValveChange } from './device-cloud.js';
-import { DeviceActions, type DeviceActionsDeps } from './device-actions.js';
-import type { Aged } from './energy.js';
+import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from './device-actions.js';
 
 /** What a valve command did. */
 export interface ValveResult {
@@ -17,7 +16,7 @@ export interface ValveResult {
 export class Hubs extends DeviceActions {
   protected readonly capability = 'hubSensors' as const;
   protected readonly actionText = 'read devices behind a hub';
-  private readonly readings = new Map<string, { subdevices: HubSubDeviceReading[]; at: number }>();
+  private readonly readings = new Map<string, Cached<HubSubDeviceReading[]>>();
 
   constructor(
     deps: DeviceActionsDeps,
@@ -28,11 +27,7 @@ export class Hubs extends DeviceActions {
 
   /** A push from a device behind the hub: merged into the last reading (a device not read yet waits for the next read). */
   apply(uuid: string, id: string, change: Partial<HubSubDeviceReading>): void {
-    const entry = this.readings.get(uuid);
-    if (!entry || !entry.subdevices.some((s) => s.id === id)) return;
-    entry.subdevices = entry.subdevices.map((s) => (s.id === id ? { ...s, ...change, id } : s));
-    const name = this.deps.registry.get(uuid)?.name ?? uuid;
-    this.deps.publish({ type: 'hub', uuid, name, at: new Date(entry.at).toISOString(), subdevices: entry.subdevices.map((s) => ({ ...s })), source: 'push' });
+    this.merge(uuid, id, change, 'push');
   }
 
   forget(uuid: string): void {
@@ -42,44 +37,53 @@ export class Hubs extends DeviceActions {
   /** The hub's devices: cached while fresh, else read (three messages). */
   async read(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
     this.deviceWith(uuid);
-    const cached = this.readings.get(uuid);
-    if (cached && this.deps.clock.now() - cached.at < this.maxAgeMs) return this.aged(cached);
-    await this.admitted(uuid, 3, () => this.readNow(uuid, 'read'));
+    const cached = this.fresh(this.readings.get(uuid), this.maxAgeMs);
+    if (cached) return cached;
+    await this.admitted(uuid, 3, () => this.readNow(uuid));
     return this.aged(this.readings.get(uuid)!);
   }
 
   /** Turns a valve on/off and/or sets its target; refused before sending for a sensor or a target outside its range. */
   async setValve(uuid: string, id: string, change: ValveChange): Promise<ValveResult> {
-    const known = this.readings.get(uuid)?.subdevices.find((s) => s.id === id);
+    const known = this.subdevice(uuid, id);
     if (known) assertValveChange(uuid, known, change);
     const messages = (change.on !== undefined ? 1 : 0) + (change.targetTemperature !== undefined ? 2 : 0);
     return this.admitted(uuid, messages + (known ? 0 : 3), async (device) => {
       if (!known) {
-        await this.readNow(uuid, 'read');
-        const read = this.readings.get(uuid)?.subdevices.find((s) => s.id === id);
+        await this.readNow(uuid);
+        const read = this.subdevice(uuid, id);
         if (!read) throw new AppError('DEVICE_NOT_FOUND', `Hub ${uuid} has no device ${id}`, { solution: `See GET /devices/${uuid}/hub for its devices` });
         assertValveChange(uuid, read, change);
       }
       await this.call(`setting valve ${id} of hub ${uuid}`, () => this.deps.cloud.setValve(uuid, id, change));
-      const entry = this.readings.get(uuid);
-      if (entry) {
-        entry.subdevices = entry.subdevices.map((s) => (s.id === id ? { ...s, ...change } : s));
-        this.deps.publish({ type: 'hub', uuid, name: device.name, at: new Date(entry.at).toISOString(), subdevices: entry.subdevices, source: 'command' });
-      }
+      this.merge(uuid, id, change, 'command');
       return { device: device.name, id, applied: change };
     });
   }
 
-  private async readNow(uuid: string, source: 'read'): Promise<void> {
-    const subdevices = await this.call(`reading hub ${uuid}`, () => this.deps.cloud.readHub(uuid));
-    const entry = { subdevices, at: this.deps.clock.now() };
-    this.readings.set(uuid, entry);
-    const name = this.deps.registry.get(uuid)?.name ?? uuid;
-    this.deps.publish({ type: 'hub', uuid, name, at: new Date(entry.at).toISOString(), subdevices, source });
+  private subdevice(uuid: string, id: string): HubSubDeviceReading | undefined {
+    return this.readings.get(uuid)?.reading.find((s) => s.id === id);
   }
 
-  private aged(entry: { subdevices: HubSubDeviceReading[]; at: number }): Aged<HubSubDeviceReading[]> {
-    return { reading: entry.subdevices.map((s) => ({ ...s })), at: new Date(entry.at).toISOString(), ageSeconds: Math.floor((this.deps.clock.now() - entry.at) / 1000) };
+  private async readNow(uuid: string): Promise<void> {
+    const reading = await this.call(`reading hub ${uuid}`, () => this.deps.cloud.readHub(uuid));
+    this.readings.set(uuid, { reading, at: this.deps.clock.now() });
+    this.announce(uuid, 'read');
+  }
+
+  /** What a command or a push changed of one device, into the last reading, and announced. */
+  private merge(uuid: string, id: string, change: Partial<HubSubDeviceReading>, source: 'command' | 'push'): void {
+    const entry = this.readings.get(uuid);
+    if (!entry || !entry.reading.some((s) => s.id === id)) return;
+    entry.reading = entry.reading.map((s) => (s.id === id ? { ...s, ...change, id } : s));
+    this.announce(uuid, source);
+  }
+
+  private announce(uuid: string, source: 'command' | 'push' | 'read'): void {
+    const entry = this.readings.get(uuid);
+    if (!entry) return;
+    const name = this.deps.registry.get(uuid)?.name ?? uuid;
+    this.deps.publish({ type: 'hub', uuid, name, at: new Date(entry.at).toISOString(), subdevices: entry.reading.map((s) => ({ ...s })), source });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Api } from '@homeops/common';
 import type { CoverAction, DeviceService } from '../domain/device.service.js';
 import { CoverPositionBodySchema, CoverResultSchema, CoversSchema, DoorParamsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS } from './devices.router.js';
+import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
 const tags = ['covers'];
 
@@ -14,7 +14,7 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
     tags,
     params: UuidParamsSchema,
     responses: { 200: { description: 'Each channel: position 0–100 and motion', schema: CoversSchema } },
-    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const covers = await devices.readCovers(params.uuid);
       const device = devices.getDevice(params.uuid);

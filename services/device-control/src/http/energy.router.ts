@@ -1,9 +1,9 @@
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import { DailyEnergySchema, PowerSchema, UuidParamsSchema } from './device.schemas.js';
+import { READ_ERRORS } from './devices.router.js';
 
 const tags = ['energy'];
-const errors = ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'] as const;
 
 /** Energy plugs: power now and energy per day, cached (each answer says how old it is), read within the budget. */
 export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
@@ -14,7 +14,7 @@ export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
     tags,
     params: UuidParamsSchema,
     responses: { 200: { description: 'The reading and its age', schema: PowerSchema } },
-    errors: [...errors],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const { reading, at, ageSeconds } = await devices.readPower(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, ...reading, at, ageSeconds });
@@ -28,7 +28,7 @@ export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
     tags,
     params: UuidParamsSchema,
     responses: { 200: { description: 'The days and the age of the reading', schema: DailyEnergySchema } },
-    errors: [...errors],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const { reading, at, ageSeconds } = await devices.readDailyEnergy(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, days: reading, at, ageSeconds });

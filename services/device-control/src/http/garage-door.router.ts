@@ -1,7 +1,7 @@
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import { DoorParamsSchema, GarageDoorResultSchema, GarageDoorsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS } from './devices.router.js';
+import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
 /** Garage door openers (msg100/msg200): the doors' states, open and close. */
 export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void {
@@ -12,7 +12,7 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
     tags: ['garage doors'],
     params: UuidParamsSchema,
     responses: { 200: { description: 'Each door: open, closed, opening or closing', schema: GarageDoorsSchema } },
-    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const doors = await devices.readGarageDoors(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, doors });

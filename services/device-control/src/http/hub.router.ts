@@ -2,7 +2,7 @@ import type { Api } from '@homeops/common';
 import type { ValveChange } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { HubSchema, SubDeviceParamsSchema, UuidParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './device.schemas.js';
-import { COMMAND_ERRORS } from './devices.router.js';
+import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
 const tags = ['hubs'];
 
@@ -15,7 +15,7 @@ export function registerHubRoutes(api: Api, devices: DeviceService): void {
     tags,
     params: UuidParamsSchema,
     responses: { 200: { description: 'Valves and sensors, and the age of the reading', schema: HubSchema } },
-    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const { reading, at, ageSeconds } = await devices.readHub(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, subdevices: reading, at, ageSeconds });

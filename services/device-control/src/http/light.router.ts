@@ -2,7 +2,7 @@ import type { Api } from '@homeops/common';
 import type { LightChange } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { DoorParamsSchema, LightChangeBodySchema, LightResultSchema, LightsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS } from './devices.router.js';
+import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
 const tags = ['lights'];
 const toHex = (rgb: number | null | undefined) => (rgb === null || rgb === undefined ? null : `#${rgb.toString(16).padStart(6, '0')}`);
@@ -16,7 +16,7 @@ export function registerLightRoutes(api: Api, devices: DeviceService): void {
     tags,
     params: UuidParamsSchema,
     responses: { 200: { description: 'Each light channel', schema: LightsSchema } },
-    errors: ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
+    errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
       const lights = await devices.readLight(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, lights: lights.map((l) => ({ ...l, rgb: toHex(l.rgb) })) });
