@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'MFA_CODE_REJECTED'
   | 'CLOUD_LOGIN_NOT_NEEDED'
   | 'NOTIFICATION_NOT_FOUND'
+  | 'RECIPIENT_NOT_MAPPED'
+  | 'NOTIFICATION_NOT_RESENDABLE'
   | 'ATTACHMENT_NOT_FOUND'
   | 'STORAGE_UNAVAILABLE'
   | 'PROVIDER_ERROR'
@@ -45,6 +47,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   MFA_CODE_REJECTED: { status: 400, error: 'MFA code rejected', solution: 'Send the code your authenticator app shows now (codes change every 30 s)' },
   CLOUD_LOGIN_NOT_NEEDED: { status: 409, error: 'No login needed', solution: 'See /health: only a session waiting for an MFA code takes one' },
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
+  RECIPIENT_NOT_MAPPED: { status: 400, error: 'Recipient not in the recipient map', solution: 'Add the recipient to RECIPIENTS_FILE (or RECIPIENTS), or set UNMAPPED_RECIPIENTS=default to send it to PROVIDER_USER_KEY' },
+  NOTIFICATION_NOT_RESENDABLE: { status: 409, error: 'Notification cannot be resent', solution: 'Only a delivery that is failed, expired or unknown can be resent; see its delivery.status' },
   ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
   STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
   PROVIDER_ERROR: { status: 502, error: 'Push provider rejected the request', solution: 'See the error text' },

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { DeliveryWorker } from './domain/delivery.worker.js';
+import { EmergencyWatch } from './domain/emergency-watch.js';
 import type { NotificationContext } from './domain/notification-context.js';
 import { NotificationEvents } from './domain/notification-events.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
@@ -16,6 +17,7 @@ import type { NotificationRoutesDeps } from './http/notification-routes.deps.js'
 import { registerNotificationRoutes } from './http/notification.router.js';
 import { registerReadStatusRoutes } from './http/read-status.router.js';
 import { registerRecipientRoutes } from './http/recipients.router.js';
+import { registerSoundRoutes } from './http/sounds.router.js';
 import { registerStreamRoutes } from './http/stream.router.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
@@ -33,6 +35,8 @@ export interface AppDeps {
   events?: NotificationEvents;
   /** Pass it to control its lifecycle (stop, resume); otherwise one is built from the config. */
   delivery?: DeliveryWorker;
+  /** Follows emergency receipts; built from the config when the provider has a receipts API. */
+  emergencies?: EmergencyWatch;
 }
 
 /** The settings createApp reads; `parseConfig()` gives the defaults. */
@@ -46,11 +50,18 @@ export type AppConfig = Pick<
   | 'DELIVERY_MAX_ATTEMPTS'
   | 'DELIVERY_CONCURRENCY'
 > &
-  // Optional for callers who built this type before it existed (library users): 24 h when absent.
-  Partial<Pick<Config, 'DELIVERY_MAX_AGE_SECONDS'>>;
+  // Optional for callers who built this type before they existed (library users): the config defaults when absent.
+  Partial<Pick<Config, 'DELIVERY_MAX_AGE_SECONDS' | 'EMERGENCY_RETRY_SECONDS' | 'EMERGENCY_EXPIRE_SECONDS' | 'EMERGENCY_POLL_SECONDS'>>;
+
+/** The domain objects of one app. */
+export interface Domain {
+  ctx: NotificationContext;
+  delivery: DeliveryWorker;
+  emergencies: EmergencyWatch | undefined;
+}
 
 /** The domain context and delivery worker for a set of adapters (shared by createApp and the service runner). */
-export function buildDomain(deps: AppDeps, config: AppConfig): { ctx: NotificationContext; delivery: DeliveryWorker } {
+export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
   const ctx: NotificationContext = {
     repository: deps.repository,
     attachments: deps.attachments,
@@ -69,24 +80,46 @@ export function buildDomain(deps: AppDeps, config: AppConfig): { ctx: Notificati
       // The adapter times out first; this only bounds an adapter that hangs regardless.
       attemptTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
     });
-  return { ctx, delivery };
+  const receipts = deps.provider.enabled ? deps.provider.receipts : undefined;
+  const emergencies =
+    deps.emergencies ??
+    (receipts &&
+      new EmergencyWatch(ctx, receipts, {
+        pollMs: (config.EMERGENCY_POLL_SECONDS ?? 30) * 1000,
+        callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+      }));
+  return { ctx, delivery, emergencies };
 }
 
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
-  const { ctx, delivery } = buildDomain(deps, config);
+  const { ctx, delivery, emergencies } = buildDomain(deps, config);
   const hub = deps.hub ?? new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
-  const routes: NotificationRoutesDeps = { ctx, hub, create: { delivery, deliveryEnabled: deps.provider.enabled } };
+  const create = {
+    delivery,
+    deliveryEnabled: deps.provider.enabled,
+    provider: deps.provider,
+    emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
+  };
+  const routes: NotificationRoutesDeps = { ctx, hub, create };
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
     description: 'Pushover notifications with a durable read/unread history',
   });
-  registerHealthRoutes(api, { repository: deps.repository, provider: deps.provider, delivery, streams: () => hub.size, startedAt: Date.now() });
+  registerHealthRoutes(api, {
+    repository: deps.repository,
+    provider: deps.provider,
+    delivery,
+    emergencies: () => emergencies?.size ?? 0,
+    streams: () => hub.size,
+    startedAt: Date.now(),
+  });
   registerNotificationRoutes(api, routes);
   registerAttachmentRoutes(api, routes);
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
   registerStreamRoutes(api, routes);
+  registerSoundRoutes(api, deps.provider);
   return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
 }

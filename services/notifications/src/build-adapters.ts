@@ -1,6 +1,7 @@
 import { basename, dirname, extname, join } from 'node:path';
 import type { Logger } from '@homeops/common';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
+import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
 import type { Config } from './config.js';
@@ -25,6 +26,10 @@ export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
       apiToken: config.PROVIDER_API_TOKEN,
       apiUrl: config.PROVIDER_API_URL,
       timeoutMs: config.PROVIDER_TIMEOUT_MS,
+      recipients: loadRecipientMap({ file: config.RECIPIENTS_FILE, variable: config.RECIPIENTS, unmapped: config.UNMAPPED_RECIPIENTS }),
+      maxRejections: config.PROVIDER_MAX_REJECTIONS,
+      emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
+      emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
     }),
   };
 }

@@ -31,13 +31,24 @@ export const ConfigSchema = z
     DELIVERY_MAX_AGE_SECONDS: positiveInt().default(86_400),
     DELIVERY_CONCURRENCY: positiveInt().max(2).default(2),
     SSE_HEARTBEAT_MS: positiveInt().default(15_000),
+    // Recipient name → Pushover user or group key (and devices): a YAML file, or `name=key[:device,device];…` here.
+    RECIPIENTS_FILE: z.string().min(1).default('./recipients.yaml'),
+    RECIPIENTS: z.string().optional(),
+    // A recipient not in the map: sent to PROVIDER_USER_KEY (default) or refused with 400 (refuse).
+    UNMAPPED_RECIPIENTS: z.enum(['default', 'refuse']).optional(),
+    // Priority 2 defaults (Pushover: retry ≥ 30 s, expire ≤ 10800 s) and how often its receipt is checked (≥ 5 s).
+    EMERGENCY_RETRY_SECONDS: z.coerce.number().int().min(30).max(10_800).default(60),
+    EMERGENCY_EXPIRE_SECONDS: z.coerce.number().int().min(30).max(10_800).default(3600),
+    EMERGENCY_POLL_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
+    // Consecutive 4xx answers after which nothing is sent until a key validation succeeds (Pushover blocks such IPs).
+    PROVIDER_MAX_REJECTIONS: positiveInt().default(5),
   })
   .transform(({ PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, ...rest }) => ({
     ...rest,
     PROVIDER_USER_KEY: rest.PROVIDER_USER_KEY ?? PUSHOVER_USER_KEY,
     PROVIDER_API_TOKEN: rest.PROVIDER_API_TOKEN ?? PUSHOVER_API_TOKEN,
   }))
-  .refine((c) => (c.PROVIDER_USER_KEY === undefined) === (c.PROVIDER_API_TOKEN === undefined), {
+  .refine((c) => c.PROVIDER_USER_KEY === undefined || c.PROVIDER_API_TOKEN !== undefined, {
     message: 'set both PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or neither, to run with delivery off)',
   });
 

@@ -57,7 +57,7 @@ export class PushoverService {
     }
     const { title, priority = 0, ...rest } = parsed.data;
     // exactOptionalPropertyTypes: drop the keys zod reports as explicitly undefined.
-    const optional = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<PushoverMessage, 'title' | 'priority'>;
+    const optional = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as unknown as Omit<PushoverMessage, 'title' | 'priority'>;
     try {
       const receipt = await this.#provider.send({ ...optional, message: rest.message, title: title ?? '', priority: priority as Priority });
       return priority === 2 && receipt.receipt ? receipt.receipt : receipt.request;

@@ -43,14 +43,14 @@ export async function startService(
   }
   const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
   const base = { logger, repository, attachments, provider, hub };
-  const { ctx, delivery } = buildDomain(base, config);
+  const { ctx, delivery, emergencies } = buildDomain(base, config);
   await sweepOrphanAttachments(ctx);
   const retention = new RetentionJob(
     ctx,
     { maxAgeDays: config.RETENTION_MAX_AGE_DAYS, maxPerRecipient: config.RETENTION_MAX_PER_RECIPIENT },
     config.RETENTION_INTERVAL_MS,
   );
-  const app = createApp({ ...base, events: ctx.events, delivery }, config);
+  const app = createApp({ ...base, events: ctx.events, delivery, ...(emergencies ? { emergencies } : {}) }, config);
   let serverClosed: Promise<unknown> = Promise.resolve();
   const close = async () => {
     // Live streams would hold the server open; requests in flight get to finish (serve cuts them after its grace
@@ -58,7 +58,9 @@ export async function startService(
     hub.closeAll();
     await serverClosed;
     await retention.stop();
+    await emergencies?.stop();
     await delivery.stop();
+    await provider.stop?.();
     await repository.close();
   };
   let running;
@@ -69,7 +71,9 @@ export async function startService(
     throw err;
   }
   serverClosed = once(running.server, 'close');
+  provider.start?.();
   delivery.resume();
+  emergencies?.start();
   retention.start();
   return { port: running.port, stop: running.stop };
 }

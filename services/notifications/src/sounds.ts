@@ -32,3 +32,30 @@ export type PushoverSound = (typeof PUSHOVER_SOUNDS)[number];
 export function isPushoverSound(value: unknown): value is PushoverSound {
   return typeof value === 'string' && (PUSHOVER_SOUNDS as readonly string[]).includes(value);
 }
+
+/** The built-in sounds with the descriptions Pushover gives them, until the app's own list is read. */
+export const PUSHOVER_SOUND_NAMES: Record<PushoverSound, string> = {
+  pushover: 'Pushover (default)',
+  bike: 'Bike',
+  bugle: 'Bugle',
+  cashregister: 'Cash Register',
+  classical: 'Classical',
+  cosmic: 'Cosmic',
+  falling: 'Falling',
+  gamelan: 'Gamelan',
+  incoming: 'Incoming',
+  intermission: 'Intermission',
+  magic: 'Magic',
+  mechanical: 'Mechanical',
+  pianobar: 'Piano Bar',
+  siren: 'Siren',
+  spacealarm: 'Space Alarm',
+  tugboat: 'Tug Boat',
+  alien: 'Alien Alarm (long)',
+  climb: 'Climb (long)',
+  persistent: 'Persistent (long)',
+  echo: 'Pushover Echo (long)',
+  updown: 'Up Down (long)',
+  vibrate: 'Vibrate Only',
+  none: 'None (silent)',
+};

@@ -4,7 +4,9 @@ import type { DeliveryWorker } from './delivery.worker.js';
 import type { NotificationContext } from './notification-context.js';
 import { isoTimestamp } from './iso-time.js';
 import { newNotificationId } from './notification-id.js';
-import type { AttachmentMeta, Delivery, NotificationRecord, Priority } from './notification.js';
+import type { AttachmentMeta, Delivery, Emergency, NotificationRecord, Priority } from './notification.js';
+import type { PushProvider } from './push-provider.js';
+import { PUSHOVER_SOUNDS } from '../sounds.js';
 
 /** An attachment as received: the declared name and type, and the bytes. */
 export interface IncomingAttachment {
@@ -26,13 +28,56 @@ export interface NewNotification {
   monospace?: boolean | undefined;
   ttl?: number | undefined;
   device?: string | undefined;
+  /** Priority 2 only: seconds between repeats (≥ 30), until when (≤ 10800 s), Pushover's callback URL and tags. */
+  retry?: number | undefined;
+  expire?: number | undefined;
+  callback?: string | undefined;
+  tags?: string | undefined;
   attachment?: IncomingAttachment | undefined;
 }
 
-/** The use-case's collaborators beyond storage: who delivers, and whether delivery is on at all. */
+/** The use-case's collaborators beyond storage: who delivers, whether delivery is on, and the provider's rules. */
 export interface CreateDeps {
   delivery: DeliveryWorker;
   deliveryEnabled: boolean;
+  /** Recipient routing and sound names, when the provider has them. */
+  provider?: Pick<PushProvider, 'recipientAlias' | 'soundList'>;
+  /** Priority 2 defaults, seconds. */
+  emergency?: { retry: number; expire: number };
+}
+
+function invalid(path: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', `${path.replace('body.', '')} ${message}`, { details: [{ path, message }] });
+}
+
+/** The alias the recipient's pushes go to (undefined with delivery off); refused when the map says so. */
+function routeOf(deps: CreateDeps, recipient: string): string | undefined {
+  if (!deps.deliveryEnabled || !deps.provider?.recipientAlias) return undefined;
+  const alias = deps.provider.recipientAlias(recipient);
+  if (alias !== null) return alias;
+  throw new AppError('RECIPIENT_NOT_MAPPED', `No Pushover key for recipient "${recipient}"`, {
+    details: [{ path: 'body.recipient', message: 'is not in the recipient map, and unmapped recipients are refused' }],
+  });
+}
+
+function assertSound(deps: CreateDeps, sound: string | undefined): void {
+  if (sound === undefined) return;
+  const list = deps.provider?.soundList?.();
+  const names = list ? Object.keys(list.sounds) : [...PUSHOVER_SOUNDS];
+  if (!names.includes(sound)) throw invalid('body.sound', `must be one of this app's sounds (GET /sounds): ${names.join(', ')}`);
+}
+
+/** Priority 2's repeat settings; refused on other priorities, where Pushover would ignore them. */
+function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priority): Emergency | undefined {
+  if (priority !== 2) {
+    const given = (['retry', 'expire', 'callback', 'tags'] as const).find((key) => input[key] !== undefined);
+    if (given) throw invalid(`body.${given}`, 'applies to emergency notifications only (priority 2)');
+    return undefined;
+  }
+  const emergency: Emergency = { retry: input.retry ?? deps.emergency?.retry ?? 60, expire: input.expire ?? deps.emergency?.expire ?? 3600 };
+  if (input.callback !== undefined) emergency.callback = input.callback;
+  if (input.tags !== undefined) emergency.tags = input.tags;
+  return emergency;
 }
 
 function uniqueId(ctx: NotificationContext, now: Date): string {
@@ -66,6 +111,10 @@ export async function createNotification(
       details: [{ path: 'body.monospace', message: 'Pushover shows a message either as HTML or in monospace, not both' }],
     });
   }
+  const priority = assertPriority(input.priority);
+  assertSound(deps, input.sound);
+  const emergency = emergencyOf(deps, input, priority);
+  const to = routeOf(deps, input.recipient);
   const now = ctx.clock.now();
   const id = uniqueId(ctx, now);
   const incoming = input.attachment;
@@ -74,14 +123,15 @@ export async function createNotification(
     const type = assertAttachmentType(incoming.data, incoming.contentType);
     attachment = { filename: safeFilename(incoming.filename, `attachment-${id}`), contentType: type.contentType, size: incoming.data.length };
   }
-  const delivery: Delivery = { status: deps.deliveryEnabled ? 'pending' : 'skipped', attempts: 0 };
+  const delivery: Delivery = { status: deps.deliveryEnabled ? 'pending' : 'skipped', attempts: 0, ...(to === undefined ? {} : { to }) };
   // Given fields in the record's documented order, optional ones only when set (no empty keys in the file).
-  const fields: Record<string, unknown> = { id, recipient: input.recipient, title: input.title, message: input.message, priority: assertPriority(input.priority) };
+  const fields: Record<string, unknown> = { id, recipient: input.recipient, title: input.title, message: input.message, priority };
   for (const key of OPTIONAL_FIELDS) {
     const value = input[key];
     if (value !== undefined) fields[key] = value;
   }
   if (attachment) fields.attachment = attachment;
+  if (emergency) fields.emergency = emergency;
   fields.read = false;
   fields.readAt = null;
   fields.createdAt = isoTimestamp(now);

@@ -39,15 +39,28 @@ function describe(err: unknown): { text: string; retryable: boolean } {
   return { text: err instanceof Error ? err.message : String(err), retryable: true };
 }
 
-/** The delivery state after a failed attempt: retry later (counted from when it failed), or give up with the reason. */
-export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy, failedAt = at): Delivery {
+/** The message an emergency's `unknown` delivery carries. */
+export const UNKNOWN_EMERGENCY_TEXT =
+  'Pushover may have created this emergency alarm (no answer came); it is not sent again so that it never rings twice. Check the phone, and resend it if it did not arrive';
+
+/**
+ * The delivery state after a failed attempt: retry later (counted from when it failed), or give up with the reason.
+ * An emergency (priority 2) that may have reached Pushover is `unknown`, never retried: a second alarm is worse.
+ */
+export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy, failedAt = at, priority = 0): Delivery {
   const { text, retryable } = describe(err);
   const lastAttemptAt = at.toISOString();
-  // A spent quota is no reason to give up: the message goes out once the quota resets (unless it is too old by then).
-  const waitUntil = err instanceof DeliveryError && err.details.quotaExhausted ? err.details.waitUntil : undefined;
+  const maybeDelivered = !(err instanceof DeliveryError) || err.details.maybeDelivered === true;
+  if (priority === 2 && retryable && maybeDelivered) {
+    return { status: 'unknown', attempts, error: `${UNKNOWN_EMERGENCY_TEXT}: ${text}`, lastAttemptAt };
+  }
+  // A spent quota or a paused provider is no reason to give up: the message goes out once sending may resume
+  // (unless it is too old by then).
+  const waitUntil = err instanceof DeliveryError ? err.details.waitUntil : undefined;
   if (waitUntil !== undefined && !Number.isNaN(Date.parse(waitUntil))) {
     const nextAttemptAt = new Date(Math.max(Date.parse(waitUntil), failedAt.getTime() + policy.minDelayMs)).toISOString();
-    return { status: 'pending', attempts, error: `${text}; waiting for the reset`, lastAttemptAt, nextAttemptAt };
+    const until = err instanceof DeliveryError && err.details.quotaExhausted ? 'waiting for the reset' : 'waiting until sending resumes';
+    return { status: 'pending', attempts, error: `${text}; ${until}`, lastAttemptAt, nextAttemptAt };
   }
   if (!retryable) return { status: 'failed', attempts, error: text, lastAttemptAt };
   if (attempts >= policy.maxAttempts) {

@@ -1,6 +1,6 @@
 import { withTimeout } from '@homeops/common';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { failedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
+import { failedDelivery, retryDelayMs, sentDelivery, UNKNOWN_EMERGENCY_TEXT, type RetryPolicy } from './delivery-outcome.js';
 import type { NotificationContext } from './notification-context.js';
 import type { Delivery, NotificationRecord } from './notification.js';
 import type { PushMessage, PushProvider } from './push-provider.js';
@@ -37,11 +37,21 @@ export class DeliveryWorker {
     this.limit = new ConcurrencyLimit(settings.concurrency);
   }
 
-  /** Schedules every delivery a previous run left pending, each at its planned time. */
+  /**
+   * Schedules every delivery a previous run left pending, each at its planned time. An emergency whose attempt was
+   * under way when the process stopped may be ringing already: it becomes `unknown` instead of being sent again.
+   */
   resume(): number {
     const pending = this.ctx.repository.pending();
     const now = this.ctx.clock.now().getTime();
     for (const record of pending) {
+      const { delivery } = record;
+      if (record.priority === 2 && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
+        void this.record(record.id, { ...delivery, status: 'unknown', error: `${UNKNOWN_EMERGENCY_TEXT}: the service stopped while it was being sent` }).catch(
+          (err: unknown) => this.ctx.logger.error({ err, id: record.id }, 'an interrupted emergency could not be recorded as unknown'),
+        );
+        continue;
+      }
       const at = record.delivery.nextAttemptAt ? Date.parse(record.delivery.nextAttemptAt) : now;
       this.schedule(record.id, Math.max(0, at - now));
     }
@@ -115,9 +125,10 @@ export class DeliveryWorker {
       const receipt = await withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt');
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
-      delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now());
+      delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now(), record.priority);
     }
-    return this.record(id, delivery);
+    // Which key alias it went to stays on the record whatever the outcome.
+    return this.record(id, record.delivery.to === undefined ? delivery : { ...delivery, to: record.delivery.to });
   }
 
   /**
@@ -144,8 +155,8 @@ export class DeliveryWorker {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
       this.schedule(id, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now().getTime());
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed; will retry');
-    } else if (delivery.status === 'failed') {
-      this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed permanently');
+    } else if (delivery.status === 'failed' || delivery.status === 'unknown') {
+      this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, delivery.status === 'unknown' ? 'emergency may have been delivered; not resent' : 'delivery failed permanently');
     }
     return updated;
   }

@@ -3,7 +3,11 @@ import type { NotificationRecord } from './notification.js';
 
 /** What the live feed of one recipient carries. */
 export type NotificationEvent =
-  | { type: 'created' | 'read' | 'unread' | 'delivery'; recipient: string; notification: NotificationRecord }
+  | {
+      type: 'created' | 'read' | 'unread' | 'delivery' | 'acknowledged' | 'alarm-ended';
+      recipient: string;
+      notification: NotificationRecord;
+    }
   | { type: 'deleted'; recipient: string; id: string }
   | { type: 'read-all'; recipient: string; updated: number; readAt: string };
 
@@ -15,6 +19,7 @@ export const EVENT_REPLAY_SIZE = 1000;
 /** In-process fan-out of domain events to the subscribers of each recipient (the SSE streams), with ids and a replay. */
 export class NotificationEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly everyRecipient = new Set<Listener>();
   private readonly replay = new EventReplay<NotificationEvent>(EVENT_REPLAY_SIZE);
 
   /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
@@ -33,9 +38,15 @@ export class NotificationEvents {
     };
   }
 
+  /** Calls `listener` for every event of every recipient (domain jobs); returns the unsubscribe function. */
+  subscribeAll(listener: Listener): () => void {
+    this.everyRecipient.add(listener);
+    return () => this.everyRecipient.delete(listener);
+  }
+
   publish(event: NotificationEvent): void {
     const id = this.replay.push(event);
-    for (const listener of [...(this.listeners.get(event.recipient) ?? [])]) {
+    for (const listener of [...(this.listeners.get(event.recipient) ?? []), ...this.everyRecipient]) {
       // A broken subscriber must not fail the request that caused the event.
       try {
         listener(event, id);

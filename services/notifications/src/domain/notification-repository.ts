@@ -55,6 +55,8 @@ export interface NotificationRepository {
   recipients(): RecipientSummary[];
   /** Records whose delivery is still pending (resumed after a restart). */
   pending(): NotificationRecord[];
+  /** Emergencies that may still be ringing (see `isRinging`): followed again after a restart. */
+  ringing(): NotificationRecord[];
   /** Removes records older than `olderThan` and beyond `maxPerRecipient` per recipient; resolves the removed ones. */
   prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]>;
   stats(): StorageStats;

@@ -13,6 +13,11 @@ export async function toPushMessage(ctx: NotificationContext, record: Notificati
   message.createdAt = record.createdAt;
   if (record.ttl !== undefined) message.ttl = record.ttl;
   if (record.device !== undefined) message.device = record.device;
+  if (record.delivery.to !== undefined) message.to = record.delivery.to;
+  if (record.emergency !== undefined) {
+    const { retry, expire, callback, tags } = record.emergency;
+    message.emergency = { retry, expire, ...(callback === undefined ? {} : { callback }), ...(tags === undefined ? {} : { tags }) };
+  }
   if (record.attachment?.contentType.startsWith('image/')) {
     const data = await ctx.attachments.read(record.id);
     if (data) message.attachment = { filename: record.attachment.filename, contentType: record.attachment.contentType, data };

@@ -6,7 +6,7 @@ import { MAX_ATTACHMENT_BYTES } from '../domain/attachment-type.js';
 /** Room for a 5 MiB attachment in base64 (4/3 of it) plus the other fields. */
 export const CREATE_JSON_LIMIT = '7mb';
 
-const NUMBER_FIELDS = new Set(['priority', 'ttl']);
+const NUMBER_FIELDS = new Set(['priority', 'ttl', 'retry', 'expire']);
 const BOOLEAN_FIELDS = new Set(['html', 'monospace']);
 
 // The plain URL first: req.path parses it.

@@ -9,6 +9,8 @@ export interface HealthDeps {
   repository: NotificationRepository;
   provider: PushProvider;
   delivery: DeliveryWorker;
+  /** Emergencies whose receipt is being followed. */
+  emergencies: () => number;
   streams: () => number;
   startedAt: number;
 }
@@ -33,7 +35,24 @@ const HealthSchema = z
       lastSuccessAt: z.string().nullable(),
       lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
       quota: z.object({ limit: z.number().nullable(), remaining: z.number().nullable(), resetAt: z.string().nullable() }).nullable(),
+      recipients: z
+        .array(
+          z.object({
+            recipient: z.string(),
+            state: z.enum(['unchecked', 'valid', 'invalid', 'unreachable']),
+            problem: z.string().optional(),
+            devices: z.array(z.string()).optional(),
+            checkedAt: z.string().optional(),
+          }),
+        )
+        .optional()
+        .openapi({ description: "Each recipient alias (`default`: PROVIDER_USER_KEY) and what Pushover's key validation said; never a key" }),
+      circuit: z
+        .object({ open: z.boolean(), since: z.string().nullable(), reason: z.string().nullable(), nextProbeAt: z.string().nullable() })
+        .optional()
+        .openapi({ description: 'Open after repeated 4xx answers: nothing is sent until a key validation succeeds' }),
       retriesScheduled: z.number(),
+      emergenciesRinging: z.number().openapi({ description: 'Emergency notifications whose receipt is being followed' }),
     }),
     streams: z.number(),
     process: z.record(z.string(), z.unknown()),
@@ -49,6 +68,10 @@ function assess(deps: HealthDeps) {
   const failingSince = provider.lastError && (!provider.lastSuccessAt || provider.lastError.at > provider.lastSuccessAt);
   if (provider.enabled && failingSince) problems.push(`the last delivery attempt failed: ${provider.lastError?.message}`);
   if (provider.quota?.remaining === 0) problems.push("Pushover's monthly message quota is used up");
+  if (provider.circuit?.open) problems.push(`sending is paused after repeated rejections: ${provider.circuit.reason ?? ''}`);
+  for (const check of provider.recipients ?? []) {
+    if (check.state === 'invalid') problems.push(`recipient ${check.recipient}: ${check.problem ?? 'its key is not valid'}`);
+  }
   const status = !storage.writable ? 'error' : problems.length > 0 ? 'degraded' : 'ok';
   return { status, storage, provider, problems } as const;
 }
@@ -73,7 +96,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
         uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
         problems,
         storage,
-        provider: { ...provider, retriesScheduled: deps.delivery.scheduled },
+        provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },
         streams: deps.streams(),
         process: processInfo(),
       });

@@ -1,6 +1,5 @@
 import { z } from '@homeops/common';
 import { isAcceptedUrl, isCleanText } from '../domain/text-rules.js';
-import { PUSHOVER_SOUNDS } from '../sounds.js';
 
 const CLEAN_TEXT = 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)';
 const text = () => z.string().refine(isCleanText, CLEAN_TEXT);
@@ -27,13 +26,23 @@ export const CreateNotificationBodySchema = z
     priority: z.number().int().min(-2).max(2).default(0).openapi({
       description: '-2 lowest, -1 low, 0 normal, 1 high, 2 emergency (repeats until acknowledged)',
     }),
-    sound: z.enum(PUSHOVER_SOUNDS).optional(),
+    sound: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a sound name (letters, digits, _ or -)')
+      .optional()
+      .openapi({ description: "One of this app's sounds (GET /sounds): Pushover's built-in ones and the app's custom sounds" }),
     url: linkUrl.optional(),
     urlTitle: text().max(100).optional(),
     html: z.boolean().optional(),
     monospace: z.boolean().optional().openapi({ description: 'Show the message in a monospace font (not with html)' }),
     ttl: z.number().int().positive().optional().openapi({ description: 'Seconds before the message is deleted from devices' }),
-    device: text().min(1).max(250).optional().openapi({ description: 'Pushover device name(s), comma-separated' }),
+    device: text().min(1).max(250).optional().openapi({ description: "Pushover device name(s), comma-separated; default: the recipient map's devices" }),
+    retry: z.number().int().min(30).max(10_800).optional().openapi({ description: 'Priority 2 only: seconds between repeats (default EMERGENCY_RETRY_SECONDS)' }),
+    expire: z.number().int().min(30).max(10_800).optional().openapi({
+      description: 'Priority 2 only: seconds until repeats stop (default EMERGENCY_EXPIRE_SECONDS); Pushover also stops after 50 repeats',
+    }),
+    callback: z.url({ protocol: /^https?$/ }).max(512).optional().openapi({ description: 'Priority 2 only: Pushover POSTs here when it is acknowledged' }),
+    tags: text().min(1).max(250).optional().openapi({ description: 'Priority 2 only: comma-separated tags (cancel by tag in Pushover)' }),
     attachment: AttachmentInputSchema.optional(),
   })
   .strict()
@@ -47,14 +56,31 @@ export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.om
   .openapi('CreateNotificationMultipart');
 
 const DeliverySchema = z.object({
-  status: z.enum(['sent', 'pending', 'failed', 'skipped', 'expired']),
+  status: z.enum(['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown']).openapi({
+    description: 'unknown: an emergency got no answer and may be ringing; it is never sent twice (resend it if it did not arrive)',
+  }),
   attempts: z.number().int(),
+  to: z.string().optional().openapi({ description: 'The recipient alias whose Pushover key it went to (default: PROVIDER_USER_KEY); never the key' }),
   receipt: z.string().optional(),
   request: z.string().optional(),
   error: z.string().optional(),
   lastAttemptAt: z.string().optional(),
   nextAttemptAt: z.string().optional(),
 });
+
+const EmergencySchema = z
+  .object({
+    retry: z.number().int(),
+    expire: z.number().int(),
+    callback: z.string().optional(),
+    tags: z.string().optional(),
+    acknowledgedAt: z.string().optional(),
+    acknowledgedBy: z.string().optional().openapi({ description: 'The recipient alias that acknowledged it, or "a member of <alias>" for a group' }),
+    acknowledgedByDevice: z.string().optional(),
+    expiredAt: z.string().optional(),
+    cancelledAt: z.string().optional().openapi({ description: 'Cancelled at Pushover because it was read or deleted here first' }),
+  })
+  .openapi('Emergency', { description: 'Priority 2: how it repeats and how the alarm ended' });
 
 /** A stored notification as returned by every route. */
 export const NotificationSchema = z
@@ -72,6 +98,7 @@ export const NotificationSchema = z
     ttl: z.number().optional(),
     device: z.string().optional(),
     attachment: z.object({ filename: z.string(), contentType: z.string(), size: z.number() }).optional(),
+    emergency: EmergencySchema.optional(),
     read: z.boolean(),
     readAt: z.string().nullable(),
     createdAt: z.string(),

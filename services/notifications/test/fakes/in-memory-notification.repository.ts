@@ -77,6 +77,10 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     return this.index.pending().map(cloneRecord);
   }
 
+  ringing(): NotificationRecord[] {
+    return this.index.ringing().map(cloneRecord);
+  }
+
   async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
     this.write('prune');
     const removed = this.index.selectPrunable(rule);

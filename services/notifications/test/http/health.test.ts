@@ -76,6 +76,7 @@ describe('GET /openapi.json', () => {
       '/notifications/{recipient}/read-all',
       '/notifications/{recipient}/stream',
       '/recipients',
+      '/sounds',
     ]);
     expect(Object.keys(res.body.paths['/notifications'].post.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
   });

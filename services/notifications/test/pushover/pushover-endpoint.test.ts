@@ -10,12 +10,13 @@ describe('resolveEndpoint', () => {
       host: 'api.pushover.net',
       path: '/1/messages.json',
       href: 'https://api.pushover.net/1/messages.json',
+      prefix: '',
     });
   });
 
   it('keeps a plain-http host, port and path prefix, with or without a trailing slash', () => {
     for (const url of ['http://10.0.0.5:8080/pushover', 'http://10.0.0.5:8080/pushover/']) {
-      expect(resolveEndpoint(url)).toMatchObject({ protocol: 'http:', hostname: '10.0.0.5', port: 8080, host: '10.0.0.5:8080', path: '/pushover/1/messages.json' });
+      expect(resolveEndpoint(url)).toMatchObject({ protocol: 'http:', hostname: '10.0.0.5', port: 8080, host: '10.0.0.5:8080', path: '/pushover/1/messages.json', prefix: '/pushover' });
     }
   });
 

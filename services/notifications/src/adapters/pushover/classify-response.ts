@@ -42,37 +42,45 @@ function errorTexts(json: Record<string, unknown> | null, redact: Redact): strin
 }
 
 /**
- * Success is only HTTP 200 with `status: 1`. 429 means the monthly quota is spent; other 4xx are
- * permanent; 5xx and unreadable 200s are worth retrying; anything else (3xx: a wrong API URL) is not.
+ * The JSON of an accepted answer: only HTTP 200 with `status: 1`. 429 means the monthly quota is spent; other 4xx are
+ * permanent; 5xx and unreadable 200s are worth retrying (though an unreadable 200 may have been accepted); anything
+ * else (3xx: a wrong API URL) is not. `what` names the request in the error texts.
  */
-export function classifyResponse(response: RawResponse, redact: Redact): PushReceipt {
+export function acceptedJson(response: RawResponse, redact: Redact, what = 'the message'): Record<string, unknown> {
   const { status } = response;
   const json = parseJsonObject(response.body);
   const errors = errorTexts(json, redact);
   const said = errors.length > 0 ? `: ${errors.join('; ')}` : '';
-  if (status === 200 && json?.status === 1) {
-    const receipt: PushReceipt = { request: typeof json.request === 'string' ? json.request : '' };
-    if (typeof json.receipt === 'string') receipt.receipt = json.receipt;
-    return receipt;
-  }
+  if (status === 200 && json?.status === 1) return json;
   if (status === 429) {
     const waitUntil = parseQuota(response.headers)?.resetAt ?? nextMonthUtc(new Date());
     throw new DeliveryError(`Pushover message quota exhausted (HTTP 429)${said}`, false, { status, errors, quotaExhausted: true, waitUntil });
   }
   if (status >= 400 && status < 500) {
-    throw new DeliveryError(`Pushover rejected the message (HTTP ${status})${said}`, false, { status, errors });
+    throw new DeliveryError(`Pushover rejected ${what} (HTTP ${status})${said}`, false, { status, errors });
   }
   if (status >= 500) {
     throw new DeliveryError(`Pushover is unavailable (HTTP ${status})${said}`, true, { status, errors });
   }
   if (status === 200 && json === null) {
-    throw new DeliveryError('Pushover answered HTTP 200 with a body that is not a JSON object', true, { status });
+    throw new DeliveryError('Pushover answered HTTP 200 with a body that is not a JSON object', true, { status, maybeDelivered: true });
   }
   if (status === 200) {
-    throw new DeliveryError(`Pushover did not accept the message (status ${String(json?.status)})${said}`, false, { status, errors });
+    throw new DeliveryError(`Pushover did not accept ${what} (status ${String(json?.status)})${said}`, false, { status, errors });
   }
   throw new DeliveryError(`Unexpected HTTP ${status} from the Pushover API URL`, false, { status });
 }
+
+/** The receipt of an accepted message, or the DeliveryError `acceptedJson` describes. */
+export function classifyResponse(response: RawResponse, redact: Redact): PushReceipt {
+  const json = acceptedJson(response, redact);
+  const receipt: PushReceipt = { request: typeof json.request === 'string' ? json.request : '' };
+  if (typeof json.receipt === 'string') receipt.receipt = json.receipt;
+  return receipt;
+}
+
+/** Failures that happen before a request can reach Pushover: it was certainly not received. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
 /** Turns a request that got no response (network error, abort, our timeout) into a retryable DeliveryError. */
 export function classifyFailure(error: unknown, redact: Redact): DeliveryError {
@@ -80,5 +88,7 @@ export function classifyFailure(error: unknown, redact: Redact): DeliveryError {
   const code = (error as { code?: unknown } | null)?.code;
   const text = error instanceof Error ? error.message : String(error);
   const detail = typeof code === 'string' && !text.includes(code) ? `${code} ${text}` : text;
-  return new DeliveryError(`Pushover is unreachable: ${redact(detail)}`, true);
+  // A connection cut after the request was written (ECONNRESET, socket hang up) may follow an accepted message.
+  const maybeDelivered = !(typeof code === 'string' && NOT_SENT_CODES.has(code));
+  return new DeliveryError(`Pushover is unreachable: ${redact(detail)}`, true, maybeDelivered ? { maybeDelivered } : {});
 }

@@ -8,10 +8,10 @@ export type PushProviderConfig = Omit<PushoverProviderOptions, 'userKey' | 'apiT
   apiToken?: string | undefined;
 };
 
-/** A PushoverProvider when both keys are set (non-blank), otherwise a DisabledProvider. */
+/** A PushoverProvider when the token and a user key (or a recipient map) are set (non-blank), otherwise a DisabledProvider. */
 export function createPushProvider(config: PushProviderConfig): PushProvider {
-  const userKey = config.userKey?.trim();
+  const userKey = config.userKey?.trim() || undefined;
   const apiToken = config.apiToken?.trim();
-  if (!userKey || !apiToken) return new DisabledProvider();
+  if (!apiToken || (!userKey && !config.recipients?.recipients.size)) return new DisabledProvider();
   return new PushoverProvider({ ...config, userKey, apiToken });
 }

@@ -10,6 +10,8 @@ export interface PushoverEndpoint {
   host: string;
   path: string;
   href: string;
+  /** The API root before `/1/...` (a proxy's path prefix, or empty). */
+  prefix: string;
 }
 
 /** What Pushover (or whatever answered at the endpoint) sent back, unjudged. */
@@ -36,7 +38,8 @@ export function resolveEndpoint(apiUrl: string): PushoverEndpoint {
     throw new Error(`Pushover API URL must be http(s)://host[:port], got protocol ${url.protocol}`);
   }
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const path = `${url.pathname.replace(/\/+$/, '')}/1/messages.json`;
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const path = `${prefix}/1/messages.json`;
   return {
     protocol: url.protocol,
     // URL keeps IPv6 literals bracketed ("[::1]"); http.request wants them bare.
@@ -45,6 +48,7 @@ export function resolveEndpoint(apiUrl: string): PushoverEndpoint {
     host: url.host,
     path,
     href: `${url.protocol}//${url.host}${path}`,
+    prefix,
   };
 }
 

@@ -1,7 +1,20 @@
-import { DeliveryError, type ProviderStatus, type PushProvider, type PushReceipt } from '../../domain/push-provider.js';
+import {
+  DeliveryError,
+  type ProviderStatus,
+  type PushProvider,
+  type PushReceipt,
+  type ReceiptApi,
+  type ReceiptStatus,
+  type SoundList,
+} from '../../domain/push-provider.js';
 import { classifyFailure, classifyResponse, parseQuota, type Redact } from './classify-response.js';
+import { cancelReceipt, getReceipt, type ApiAccess } from './pushover-api.js';
 import { postMessage, resolveEndpoint, type PushoverEndpoint } from './pushover-request.js';
+import { RecipientKeys } from './recipient-keys.js';
+import type { RecipientMap } from './recipient-map.js';
+import { RejectionCircuit } from './rejection-circuit.js';
 import { Semaphore } from './semaphore.js';
+import { SoundCatalog } from './sound-catalog.js';
 import { toPushoverFields, type PushoverMessage } from './to-pushover-fields.js';
 
 export const DEFAULT_PUSHOVER_API_URL = 'https://api.pushover.net';
@@ -12,8 +25,13 @@ const MIN_REQUEST_BUDGET_MS = 1000;
 
 /** How to reach Pushover; apiUrl may be any http(s)://host[:port][/prefix] (a proxy, a test server). */
 export interface PushoverProviderOptions {
-  userKey: string;
+  /** The default key (alias `default`); may be left out when a recipient map names every recipient. */
+  userKey?: string | undefined;
   apiToken: string;
+  /** Recipient name → user or group key (and devices); see recipient-map.ts. */
+  recipients?: RecipientMap | undefined;
+  /** Consecutive 4xx answers that open the rejection circuit. Default 5. */
+  maxRejections?: number | undefined;
   apiUrl?: string | undefined;
   /** Bound on one send, waiting for a free connection included. Default 10 s. */
   timeoutMs?: number | undefined;
@@ -23,28 +41,59 @@ export interface PushoverProviderOptions {
   emergencyExpireSeconds?: number | undefined;
 }
 
-/** PushProvider over pushover-notifications: bounded in time and concurrency, every failure a DeliveryError. */
+/**
+ * PushProvider over pushover-notifications (messages) and Pushover's validate, receipts and sounds APIs: bounded in
+ * time and concurrency, every failure a DeliveryError, and nothing sent while Pushover said stop (quota, rejections).
+ */
 export class PushoverProvider implements PushProvider {
   readonly enabled = true;
-  readonly #credentials: { userKey: string; apiToken: string };
+  readonly #apiToken: string;
   readonly #endpoint: PushoverEndpoint;
   readonly #timeoutMs: number;
   readonly #emergency: { retry: number; expire: number };
   readonly #slots = new Semaphore(MAX_CONCURRENT_REQUESTS);
   readonly #redact: Redact;
+  readonly #keys: RecipientKeys;
+  readonly #circuit: RejectionCircuit;
+  readonly #sounds = new SoundCatalog();
+  #probeTimer: NodeJS.Timeout | undefined;
+  #started = false;
   #lastSuccessAt: string | null = null;
   #lastError: ProviderStatus['lastError'] = null;
   #quota: ProviderStatus['quota'] = null;
 
   constructor(options: PushoverProviderOptions) {
-    if (!options.userKey || !options.apiToken) throw new Error('PushoverProvider needs a user key and an API token');
-    this.#credentials = { userKey: options.userKey, apiToken: options.apiToken };
+    this.#keys = new RecipientKeys(options.userKey, options.recipients);
+    if (!options.apiToken || this.#keys.size === 0) throw new Error('PushoverProvider needs an API token and a user key (or a recipient map)');
+    this.#apiToken = options.apiToken;
     this.#endpoint = resolveEndpoint(options.apiUrl ?? DEFAULT_PUSHOVER_API_URL);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new Error('timeoutMs must be a positive number');
     this.#emergency = { retry: options.emergencyRetrySeconds ?? 60, expire: options.emergencyExpireSeconds ?? 3600 };
-    const secrets = [options.userKey, options.apiToken];
+    this.#circuit = new RejectionCircuit(options.maxRejections ?? 5);
+    const secrets = [options.apiToken, ...this.#keys.keys()];
     this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  }
+
+  recipientAlias(recipient: string): string | null {
+    return this.#keys.aliasOf(recipient);
+  }
+
+  soundList(): SoundList {
+    return this.#sounds.list();
+  }
+
+  /** Validates every key and reads the sound list in the background (the service starts regardless). */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    void this.#keys.validate(this.#access());
+    void this.#sounds.refresh(this.#access(), (error) => this.#failed(classifyFailure(error, this.#redact)));
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.#probeTimer);
+    await Promise.all([this.#keys.stop(), this.#sounds.stop()]);
   }
 
   async send(message: PushoverMessage): Promise<PushReceipt> {
@@ -53,11 +102,20 @@ export class PushoverProvider implements PushProvider {
       this.#lastSuccessAt = new Date().toISOString();
       return receipt;
     } catch (error) {
-      const failure = classifyFailure(error, this.#redact);
-      this.#lastError = { message: failure.message, at: new Date().toISOString() };
-      throw failure;
+      throw this.#failed(classifyFailure(error, this.#redact));
     }
   }
+
+  readonly receipts: ReceiptApi = {
+    checkReceipt: (receipt) =>
+      this.#call(async (access): Promise<ReceiptStatus> => {
+        const { acknowledgedByKey, ...status } = await getReceipt(access, receipt);
+        // acknowledged_by is a user key: kept only as the alias it belongs to (a group member's key is not ours).
+        const alias = acknowledgedByKey === undefined ? undefined : this.#keys.aliasOfKey(acknowledgedByKey);
+        return alias === undefined ? status : { ...status, acknowledgedBy: alias };
+      }),
+    cancelReceipt: (receipt) => this.#call((access) => cancelReceipt(access, receipt)),
+  };
 
   status(): ProviderStatus {
     return {
@@ -65,7 +123,71 @@ export class PushoverProvider implements PushProvider {
       lastSuccessAt: this.#lastSuccessAt,
       lastError: this.#lastError ? { ...this.#lastError } : null,
       quota: this.#quota ? { ...this.#quota } : null,
+      recipients: this.#keys.checks(),
+      circuit: this.#circuit.status(),
     };
+  }
+
+  #failed(failure: DeliveryError): DeliveryError {
+    this.#lastError = { message: failure.message, at: new Date().toISOString() };
+    return failure;
+  }
+
+  /** What the non-message calls need; every answer counts for the rejection circuit. */
+  #access(): ApiAccess {
+    return {
+      endpoint: this.#endpoint,
+      token: this.#apiToken,
+      timeoutMs: this.#timeoutMs,
+      redact: this.#redact,
+      onAnswer: (status, said) => this.#answered(status, said),
+    };
+  }
+
+  /** A receipts call, within the connection limit and never while the circuit is open. */
+  async #call<T>(work: (access: ApiAccess) => Promise<T>): Promise<T> {
+    this.#assertClosed();
+    const release = await this.#slots.acquire(AbortSignal.timeout(this.#timeoutMs)).catch(() => {
+      throw this.#queueTimeout();
+    });
+    try {
+      return await work(this.#access());
+    } catch (error) {
+      throw classifyFailure(error, this.#redact);
+    } finally {
+      release();
+    }
+  }
+
+  #assertClosed(): void {
+    if (!this.#circuit.isOpen) return;
+    const at = this.#circuit.nextProbeAt ?? Date.now() + 60_000;
+    throw new DeliveryError(
+      `Sending is paused: ${this.#circuit.status().reason ?? 'Pushover rejected repeated requests'}. It resumes once a key validation succeeds (next check ${new Date(at).toISOString()})`,
+      false,
+      { waitUntil: new Date(at + 1000).toISOString() },
+    );
+  }
+
+  #answered(status: number, said: string): void {
+    if (this.#circuit.record(status, said)) this.#scheduleProbe();
+  }
+
+  #scheduleProbe(): void {
+    clearTimeout(this.#probeTimer);
+    const at = this.#circuit.nextProbeAt;
+    if (at === null) return;
+    this.#probeTimer = setTimeout(() => void this.#probe(), Math.max(0, at - Date.now()));
+    this.#probeTimer.unref();
+  }
+
+  async #probe(): Promise<void> {
+    const ok = await this.#keys.probe({ ...this.#access(), onAnswer: undefined }).catch(() => false);
+    if (ok) this.#circuit.close();
+    else {
+      this.#circuit.probeFailed();
+      this.#scheduleProbe();
+    }
   }
 
   async #sendOnce(message: PushoverMessage): Promise<PushReceipt> {
@@ -77,7 +199,9 @@ export class PushoverProvider implements PushProvider {
         waitUntil: quota.resetAt,
       });
     }
-    const fields = toPushoverFields(message, this.#emergency);
+    this.#assertClosed();
+    const target = this.#keys.targetOf(message.to);
+    const fields = toPushoverFields(message, this.#emergency, target.devices);
     const deadlineAt = Date.now() + this.#timeoutMs;
     const deadline = new AbortController();
     let sending = false;
@@ -91,11 +215,12 @@ export class PushoverProvider implements PushProvider {
       if (deadlineAt - Date.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
       sending = true;
       const response = await rejectOnAbort(
-        postMessage(this.#credentials, this.#endpoint, fields, deadline.signal),
+        postMessage({ userKey: target.key, apiToken: this.#apiToken }, this.#endpoint, fields, deadline.signal),
         deadline.signal,
       );
       const quota = parseQuota(response.headers);
       if (quota) this.#quota = quota;
+      this.#answered(response.status, this.#redact(response.body.slice(0, 200)));
       return classifyResponse(response, this.#redact);
     } finally {
       clearTimeout(timer);
@@ -111,6 +236,7 @@ export class PushoverProvider implements PushProvider {
     return new DeliveryError(
       `Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`,
       true,
+      { maybeDelivered: true },
     );
   }
 }

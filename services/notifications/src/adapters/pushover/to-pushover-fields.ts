@@ -29,7 +29,7 @@ function safeContentType(type: string): string {
  * Builds a fresh field object (the library mutates what it is given). The library also blanks falsy
  * fields, so the priority goes as a string: "0" survives where 0 would be dropped.
  */
-export function toPushoverFields(message: PushoverMessage, emergency: EmergencyDefaults): PushoverFields {
+export function toPushoverFields(message: PushoverMessage, emergency: EmergencyDefaults, devices: string[] = []): PushoverFields {
   const fields: PushoverFields = { message: message.message, priority: String(message.priority) };
   if (message.title) fields.title = message.title;
   if (message.sound) fields.sound = message.sound;
@@ -41,10 +41,14 @@ export function toPushoverFields(message: PushoverMessage, emergency: EmergencyD
   const created = message.createdAt === undefined ? Number.NaN : Math.floor(Date.parse(message.createdAt) / 1000);
   if (Number.isFinite(created) && created > 0) fields.timestamp = created;
   if (message.ttl !== undefined) fields.ttl = message.ttl;
+  // The request's own device wins over the recipient map's devices.
   if (message.device) fields.device = message.device;
+  else if (devices.length > 0) fields.device = devices.join(',');
   if (message.priority === 2) {
-    fields.retry = message.retry ?? emergency.retry;
-    fields.expire = message.expire ?? emergency.expire;
+    fields.retry = message.emergency?.retry ?? message.retry ?? emergency.retry;
+    fields.expire = message.emergency?.expire ?? message.expire ?? emergency.expire;
+    if (message.emergency?.callback) fields.callback = message.emergency.callback;
+    if (message.emergency?.tags) fields.tags = message.emergency.tags;
   }
   if (message.attachment) {
     fields.file = {

@@ -6,5 +6,6 @@ export function applyPatch(record: NotificationRecord, patch: NotificationPatch)
   if (patch.read !== undefined) next.read = patch.read;
   if (patch.readAt !== undefined) next.readAt = patch.readAt;
   if (patch.delivery !== undefined) next.delivery = { ...patch.delivery };
+  if (patch.emergency !== undefined) next.emergency = { ...patch.emergency };
   return next;
 }

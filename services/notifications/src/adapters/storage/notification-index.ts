@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import type { NotificationRecord } from '../../domain/notification.js';
+import { isRinging, type NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, RecipientSummary } from '../../domain/notification-repository.js';
 import { type IndexEntry, insertSorted, lowerBound, removeSorted } from './sorted-entries.js';
 
@@ -14,6 +14,7 @@ interface RecipientEntries {
 export function cloneRecord(record: NotificationRecord): NotificationRecord {
   const copy: NotificationRecord = { ...record, delivery: { ...record.delivery } };
   if (record.attachment !== undefined) copy.attachment = { ...record.attachment };
+  if (record.emergency !== undefined) copy.emergency = { ...record.emergency };
   return copy;
 }
 
@@ -31,6 +32,7 @@ export class NotificationIndex {
   private readonly byId = new Map<string, Entry>();
   private readonly byRecipient = new Map<string, RecipientEntries>();
   private readonly pendingIds = new Set<string>();
+  private readonly ringingIds = new Set<string>();
   private nextSeq = 0;
   private restored = false;
 
@@ -111,6 +113,13 @@ export class NotificationIndex {
     return entries.map((entry) => entry.record);
   }
 
+  /** Emergencies that may still be ringing (sent, not acknowledged, expired or cancelled), oldest first. */
+  ringing(): NotificationRecord[] {
+    const entries = [...this.ringingIds].map((id) => this.byId.get(id)!);
+    entries.sort((a, b) => a.time - b.time || a.seq - b.seq);
+    return entries.map((entry) => entry.record);
+  }
+
   /** Every record in insertion order (the order a snapshot is written in, so reloading keeps tie order). */
   records(): NotificationRecord[] {
     const entries = [...this.byId.values()];
@@ -145,12 +154,22 @@ export class NotificationIndex {
     const group = this.groupOf(entry.record.recipient);
     insertSorted(group.all, entry);
     if (!entry.record.read) insertSorted(group.unread, entry);
-    if (entry.record.delivery.status === 'pending') this.pendingIds.add(entry.record.id);
+    this.track(entry.record);
+  }
+
+  private track(record: NotificationRecord): void {
+    if (record.delivery.status === 'pending') this.pendingIds.add(record.id);
+    if (isRinging(record)) this.ringingIds.add(record.id);
+  }
+
+  private untrack(id: string): void {
+    this.pendingIds.delete(id);
+    this.ringingIds.delete(id);
   }
 
   private detach(entry: Entry): void {
     const group = this.byRecipient.get(entry.record.recipient);
-    this.pendingIds.delete(entry.record.id);
+    this.untrack(entry.record.id);
     if (group === undefined) return;
     removeSorted(group.all, entry);
     if (!entry.record.read) removeSorted(group.unread, entry);
@@ -164,7 +183,7 @@ export class NotificationIndex {
     group.all[at] = entry;
     if (!previous.record.read) removeSorted(group.unread, previous);
     if (!entry.record.read) insertSorted(group.unread, entry);
-    this.pendingIds.delete(previous.record.id);
-    if (entry.record.delivery.status === 'pending') this.pendingIds.add(entry.record.id);
+    this.untrack(previous.record.id);
+    this.track(entry.record);
   }
 }

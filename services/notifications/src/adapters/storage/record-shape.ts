@@ -1,4 +1,4 @@
-const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped', 'expired']);
+const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown']);
 const OPTIONAL_STRINGS = ['sound', 'url', 'urlTitle', 'device'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -17,6 +17,13 @@ function describeAttachmentProblem(attachment: unknown): string | undefined {
   if (!isObject(attachment)) return 'attachment must be a mapping';
   if (typeof attachment.filename !== 'string' || typeof attachment.contentType !== 'string') return 'attachment needs filename and contentType';
   if (typeof attachment.size !== 'number') return 'attachment.size must be a number';
+  return undefined;
+}
+
+function describeEmergencyProblem(emergency: unknown): string | undefined {
+  if (emergency === undefined) return undefined;
+  if (!isObject(emergency)) return 'emergency must be a mapping';
+  if (typeof emergency.retry !== 'number' || typeof emergency.expire !== 'number') return 'emergency needs retry and expire (seconds)';
   return undefined;
 }
 
@@ -40,5 +47,5 @@ export function describeRecordProblem(value: unknown): string | undefined {
   if (value.html !== undefined && typeof value.html !== 'boolean') return 'html must be true or false';
   if (value.monospace !== undefined && typeof value.monospace !== 'boolean') return 'monospace must be true or false';
   if (value.ttl !== undefined && typeof value.ttl !== 'number') return 'ttl must be a number';
-  return describeDeliveryProblem(value.delivery) ?? describeAttachmentProblem(value.attachment);
+  return describeDeliveryProblem(value.delivery) ?? describeAttachmentProblem(value.attachment) ?? describeEmergencyProblem(value.emergency);
 }

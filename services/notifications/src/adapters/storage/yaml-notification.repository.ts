@@ -212,6 +212,10 @@ export class YamlNotificationRepository implements NotificationRepository {
     return this.index.pending().map(cloneRecord);
   }
 
+  ringing(): NotificationRecord[] {
+    return this.index.ringing().map(cloneRecord);
+  }
+
   stats(): StorageStats {
     const journalBytes = this.journal?.bytes ?? 0;
     return {

@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+
+/** Where one recipient's pushes go: a Pushover user or group key, optionally only to some of its devices. */
+export interface RecipientTarget {
+  key: string;
+  devices: string[];
+}
+
+/** The recipient map as configured: names to targets, and what to do with a name that is not in it. */
+export interface RecipientMap {
+  recipients: Map<string, RecipientTarget>;
+  unmapped: 'default' | 'refuse';
+}
+
+/** The alias of PROVIDER_USER_KEY in records and /health. */
+export const DEFAULT_ALIAS = 'default';
+
+const KEY = /^[A-Za-z0-9]{30}$/;
+const DEVICE = /^[A-Za-z0-9_-]{1,25}$/;
+
+/** A problem in the recipient map; its text names the recipient and the source, never a key. */
+export class RecipientMapError extends Error {
+  override name = 'RecipientMapError';
+}
+
+function target(source: string, name: string, key: unknown, devices: unknown): RecipientTarget {
+  if (name === DEFAULT_ALIAS) throw new RecipientMapError(`${source}: the name "${DEFAULT_ALIAS}" is kept for PROVIDER_USER_KEY; choose another`);
+  if (name.length === 0 || name.length > 256) throw new RecipientMapError(`${source}: a recipient name must have 1 to 256 characters`);
+  if (typeof key !== 'string' || !KEY.test(key.trim())) {
+    throw new RecipientMapError(`${source}: the key of recipient "${name}" must be a Pushover user or group key (30 letters and digits)`);
+  }
+  const list = devices === undefined ? [] : Array.isArray(devices) ? devices : String(devices).split(',');
+  const names = list.map((d) => String(d).trim()).filter((d) => d !== '');
+  const bad = names.find((d) => !DEVICE.test(d));
+  if (bad !== undefined) throw new RecipientMapError(`${source}: recipient "${name}" has an invalid device name "${bad}" (up to 25 letters, digits, _ or -)`);
+  return { key: key.trim(), devices: names };
+}
+
+/** `alice=<key>:iphone,ipad;bob=<key>` (the RECIPIENTS variable). */
+export function parseRecipientsVariable(text: string): Map<string, RecipientTarget> {
+  const map = new Map<string, RecipientTarget>();
+  for (const part of text.split(';').map((p) => p.trim()).filter((p) => p !== '')) {
+    const at = part.indexOf('=');
+    if (at <= 0) throw new RecipientMapError('RECIPIENTS: write each recipient as name=key or name=key:device,device, separated by ;');
+    const name = part.slice(0, at).trim();
+    const [key, devices] = part.slice(at + 1).split(':', 2);
+    if (map.has(name)) throw new RecipientMapError(`RECIPIENTS: recipient "${name}" is listed twice`);
+    map.set(name, target('RECIPIENTS', name, key, devices));
+  }
+  return map;
+}
+
+/**
+ * The YAML file: `recipients:` mapping each name to a key, or to `{ key, devices: [..] }`; optional `unmapped:
+ * default | refuse`.
+ */
+export function parseRecipientsFile(text: string, source: string): { recipients: Map<string, RecipientTarget>; unmapped?: 'default' | 'refuse' } {
+  let doc: unknown;
+  try {
+    doc = load(text);
+  } catch (error) {
+    throw new RecipientMapError(`${source} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (doc === undefined || doc === null) return { recipients: new Map() };
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new RecipientMapError(`${source}: expected a mapping with "recipients:"`);
+  const { recipients = {}, unmapped, ...rest } = doc as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new RecipientMapError(`${source}: unknown setting ${unknown.join(', ')} (known: recipients, unmapped)`);
+  if (unmapped !== undefined && unmapped !== 'default' && unmapped !== 'refuse') throw new RecipientMapError(`${source}: unmapped must be default or refuse`);
+  if (typeof recipients !== 'object' || recipients === null || Array.isArray(recipients)) {
+    throw new RecipientMapError(`${source}: recipients must map each name to a key or to { key, devices }`);
+  }
+  const map = new Map<string, RecipientTarget>();
+  for (const [name, value] of Object.entries(recipients)) {
+    const entry: Record<string, unknown> = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { key: value };
+    map.set(name, target(source, name, entry.key, entry.devices));
+  }
+  return unmapped === undefined ? { recipients: map } : { recipients: map, unmapped };
+}
+
+/** The map from the file (when it exists) merged with the variable (which wins per name). */
+export function loadRecipientMap(settings: { file: string; variable?: string | undefined; unmapped?: 'default' | 'refuse' | undefined }): RecipientMap {
+  const fromFile = existsSync(settings.file) ? parseRecipientsFile(readFileSync(settings.file, 'utf8'), settings.file) : { recipients: new Map<string, RecipientTarget>() };
+  const recipients = new Map([...fromFile.recipients, ...(settings.variable ? parseRecipientsVariable(settings.variable) : [])]);
+  return { recipients, unmapped: settings.unmapped ?? fromFile.unmapped ?? 'default' };
+}

@@ -1,0 +1,151 @@
+import { withTimeout } from '@homeops/common';
+import type { NotificationContext } from './notification-context.js';
+import type { NotificationEvent } from './notification-events.js';
+import { isRinging, type Emergency, type NotificationRecord } from './notification.js';
+import type { ReceiptApi, ReceiptStatus } from './push-provider.js';
+
+/** Settings of the emergency watch. */
+export interface EmergencyWatchSettings {
+  /** Time between two checks of one receipt; Pushover asks for no more than one every 5 s. */
+  pollMs: number;
+  /** Upper bound of one receipts call, beyond the adapter's own timeout. */
+  callTimeoutMs: number;
+}
+
+/** Failed cancels are tried again this often, and at most this many times, while the record is gone. */
+const CANCEL_RETRY_MS = 30_000;
+const CANCEL_TRIES = 10;
+
+interface Watched {
+  receipt: string;
+  recipient: string;
+  timer?: NodeJS.Timeout;
+  cancelTries: number;
+  /** Deleted here: only the cancel is left to do. */
+  deleted: boolean;
+}
+
+/**
+ * Follows every ringing emergency (priority 2) through Pushover's receipts API until it is acknowledged, expires or
+ * is cancelled: an acknowledgement marks it read (event `acknowledged`); reading or deleting it here first cancels
+ * the alarm at Pushover (event `alarm-ended`, as for an expiry). After a restart the ringing ones are followed again.
+ */
+export class EmergencyWatch {
+  private readonly watched = new Map<string, Watched>();
+  private readonly running = new Set<Promise<void>>();
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: NotificationContext,
+    private readonly receipts: ReceiptApi,
+    private readonly settings: EmergencyWatchSettings,
+  ) {}
+
+  /** Follows what a previous run left ringing and every emergency sent from now on; returns how many it resumed. */
+  start(): number {
+    this.unsubscribe ??= this.ctx.events.subscribeAll((event) => this.onEvent(event));
+    const ringing = this.ctx.repository.ringing();
+    // Spread over one poll interval, so a restart with many does not fire them all at once.
+    ringing.forEach((record, i) => this.follow(record, Math.round((this.settings.pollMs * i) / Math.max(1, ringing.length))));
+    return ringing.length;
+  }
+
+  /** Emergencies being followed, for /health. */
+  get size(): number {
+    return this.watched.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const entry of this.watched.values()) clearTimeout(entry.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  private onEvent(event: NotificationEvent): void {
+    if (event.type === 'delivery' && isRinging(event.notification)) this.follow(event.notification, this.settings.pollMs);
+    else if (event.type === 'read' && this.watched.has(event.notification.id)) this.checkNow(event.notification.id);
+    else if (event.type === 'read-all') {
+      for (const [id, entry] of this.watched) if (entry.recipient === event.recipient) this.checkNow(id);
+    } else if (event.type === 'deleted') {
+      const entry = this.watched.get(event.id);
+      if (entry) {
+        entry.deleted = true;
+        this.checkNow(event.id);
+      }
+    }
+  }
+
+  private follow(record: NotificationRecord, delayMs: number): void {
+    if (this.stopped || record.delivery.receipt === undefined || this.watched.has(record.id)) return;
+    this.watched.set(record.id, { receipt: record.delivery.receipt, recipient: record.recipient, cancelTries: 0, deleted: false });
+    this.schedule(record.id, delayMs);
+  }
+
+  private checkNow(id: string): void {
+    this.schedule(id, 0);
+  }
+
+  private schedule(id: string, delayMs: number): void {
+    const entry = this.watched.get(id);
+    if (!entry || this.stopped) return;
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => {
+      const run = this.check(id).finally(() => this.running.delete(run));
+      this.running.add(run);
+    }, delayMs);
+    entry.timer.unref();
+  }
+
+  /** One look at the alarm: cancel it when it was read or deleted here, else ask Pushover where it stands. */
+  private async check(id: string): Promise<void> {
+    const entry = this.watched.get(id);
+    if (!entry) return;
+    const record = this.ctx.repository.get(id);
+    if (!entry.deleted && (!record || !isRinging(record))) return void this.watched.delete(id);
+    try {
+      if (entry.deleted || !record) await this.cancel(id, entry);
+      else await this.poll(id, record);
+    } catch (err) {
+      this.ctx.logger.warn({ err, id }, 'emergency receipt call failed; trying again');
+      if (entry.deleted && ++entry.cancelTries >= CANCEL_TRIES) return void this.watched.delete(id);
+      this.schedule(id, entry.deleted ? CANCEL_RETRY_MS : this.settings.pollMs);
+    }
+  }
+
+  /** Acknowledged or expired is recorded as Pushover says; still ringing but read here: cancelled. */
+  private async poll(id: string, record: NotificationRecord): Promise<void> {
+    const status = await this.call(this.receipts.checkReceipt(record.delivery.receipt!), 'Receipt check');
+    if (status.acknowledged) return this.acknowledged(id, record, status);
+    if (status.expired) return this.ended(id, record, { expiredAt: status.expiresAt ?? this.ctx.clock.now().toISOString() });
+    if (!record.read) return this.schedule(id, this.settings.pollMs);
+    await this.call(this.receipts.cancelReceipt(record.delivery.receipt!), 'Receipt cancel');
+    await this.ended(id, record, { cancelledAt: this.ctx.clock.now().toISOString() });
+  }
+
+  private async cancel(id: string, entry: Watched): Promise<void> {
+    await this.call(this.receipts.cancelReceipt(entry.receipt), 'Receipt cancel');
+    this.watched.delete(id);
+  }
+
+  private async acknowledged(id: string, record: NotificationRecord, status: ReceiptStatus): Promise<void> {
+    const acknowledgedAt = status.acknowledgedAt ?? this.ctx.clock.now().toISOString();
+    const by = status.acknowledgedBy ?? `a member of ${record.delivery.to ?? 'default'}`;
+    const emergency: Emergency = { ...record.emergency!, acknowledgedAt, acknowledgedBy: by };
+    if (status.acknowledgedByDevice) emergency.acknowledgedByDevice = status.acknowledgedByDevice;
+    const updated = await this.ctx.repository.update(id, { emergency, read: true, readAt: record.readAt ?? acknowledgedAt });
+    this.watched.delete(id);
+    if (updated) this.ctx.events.publish({ type: 'acknowledged', recipient: updated.recipient, notification: updated });
+  }
+
+  private async ended(id: string, record: NotificationRecord, end: Pick<Emergency, 'expiredAt' | 'cancelledAt'>): Promise<void> {
+    const updated = await this.ctx.repository.update(id, { emergency: { ...record.emergency!, ...end } });
+    this.watched.delete(id);
+    if (updated) this.ctx.events.publish({ type: 'alarm-ended', recipient: updated.recipient, notification: updated });
+  }
+
+  private call<T>(work: Promise<T>, what: string): Promise<T> {
+    return withTimeout(work, this.settings.callTimeoutMs, what);
+  }
+}
