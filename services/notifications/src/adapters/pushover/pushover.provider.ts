@@ -32,6 +32,8 @@ export interface PushoverProviderOptions {
   recipients?: RecipientMap | undefined;
   /** Consecutive 4xx answers that open the rejection circuit. Default 5. */
   maxRejections?: number | undefined;
+  /** First wait before a validation call may close the circuit (doubling up to an hour). Default 60 s. */
+  probeDelayMs?: number | undefined;
   apiUrl?: string | undefined;
   /** Bound on one send, waiting for a free connection included. Default 10 s. */
   timeoutMs?: number | undefined;
@@ -70,7 +72,7 @@ export class PushoverProvider implements PushProvider {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new Error('timeoutMs must be a positive number');
     this.#emergency = { retry: options.emergencyRetrySeconds ?? 60, expire: options.emergencyExpireSeconds ?? 3600 };
-    this.#circuit = new RejectionCircuit(options.maxRejections ?? 5);
+    this.#circuit = new RejectionCircuit(options.maxRejections ?? 5, options.probeDelayMs);
     const secrets = [options.apiToken, ...this.#keys.keys()];
     this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   }

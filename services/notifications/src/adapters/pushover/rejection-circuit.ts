@@ -15,6 +15,7 @@ export class RejectionCircuit {
 
   constructor(
     readonly limit: number,
+    private readonly firstProbeMs = FIRST_PROBE_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -30,14 +31,14 @@ export class RejectionCircuit {
     if (this.#consecutive < this.limit) return false;
     this.#openSince = this.now();
     this.#reason = `${this.#consecutive} requests in a row were rejected; the last: ${reason}`;
-    this.#probeDelayMs = FIRST_PROBE_MS;
+    this.#probeDelayMs = this.firstProbeMs;
     this.#nextProbeAt = this.#openSince + this.#probeDelayMs;
     return true;
   }
 
   /** When to probe next (ms since epoch), with the wait doubled for the probe after. */
   probeFailed(): number {
-    this.#probeDelayMs = Math.min(MAX_PROBE_MS, this.#probeDelayMs * 2);
+    this.#probeDelayMs = Math.min(Math.max(MAX_PROBE_MS, this.firstProbeMs), this.#probeDelayMs * 2);
     this.#nextProbeAt = this.now() + this.#probeDelayMs;
     return this.#nextProbeAt;
   }

@@ -1,0 +1,48 @@
+import { EventStreamHub } from '@homeops/common';
+import { afterEach } from 'vitest';
+import { PushoverProvider, type PushoverProviderOptions } from '../../src/adapters/pushover/pushover.provider.js';
+import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import type { NotificationEvent } from '../../src/domain/notification-events.js';
+import type { NotificationRepository } from '../../src/domain/notification-repository.js';
+import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
+import { openRealStorage, silentLogger } from '../support/test-app.js';
+import { API_TOKEN } from './pushover-test-kit.js';
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+
+/**
+ * The app with the real PushoverProvider against a fake Pushover at `url`, started as the service starts it
+ * (key validation, sound list, delivery resume, emergency watch); stopped after the test.
+ */
+export async function startHouseholdApp(
+  url: string,
+  provider: Omit<PushoverProviderOptions, 'apiToken' | 'apiUrl'>,
+  options: { config?: Partial<AppConfig>; repository?: NotificationRepository } = {},
+) {
+  const config: AppConfig = {
+    ...parseConfig({ DELIVERY_RETRY_MIN_MS: '20', DELIVERY_RETRY_MAX_MS: '80', PROVIDER_TIMEOUT_MS: '1000' }),
+    EMERGENCY_POLL_SECONDS: 0.05,
+    ...options.config,
+  };
+  const pushover = new PushoverProvider({ apiToken: API_TOKEN, apiUrl: url, timeoutMs: config.PROVIDER_TIMEOUT_MS, ...provider });
+  const repository = options.repository ?? (await openRealStorage()).repository;
+  const base = { logger: silentLogger, repository, attachments: new InMemoryAttachmentStore(), provider: pushover, hub: new EventStreamHub({ heartbeatMs: 60_000 }) };
+  const domain = buildDomain(base, config);
+  const app = createApp({ ...base, events: domain.ctx.events, delivery: domain.delivery, ...(domain.emergencies ? { emergencies: domain.emergencies } : {}) }, config);
+  const events: NotificationEvent[] = [];
+  domain.ctx.events.subscribeAll((event) => events.push(event));
+  pushover.start();
+  domain.delivery.resume();
+  domain.emergencies?.start();
+  const stop = async () => {
+    await domain.emergencies?.stop();
+    await domain.delivery.stop();
+    await pushover.stop();
+  };
+  stops.push(stop);
+  return { app, repository, provider: pushover, events, stop, ...domain };
+}
