@@ -127,8 +127,9 @@ export class DeliveryWorker {
     } catch (err) {
       delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now(), record.priority);
     }
-    // Which key alias it went to stays on the record whatever the outcome.
-    return this.record(id, record.delivery.to === undefined ? delivery : { ...delivery, to: record.delivery.to });
+    // Where it goes and when it was resent stay on the record whatever the outcome.
+    const { to, resentAt } = record.delivery;
+    return this.record(id, { ...delivery, ...(to === undefined ? {} : { to }), ...(resentAt === undefined ? {} : { resentAt }) });
   }
 
   /**
@@ -139,7 +140,7 @@ export class DeliveryWorker {
     const limits = [this.settings.maxAgeMs, record.ttl === undefined ? undefined : record.ttl * 1000].filter((n): n is number => n !== undefined);
     if (limits.length === 0) return undefined;
     const maxAgeMs = Math.min(...limits);
-    const ageMs = this.ctx.clock.now().getTime() - Date.parse(record.createdAt);
+    const ageMs = this.ctx.clock.now().getTime() - Date.parse(record.delivery.resentAt ?? record.createdAt);
     if (!(ageMs > maxAgeMs)) return undefined;
     const { nextAttemptAt: _next, ...rest } = record.delivery;
     return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(maxAgeMs / 1000)} s it may wait` };

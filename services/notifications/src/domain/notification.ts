@@ -11,6 +11,8 @@ export interface Delivery {
   attempts: number;
   /** The recipient alias whose Pushover key it goes to (`default`: the provider's own user key); never the key. */
   to?: string;
+  /** When it was resent by request: its maximum age counts from then. */
+  resentAt?: string;
   /** Pushover's receipt (emergency priority only). */
   receipt?: string;
   /** Pushover's request id of the accepted attempt. */

@@ -2,6 +2,7 @@ import { sendJson, type Api } from '@homeops/common';
 import { createNotification, type NewNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
+import { resendNotification } from '../domain/resend-notification.use-case.js';
 import { nextPageLink } from './next-page-link.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import {
@@ -75,6 +76,19 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       res.setHeader('X-Unread-Count', String(page.unread));
       if (page.nextCursor) res.setHeader('Link', nextPageLink(params.recipient, query, page.nextCursor));
       res.json(page.items);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/notifications/{id}/resend',
+    summary: 'Send a notification again whose delivery failed, expired or is unknown',
+    tags,
+    params: IdParamsSchema,
+    responses: { 200: { description: 'Resent; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
+    errors: ['NOTIFICATION_NOT_FOUND', 'NOTIFICATION_NOT_RESENDABLE', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE'],
+    handler: async ({ params }, _req, res) => {
+      res.json(await resendNotification(ctx, create, params.id));
     },
   });
 

@@ -61,6 +61,7 @@ const DeliverySchema = z.object({
   }),
   attempts: z.number().int(),
   to: z.string().optional().openapi({ description: 'The recipient alias whose Pushover key it went to (default: PROVIDER_USER_KEY); never the key' }),
+  resentAt: z.string().optional().openapi({ description: 'When it was resent with POST /notifications/{id}/resend' }),
   receipt: z.string().optional(),
   request: z.string().optional(),
   error: z.string().optional(),

@@ -71,6 +71,7 @@ describe('GET /openapi.json', () => {
       '/notifications/single/{id}/attachment',
       '/notifications/{id}',
       '/notifications/{id}/read',
+      '/notifications/{id}/resend',
       '/notifications/{id}/unread',
       '/notifications/{recipient}',
       '/notifications/{recipient}/read-all',

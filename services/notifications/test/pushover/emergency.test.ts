@@ -140,3 +140,22 @@ describe('emergency notifications (priority 2) that end', () => {
     expect(second.emergencies?.size).toBe(1);
   });
 });
+
+describe('resending', () => {
+  it('sends an unknown, failed or expired delivery again on request, and refuses one that was sent', async () => {
+    const { fake, app } = await household({ poll: 60, timeoutMs: 300 });
+    fake.force('hang');
+    const unknown = (await request(app).post('/notifications').send(alarm)).body as NotificationRecord;
+    expect(unknown.delivery.status).toBe('unknown');
+
+    const resent = await request(app).post(`/notifications/${unknown.id}/resend`);
+    const again = await request(app).post(`/notifications/${unknown.id}/resend`);
+
+    expect(resent.status).toBe(200);
+    expect(resent.body.delivery).toMatchObject({ status: 'sent', attempts: 1, to: 'alice', resentAt: expect.any(String), receipt: expect.any(String) });
+    expect(fake.count('messages')).toBe(2);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: expect.stringContaining('delivery status sent'), solution: expect.stringContaining('failed, expired or unknown') });
+    expect((await request(app).post('/notifications/NOPE/resend')).status).toBe(404);
+  });
+});

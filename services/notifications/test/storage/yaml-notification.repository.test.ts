@@ -66,6 +66,25 @@ describe('YamlNotificationRepository restart', () => {
     expect(reopened.get(odd.id)).toEqual(odd);
   });
 
+  it('keeps an emergency, its delivery alias and resend time across a restart, and knows it is still ringing', async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml');
+    const repo = new YamlNotificationRepository(path);
+    await repo.open();
+    const ringing = makeRecord({
+      priority: 2,
+      emergency: { retry: 30, expire: 600, callback: 'https://example.org/a?b=1', tags: 'smoke,kitchen' },
+      delivery: { status: 'sent', attempts: 1, to: 'alice', receipt: 'r'.repeat(30), request: 'q' },
+    });
+    const acknowledged = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600, acknowledgedAt: '2026-11-24T10:00:00.000Z', acknowledgedBy: 'a member of family', acknowledgedByDevice: 'tablet' }, delivery: { status: 'sent', attempts: 1, receipt: 's'.repeat(30) } });
+    const unknown = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600 }, delivery: { status: 'unknown', attempts: 1, to: 'default', error: 'may be ringing', resentAt: '2026-11-24T10:00:00.000Z' } });
+    for (const record of [ringing, acknowledged, unknown]) await repo.insert(record);
+    expect(repo.ringing().map((r) => r.id)).toEqual([ringing.id]);
+    await repo.close();
+    const fromSnapshot = await openRepository(path);
+    for (const record of [ringing, acknowledged, unknown]) expect(fromSnapshot.get(record.id)).toEqual(record);
+    expect(fromSnapshot.ringing().map((r) => r.id)).toEqual([ringing.id]);
+  });
+
   it('folds the journal into the snapshot in the background once it passes the threshold', async () => {
     const dir = await makeTempDir();
     const path = join(dir, 'notifications.yaml');
