@@ -8,7 +8,8 @@ import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { PNG } from '../support/files.js';
 
 const API_KEY = 'api-key-secret-Zq81mXw0pLr5';
-const SECRETS = { USER_KEY, API_TOKEN, API_KEY };
+const FAMILY_KEY = 'fAmIlYgRoUpKeY0000000000000042';
+const SECRETS = { USER_KEY, API_TOKEN, API_KEY, FAMILY_KEY };
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -16,9 +17,9 @@ afterEach(async () => {
 });
 
 /** How the fake Pushover answers, chosen by the message text; error answers echo the credentials back. */
-function answerFor(message: string | undefined): FakeAnswer {
-  const echo = `token=${API_TOKEN} user=${USER_KEY}`;
-  if (message?.startsWith('reject')) return { status: 400, body: { status: 0, user: 'invalid', errors: [`user key ${USER_KEY} is invalid (${echo})`] } };
+function answerFor(message: string | undefined, user = USER_KEY): FakeAnswer {
+  const echo = `token=${API_TOKEN} user=${user}`;
+  if (message?.startsWith('reject')) return { status: 400, body: { status: 0, user: 'invalid', errors: [`user key ${user} is invalid (${echo})`] } };
   if (message?.startsWith('quota')) return { status: 429, body: { status: 0, errors: [`over quota for ${API_TOKEN}`] } };
   if (message?.startsWith('crash')) return { status: 500, body: `<html>upstream error for ${echo}</html>` };
   if (message?.startsWith('reset')) return 'reset';
@@ -41,7 +42,7 @@ describe('notifications never reveals the provider credentials or the API key', 
   it('keeps them out of logs (trace level), response bodies, /health and the event stream', { timeout: 30_000 }, async () => {
     const lines: string[] = [];
     const logger = createLogger({ service: 'notifications', level: 'trace', destination: { write: (line: string) => void lines.push(line) } });
-    const pushover = await startFakePushover((form) => answerFor(form.fields.message));
+    const pushover = await startFakePushover((form) => answerFor(form.fields.message, form.fields.user));
     cleanups.push(() => pushover.close());
     const dir = await makeStorageDir('notifications-secrets-');
     cleanups.push(() => removeDir(dir));
@@ -52,6 +53,7 @@ describe('notifications never reveals the provider credentials or the API key', 
         API_KEY,
         PROVIDER_USER_KEY: USER_KEY,
         PROVIDER_API_TOKEN: API_TOKEN,
+        RECIPIENTS: `family=${FAMILY_KEY}`,
         PROVIDER_API_URL: pushover.url,
         PROVIDER_TIMEOUT_MS: '500',
         DELIVERY_RETRY_MIN_MS: '20',
@@ -81,6 +83,7 @@ describe('notifications never reveals the provider credentials or the API key', 
       const res = await create({ recipient: 'ops', message });
       ids.push((JSON.parse(res.body.toString('utf8')) as { id: string }).id);
     }
+    for (const message of ['hello family', 'reject family']) ids.push((JSON.parse((await create({ recipient: 'family', message, priority: 2 })).body.toString('utf8')) as { id: string }).id);
     await create({ recipient: 'ops', message: 'with file', attachment: { filename: 'p.png', contentType: 'image/png', data: PNG.toString('base64') } });
     await new Promise((resolve) => setTimeout(resolve, 1_300)); // retries of the 5xx, reset and hang run out
     await send({ method: 'GET', target: '/notifications/ops' });
@@ -102,6 +105,8 @@ describe('notifications never reveals the provider credentials or the API key', 
     cleanups.pop();
 
     expect(pushover.exchanges.length).toBeGreaterThanOrEqual(6);
+    // The recipient map's key went out (and came back echoed in an error), so the search below covers it too.
+    expect(pushover.exchanges.some((e) => e.form.fields.user === FAMILY_KEY && e.form.fields.message === 'reject family')).toBe(true);
     expect(stream.text()).toContain('event: created');
     expect(lines.length).toBeGreaterThan(10);
     const captured = { logs: lines.join('\n'), responses: seen.join('\n'), stream: stream.text() };
