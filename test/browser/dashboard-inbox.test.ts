@@ -46,9 +46,10 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
   let pushover: Awaited<ReturnType<typeof startFakePushover>>;
   let api: Api;
   let url: string;
+  let flakySends = 0;
   beforeAll(async () => {
     pushover = await startFakePushover((form) =>
-      form.fields.title === 'Refused'
+      form.fields.title === 'Refused' || (form.fields.title === 'Refused once' && flakySends++ === 0)
         ? { status: 400, body: { status: 0, errors: ['user identifier is not a valid user'] } }
         : form.fields.title === 'Later'
           ? { status: 503, body: 'Service Unavailable' }
@@ -114,6 +115,23 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     expect(afterUnread.read).toBe(false);
     expect((await api.get(`/notifications/single/${two.id}`)).status).toBe(404);
     expect(await page.getByRole('button', { name: 'Mark read' }).count()).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('resends a failed delivery from its card, and the card shows the new outcome', async () => {
+    const failed = await api.create({ recipient: 'erin', title: 'Refused once', message: 'The first try is refused' });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=erin`);
+    const card = itemOf(page, 'Refused once');
+    await expect.poll(() => card.textContent()).toContain('Failed: ');
+
+    await card.getByRole('button', { name: 'Resend' }).click();
+    await expect.poll(() => card.textContent()).toContain('Sent');
+
+    expect((await api.get(`/notifications/single/${failed.id}`)).body).toMatchObject({ delivery: { status: 'sent', resentAt: expect.any(String) } });
+    expect(await card.getByRole('button', { name: 'Resend' }).count()).toBe(0);
     expect(trouble.problems).toEqual([]);
     await page.close();
   }, 60_000);

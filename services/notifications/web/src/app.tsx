@@ -4,7 +4,10 @@ import { useInbox } from './inbox-state.js';
 import { NotificationItem } from './notification-item.js';
 import { RecipientPicker } from './recipient-picker.js';
 import { SendForm } from './send-form.js';
-import type { Notification, RecipientSummary } from './types.js';
+import type { Notification, RecipientSummary, Sound } from './types.js';
+
+// Events that carry the whole record, changed.
+const RECORD_EVENTS = ['created', 'read', 'unread', 'delivery', 'acknowledged', 'alarm-ended'];
 
 const hashRecipient = () => new URLSearchParams(location.hash.slice(1)).get('recipient');
 
@@ -15,6 +18,7 @@ export function App({ client }: { client: ApiClient }) {
   const [recipient, setRecipient] = useState<string | null>(hashRecipient());
   const [stream, setStream] = useState<StreamState>('connecting');
   const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [sounds, setSounds] = useState<Sound[] | null>(null);
   const inbox = useInbox(client, recipient);
   const sentinel = useRef<HTMLDivElement>(null);
   const marked = useRef(false);
@@ -43,6 +47,11 @@ export function App({ client }: { client: ApiClient }) {
     return () => clearInterval(timer);
   }, [version, loadRecipients]);
 
+  // The app's sounds (custom ones included); the form offers the built-in list until they arrive.
+  useEffect(() => {
+    client.json<{ sounds: Sound[] }>('GET', '/sounds').then(({ body }) => setSounds(body.sounds), () => undefined);
+  }, [client, version]);
+
   const { reset, loadPage, upsert, remove, markAllRead } = inbox;
   useEffect(() => {
     if (recipient === null) return;
@@ -62,7 +71,7 @@ export function App({ client }: { client: ApiClient }) {
       onEvent: ({ type, data }) => {
         if (type === 'deleted') remove((data as { id: string }).id);
         else if (type === 'read-all') markAllRead((data as { readAt: string }).readAt);
-        else if (['created', 'read', 'unread', 'delivery'].includes(type)) upsert(data as Notification);
+        else if (RECORD_EVENTS.includes(type)) upsert(data as Notification);
         void loadRecipients();
       },
     });
@@ -141,6 +150,7 @@ export function App({ client }: { client: ApiClient }) {
             client={client}
             recipient={recipient ?? ''}
             recipients={(recipients ?? []).map((r) => r.recipient)}
+            sounds={sounds}
             onSent={(n) => {
               void loadRecipients();
               if (recipient === null) setRecipient(n.recipient);

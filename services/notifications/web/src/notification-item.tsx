@@ -15,9 +15,23 @@ function deliveryText({ delivery }: Notification): { text: string; tone: string 
       return { text: `Failed: ${delivery.error ?? 'no reason given'}`, tone: 'bad' };
     case 'expired':
       return { text: 'Expired: too old to send', tone: 'warn' };
+    case 'unknown':
+      return { text: 'May be ringing: no answer from Pushover; not resent. Resend it if it did not arrive', tone: 'warn' };
     default:
       return { text: 'Not sent (no push provider configured)', tone: 'warn' };
   }
+}
+
+/** Where an emergency's alarm stands; null for other priorities and alarms that never started. */
+function alarmText({ priority, emergency: e, delivery }: Notification): { text: string; tone: string } | null {
+  if (priority !== 2 || !e) return null;
+  if (e.acknowledgedAt) {
+    const device = e.acknowledgedByDevice ? ` on device ${e.acknowledgedByDevice}` : '';
+    return { text: `Acknowledged by ${e.acknowledgedBy ?? 'someone'}${device} at ${localTime(e.acknowledgedAt)}`, tone: 'ok' };
+  }
+  if (e.expiredAt) return { text: 'Alarm expired unacknowledged', tone: 'bad' };
+  if (e.cancelledAt) return { text: 'Alarm cancelled (read here)', tone: '' };
+  return delivery.status === 'sent' ? { text: `Ringing (repeats every ${e.retry}s)`, tone: 'warn' } : null;
 }
 
 interface Props {
@@ -32,6 +46,10 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState(false);
   const delivery = deliveryText(n);
+  const alarm = alarmText(n);
+  // Only worth saying when it is not the obvious one (the recipient's own entry, or the single default key).
+  const to = n.delivery.to !== undefined && n.delivery.to !== n.recipient && n.delivery.to !== 'default' ? n.delivery.to : null;
+  const resendable = ['failed', 'expired', 'unknown'].includes(n.delivery.status);
   const act = async (work: () => Promise<void>) => {
     setBusy(true);
     try {
@@ -50,6 +68,7 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
       await client.json('DELETE', `/notifications/${n.id}`);
       onDeleted(n.id);
     });
+  const resend = () => act(async () => onChanged((await client.json<Notification>('POST', `/notifications/${n.id}/resend`)).body));
   const headingId = `n-${n.id}`;
 
   return (
@@ -80,9 +99,21 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
       <div class="row">
         <span class="muted">
           Priority {PRIORITY[String(n.priority)] ?? n.priority}
-          {n.sound ? ` · sound ${n.sound}` : ''} · <span class={`badge ${delivery.tone}`}>{delivery.text}</span>
+          {n.sound ? ` · sound ${n.sound}` : ''}
+          {to !== null ? ` · to ${to}` : ''} · <span class={`badge ${delivery.tone}`}>{delivery.text}</span>
+          {alarm ? (
+            <>
+              {' · '}
+              <span class={`badge ${alarm.tone}`}>{alarm.text}</span>
+            </>
+          ) : null}
         </span>
         <span class="actions">
+          {resendable ? (
+            <button type="button" onClick={resend} disabled={busy}>
+              Resend
+            </button>
+          ) : null}
           <button type="button" onClick={toggleRead} disabled={busy}>
             {n.read ? 'Mark unread' : 'Mark read'}
           </button>

@@ -1,8 +1,8 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
 import { isAcceptedUrl } from '../../src/domain/text-rules.js';
-import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
-import type { Notification } from './types.js';
+import { PUSHOVER_SOUND_NAMES } from '../../src/sounds.js';
+import type { Notification, Sound } from './types.js';
 
 // The API's limits (Pushover's), so the form refuses what the API would.
 const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
@@ -13,6 +13,11 @@ const PRIORITIES = [
   [1, 'High (bypasses quiet hours)'],
   [2, 'Emergency (repeats until acknowledged)'],
 ] as const;
+// Until (or unless) GET /sounds answers: Pushover's built-in sounds.
+const BUILT_IN_SOUNDS: Sound[] = Object.entries(PUSHOVER_SOUND_NAMES).map(([name, description]) => ({ name, description }));
+// Pushover's bounds of an emergency's retry and expire, in seconds.
+const EMERGENCY_MIN_SECONDS = 30;
+const EMERGENCY_MAX_SECONDS = 10_800;
 
 /** Checks the browser cannot express with attributes; answers the error body the API would give. */
 function check(form: HTMLFormElement): ErrorBody | null {
@@ -24,9 +29,19 @@ function check(form: HTMLFormElement): ErrorBody | null {
   return details.length ? { error: 'Invalid request', solution: 'Fix the fields listed and send again', details } : null;
 }
 
+interface Props {
+  client: ApiClient;
+  recipient: string;
+  recipients: string[];
+  /** The app's sounds from GET /sounds; null until they are read. */
+  sounds: Sound[] | null;
+  onSent(n: Notification): void;
+}
+
 /** POST /notifications as multipart/form-data, with Pushover's fields. */
-export function SendForm({ client, recipient, recipients, onSent }: { client: ApiClient; recipient: string; recipients: string[]; onSent(n: Notification): void }) {
+export function SendForm({ client, recipient, recipients, sounds, onSent }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
+  const [priority, setPriority] = useState('0');
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -78,9 +93,9 @@ export function SendForm({ client, recipient, recipients, onSent }: { client: Ap
       <div class="fields">
         <label>
           Priority
-          <select name="priority">
+          <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
             {PRIORITIES.map(([value, text]) => (
-              <option key={value} value={value} selected={value === 0}>
+              <option key={value} value={value}>
                 {text}
               </option>
             ))}
@@ -90,14 +105,32 @@ export function SendForm({ client, recipient, recipients, onSent }: { client: Ap
           Sound
           <select name="sound">
             <option value="">Device default</option>
-            {PUSHOVER_SOUNDS.map((s) => (
-              <option key={s} value={s}>
-                {s}
+            {(sounds ?? BUILT_IN_SOUNDS).map((s) => (
+              <option key={s.name} value={s.name}>
+                {s.description || s.name}
               </option>
             ))}
           </select>
         </label>
       </div>
+      {priority === '2' ? (
+        <>
+          <div class="fields">
+            <label>
+              Repeat every (seconds)
+              <input name="retry" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
+            </label>
+            <label>
+              Stop repeating after (seconds)
+              <input name="expire" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
+            </label>
+          </div>
+          <p id="emergency-hint" class="muted hint">
+            Optional, {EMERGENCY_MIN_SECONDS} to {EMERGENCY_MAX_SECONDS} seconds; empty uses the service's defaults. Pushover stops after 50 repeats
+            whatever the time.
+          </p>
+        </>
+      ) : null}
       <div class="fields">
         <label>
           URL

@@ -89,7 +89,8 @@ export class PushoverProvider implements PushProvider {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    void this.#keys.validate(this.#access());
+    // One check per key per start: a misconfigured key is not a reason to pause every other recipient.
+    void this.#keys.validate({ ...this.#access(), onAnswer: undefined });
     void this.#sounds.refresh(this.#access(), (error) => this.#failed(classifyFailure(error, this.#redact)));
   }
 
