@@ -4,7 +4,6 @@ import type { PushoverMessage } from './adapters/pushover/to-pushover-fields.js'
 import { SendNotificationSchema, type SendNotificationOptions } from './adapters/pushover/send-notification.schema.js';
 import { DeliveryError, type ProviderStatus } from './domain/push-provider.js';
 import type { Priority } from './domain/notification.js';
-import { PUSHOVER_SOUNDS, type PushoverSound } from './sounds.js';
 
 export { PushoverError, type PushoverErrorCode } from './adapters/pushover/pushover.error.js';
 export type { SendNotificationOptions } from './adapters/pushover/send-notification.schema.js';
@@ -55,6 +54,11 @@ export class PushoverService {
       const errors = parsed.error.issues.map(describeIssue);
       throw new PushoverError('INVALID_INPUT', `Invalid notification: ${errors.join('; ')}`, { errors });
     }
+    const sounds = this.getSounds();
+    if (parsed.data.sound !== undefined && !sounds.includes(parsed.data.sound)) {
+      const error = `sound must be one of ${sounds.join(', ')}`;
+      throw new PushoverError('INVALID_INPUT', `Invalid notification: ${error}`, { errors: [error] });
+    }
     const { title, priority = 0, ...rest } = parsed.data;
     // exactOptionalPropertyTypes: drop the keys zod reports as explicitly undefined.
     const optional = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as unknown as Omit<PushoverMessage, 'title' | 'priority'>;
@@ -67,9 +71,25 @@ export class PushoverService {
     }
   }
 
-  /** Pushover's 23 built-in sound names ("pushover" is the default, "none" is silent). */
-  getSounds(): PushoverSound[] {
-    return [...PUSHOVER_SOUNDS];
+  /**
+   * The sound names sendNotification accepts: Pushover's 23 built-in ones ("pushover" is the default, "none" is
+   * silent) until loadSounds() read the app's own list, custom sounds included.
+   */
+  getSounds(): string[] {
+    return Object.keys(this.#provider.soundList().sounds);
+  }
+
+  /**
+   * Reads the app's sound list from Pushover's sounds API (no message quota) and validates against it from then on,
+   * refreshed daily. Resolves the names; rejects with PushoverError UNAVAILABLE when it cannot be read.
+   */
+  async loadSounds(): Promise<string[]> {
+    const list = await this.#provider.refreshSounds();
+    if (list.source !== 'pushover') {
+      const reason = this.#provider.status().lastError?.message ?? 'no answer';
+      throw new PushoverError('UNAVAILABLE', `Could not read the app's sound list: ${reason}`, { errors: [reason], retryable: true });
+    }
+    return Object.keys(list.sounds);
   }
 
   /** Last success, last error and the quota Pushover reported; never contains a secret. */

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PushoverService } from '../../src/pushover-service.js';
 import { eventually } from '../support/test-app.js';
 import { startFakePushoverApi } from './fake-pushover-api.js';
 import { startHouseholdApp } from './household-kit.js';
@@ -43,6 +44,31 @@ describe("the app's sound list", () => {
     expect(list.sounds).toHaveLength(23);
     expect((await request(app).post('/notifications').send({ recipient: 'me', message: 'x', sound: 'siren' })).status).toBe(201);
     expect((await request(app).post('/notifications').send({ recipient: 'me', message: 'x', sound: 'doorbell' })).status).toBe(400);
+  });
+});
+
+describe('PushoverService (the library) and custom sounds', () => {
+  it("validates against the built-in names until loadSounds() reads the app's list, then against that list", async () => {
+    const fake = await fakePushover();
+    const pushover = new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: fake.url });
+    await expect(pushover.sendNotification({ message: 'ding', sound: 'doorbell' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+
+    expect(await pushover.loadSounds()).toEqual(['pushover', 'doorbell']);
+    expect(pushover.getSounds()).toEqual(['pushover', 'doorbell']);
+    await pushover.sendNotification({ message: 'ding', sound: 'doorbell' });
+    await expect(pushover.sendNotification({ message: 'ding', sound: 'siren' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: 'Invalid notification: sound must be one of pushover, doorbell',
+    });
+    expect(fake.count('messages')).toBe(1);
+  });
+
+  it('rejects loadSounds() with UNAVAILABLE when the list cannot be read, and keeps the built-in names', async () => {
+    const fake = await fakePushover();
+    fake.failSounds(503);
+    const pushover = new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: fake.url });
+    await expect(pushover.loadSounds()).rejects.toMatchObject({ code: 'UNAVAILABLE', retryable: true });
+    expect(pushover.getSounds()).toHaveLength(23);
   });
 });
 

@@ -85,13 +85,19 @@ export class PushoverProvider implements PushProvider {
     return this.#sounds.list();
   }
 
+  /** Reads the app's sound list now (and daily after); resolves the list, the built-in one when it could not be read. */
+  async refreshSounds(): Promise<SoundList> {
+    await this.#sounds.refresh(this.#access(), (error) => this.#failed(classifyFailure(error, this.#redact)));
+    return this.#sounds.list();
+  }
+
   /** Validates every key and reads the sound list in the background (the service starts regardless). */
   start(): void {
     if (this.#started) return;
     this.#started = true;
     // One check per key per start: a misconfigured key is not a reason to pause every other recipient.
     void this.#keys.validate({ ...this.#access(), onAnswer: undefined });
-    void this.#sounds.refresh(this.#access(), (error) => this.#failed(classifyFailure(error, this.#redact)));
+    void this.refreshSounds();
   }
 
   async stop(): Promise<void> {

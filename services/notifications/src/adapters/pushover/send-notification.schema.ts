@@ -20,7 +20,8 @@ export const SendNotificationSchema = z.strictObject({
   message: chars(1, 1024, 'message'),
   title: chars(0, 250, 'title').optional(),
   priority: z.number().int('priority must be an integer').min(-2, 'priority must be -2…2').max(2, 'priority must be -2…2').optional(),
-  sound: z.enum(PUSHOVER_SOUNDS, { error: `sound must be one of ${PUSHOVER_SOUNDS.join(', ')}` }).optional(),
+  // Checked against the app's list by PushoverService (the built-in names until loadSounds() read it).
+  sound: z.string().regex(/^[\w-]{1,64}$/, `sound must be one of ${PUSHOVER_SOUNDS.join(', ')}`).optional(),
   url: chars(1, 512, 'url').refine(isAcceptedUrl, 'url must be a URL Pushover opens (http, https, tel:, sms:, mailto: or an app link)').optional(),
   urlTitle: chars(1, 100, 'urlTitle').optional(),
   html: z.boolean().optional(),
