@@ -52,7 +52,9 @@ export interface SendNotificationOptions {
   title?: string;
   /** -2 lowest, -1 low, 0 normal (default), 1 high, 2 emergency (repeats until acknowledged). */
   priority?: Priority;
-  sound?: PushoverSound;
+  /** A built-in sound, or one of the app's custom sounds once `loadSounds()` read them. */
+  // `string & {}` keeps the built-in names as suggestions while accepting any other name.
+  sound?: PushoverSound | (string & {});
   /** http(s), tel:, sms:, mailto: or an app link, up to 512 characters; never javascript: or data:. */
   url?: string;
   /** Up to 100 characters. */
