@@ -1,6 +1,6 @@
 import { AppError } from '@homeops/common';
 import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
-import { cloneRecord, NotificationIndex } from '../../src/adapters/storage/notification-index.js';
+import { NotificationIndex } from '../../src/adapters/storage/notification-index.js';
 import { describeRecordProblem } from '../../src/adapters/storage/record-shape.js';
 import type { NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
 import type {
@@ -23,7 +23,7 @@ export class InMemoryNotificationRepository implements NotificationRepository {
   private lastError: string | null = null;
 
   constructor(initial: NotificationRecord[] = []) {
-    for (const record of initial) this.index.put(cloneRecord(record));
+    for (const record of initial) this.index.put(record);
   }
 
   async open(): Promise<void> {}
@@ -35,7 +35,7 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     const problem = describeRecordProblem(record);
     if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
     if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
-    this.index.put(cloneRecord(record));
+    this.index.put(record);
   }
 
   async update(id: string, patch: NotificationPatch): Promise<NotificationRecord | undefined> {
@@ -44,7 +44,7 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     if (current === undefined) return undefined;
     const next = applyPatch(current, patch);
     this.index.put(next);
-    return cloneRecord(next);
+    return next;
   }
 
   async markAllRead(recipient: string, readAt: string): Promise<number> {
@@ -56,13 +56,13 @@ export class InMemoryNotificationRepository implements NotificationRepository {
 
   async remove(id: string): Promise<NotificationRecord | undefined> {
     this.write(`remove ${id}`);
-    const removed = this.index.delete(id);
-    return removed === undefined ? undefined : cloneRecord(removed.record);
+    const removed = this.index.get(id);
+    this.index.delete(id);
+    return removed;
   }
 
   get(id: string): NotificationRecord | undefined {
-    const record = this.index.get(id);
-    return record === undefined ? undefined : cloneRecord(record);
+    return this.index.get(id);
   }
 
   list(recipient: string, query: ListQuery): NotificationPage {
@@ -74,18 +74,18 @@ export class InMemoryNotificationRepository implements NotificationRepository {
   }
 
   pending(): NotificationRecord[] {
-    return this.index.pending().map(cloneRecord);
+    return this.index.pending();
   }
 
   ringing(): NotificationRecord[] {
-    return this.index.ringing().map(cloneRecord);
+    return this.index.ringing();
   }
 
   async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
     this.write('prune');
     const removed = this.index.selectPrunable(rule);
     for (const record of removed) this.index.delete(record.id);
-    return removed.map(cloneRecord);
+    return removed;
   }
 
   stats(): StorageStats {

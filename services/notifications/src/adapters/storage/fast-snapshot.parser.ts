@@ -88,10 +88,25 @@ function parseValue(data: Buffer, start: number, end: number): unknown {
  * outside that layout, and the caller falls back to the full parser.
  */
 export function parseFastSnapshot(data: Buffer): RawSnapshot | undefined {
-  const header: Record<string, unknown> = {};
   const items: RawSnapshot['items'] = [];
+  const header = streamFastSnapshot(data, (value, line) => items.push({ value, line }));
+  return header === undefined ? undefined : { header, items };
+}
+
+/**
+ * parseFastSnapshot, handing each record to `onItem` once its last line is read instead of keeping them all (a
+ * million parsed records at once would fill the heap). Returns the top-level fields, or undefined where the layout
+ * ends: the caller must then forget the items it was given and use the full parser.
+ */
+export function streamFastSnapshot(data: Buffer, onItem: (value: unknown, line: number) => void): Record<string, unknown> | undefined {
+  const header: Record<string, unknown> = {};
   let inItems = false;
   let current: Record<string, unknown> | undefined;
+  let currentLine = 0;
+  const flush = (): void => {
+    if (current !== undefined) onItem(current, currentLine);
+    current = undefined;
+  };
   let nestedKey: string | undefined;
   let nested: Record<string, unknown> | undefined;
   let lineNumber = 0;
@@ -119,14 +134,16 @@ export function parseFastSnapshot(data: Buffer): RawSnapshot | undefined {
     if (value === NOT_FAST) return undefined;
     if (indent === 0) {
       if (key in header || (!hasValue && key !== 'notifications')) return undefined;
-      header[key] = hasValue ? value : items;
+      flush();
+      header[key] = hasValue ? value : true;
       inItems = !hasValue;
       continue;
     }
     if (!inItems || (dash && indent !== 4)) return undefined;
     if (dash) {
+      flush();
       current = {};
-      items.push({ value: current, line: lineNumber });
+      currentLine = lineNumber;
     }
     if (indent === 4 && current !== undefined) {
       if (key in current) return undefined;
@@ -141,5 +158,6 @@ export function parseFastSnapshot(data: Buffer): RawSnapshot | undefined {
       return undefined;
     }
   }
-  return { header, items };
+  flush();
+  return header;
 }

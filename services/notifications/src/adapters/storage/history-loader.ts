@@ -2,7 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import { AppError } from '@homeops/common';
 import { JournalCorruptError, parseJournal } from './journal.js';
 import { NotificationIndex } from './notification-index.js';
-import { SnapshotError, parseSnapshot } from './snapshot-parser.js';
+import { readSnapshot, SnapshotError } from './snapshot-parser.js';
 import { snapshotTempPath } from './snapshot-writer.js';
 import { isNotFound, type StorageFs } from './storage-fs.js';
 
@@ -41,15 +41,21 @@ export async function listJournalGenerations(fs: StorageFs, path: string): Promi
 
 /** Reads the snapshot and replays the newer journals; throws AppError naming the file and line of any damage. */
 export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHistory> {
-  const index = new NotificationIndex();
+  let index = new NotificationIndex();
   let snapshotBytes = 0;
   let generation = 1;
   try {
     const data = await fs.readFile(path);
     snapshotBytes = data.length;
-    const snapshot = parseSnapshot(data);
-    generation = snapshot.generation;
-    for (const record of snapshot.records) index.put(record);
+    // Each record goes into the compact index as soon as it is parsed, never all of them as objects at once.
+    generation = readSnapshot(data, {
+      record(record, line) {
+        if (!index.insertNew(record)) throw new SnapshotError(line, `duplicate id ${record.id}`);
+      },
+      restart() {
+        index = new NotificationIndex();
+      },
+    });
   } catch (error) {
     if (error instanceof SnapshotError) throw unloadable(path, error.line, error.message);
     if (!isNotFound(error)) throw error;
@@ -67,14 +73,13 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
     }
     let content;
     try {
-      content = parseJournal(await fs.readFile(file));
+      content = parseJournal(await fs.readFile(file), (entry) => {
+        if ('put' in entry) index.put(entry.put, false);
+        else index.delete(entry.del);
+      });
     } catch (error) {
       if (error instanceof JournalCorruptError) throw unloadable(file, error.line, error.message);
       throw error;
-    }
-    for (const entry of content.entries) {
-      if ('put' in entry) index.put(entry.put);
-      else index.delete(entry.del);
     }
     olderJournalBytes += journalValidBytes;
     journalGeneration = journalGen;

@@ -55,7 +55,7 @@ function decodeLine(line: Buffer): JournalEntry | string {
  * Parses a journal. Invalid lines at the end are a write torn by a crash (never acknowledged) and are dropped;
  * an invalid line followed by a valid one is damage, not a crash, and raises JournalCorruptError.
  */
-export function parseJournal(data: Buffer): JournalContent {
+export function parseJournal(data: Buffer, onEntry?: (entry: JournalEntry) => void): JournalContent {
   const entries: JournalEntry[] = [];
   let offset = 0;
   let lineNumber = 0;
@@ -72,6 +72,8 @@ export function parseJournal(data: Buffer): JournalContent {
       firstBad ??= { line: lineNumber, offset, reason: decoded };
     } else if (firstBad !== undefined) {
       throw new JournalCorruptError(firstBad.line, `${firstBad.reason}, followed by valid entries`);
+    } else if (onEntry) {
+      onEntry(decoded);
     } else {
       entries.push(decoded);
     }

@@ -1,189 +1,334 @@
 import { AppError } from '@homeops/common';
 import { isRinging, type NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, RecipientSummary } from '../../domain/notification-repository.js';
-import { type IndexEntry, insertSorted, lowerBound, removeSorted } from './sorted-entries.js';
+import { hashId, IdTable } from './id-table.js';
+import { decodeAt, RecordArena } from './record-arena.js';
+import { decodeId, encodedCreatedAtMs } from './record-codec.js';
+import { SlotList } from './slot-list.js';
 
-type Entry = IndexEntry<NotificationRecord>;
-
-interface RecipientEntries {
-  all: Entry[];
-  unread: Entry[];
-}
-
-/** A copy the caller may mutate without touching the stored record. */
-export function cloneRecord(record: NotificationRecord): NotificationRecord {
-  const copy: NotificationRecord = { ...record, delivery: { ...record.delivery } };
-  if (record.attachment !== undefined) copy.attachment = { ...record.attachment };
-  if (record.emergency !== undefined) copy.emergency = { ...record.emergency };
-  return copy;
-}
-
-function timeOf(record: NotificationRecord): number {
+function timeOf(record: NotificationRecord, encodedMs: number): number {
+  if (!Number.isNaN(encodedMs)) return encodedMs;
   const time = Date.parse(record.createdAt);
   return Number.isNaN(time) ? 0 : time;
 }
 
+const LIVE = 1;
+const READ = 2;
+
+/** The records of a fold, as they were when it started; decoded one at a time while the snapshot is written. */
+export interface RecordSequence {
+  readonly length: number;
+  at(index: number): NotificationRecord | undefined;
+}
+
+/** What `put`/`delete` changed, to put it back if the write fails (`restore`). */
+export interface IndexUndo {
+  kind: 'insert' | 'replace' | 'delete';
+  slot: number;
+  position: number;
+  length: number;
+  time: number;
+  recipient: number;
+  flags: number;
+}
+
+interface Group {
+  all: SlotList;
+  unread: SlotList;
+}
+
 /**
- * In-memory indexes of the history: by id, and per recipient sorted by (createdAt, insertion) with a separate
- * unread list, so pages, cursors and counts never scan other recipients. Stored records are never mutated:
- * changes replace them, which lets a snapshot writer hold references while writes go on.
+ * In-memory indexes of the history, compact enough for a million records: each record is kept encoded in an arena
+ * (record-arena.ts, ~half its JSON size) and decoded only when a request touches it; per record slot there are a few
+ * typed-array entries (position, length, time, recipient, flags, id hash), the id table and each recipient's sorted
+ * lists of slots (all, unread). Slots are numbered in insertion order, which orders records with the same time.
  */
 export class NotificationIndex {
-  private readonly byId = new Map<string, Entry>();
-  private readonly byRecipient = new Map<string, RecipientEntries>();
-  private readonly pendingIds = new Set<string>();
-  private readonly ringingIds = new Set<string>();
-  private nextSeq = 0;
-  private restored = false;
+  private arena = new RecordArena();
+  private capacity = 0;
+  private position = new Float64Array(0);
+  private length = new Uint32Array(0);
+  private time = new Float64Array(0);
+  private recipient = new Uint32Array(0);
+  private flags = new Uint8Array(0);
+  private idHash = new Uint32Array(0);
+  private slots = 0;
+  private live = 0;
+  private liveBytes = 0;
+  private readonly ids = new IdTable(
+    (slot) => this.idHash[slot]!,
+    (slot) => decodeId(this.arena.bytes(this.position[slot]!, this.length[slot]!), 0),
+  );
+  private readonly recipientNames: string[] = [];
+  private readonly recipientNumbers = new Map<string, number>();
+  private readonly groups: Group[] = [];
+  private readonly pendingSlots = new Set<number>();
+  private readonly ringingSlots = new Set<number>();
+  private readonly timeAt = (slot: number): number => this.time[slot]!;
 
   get size(): number {
-    return this.byId.size;
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.ids.find(id, hashId(id)) >= 0;
+  }
+
+  /** Loading a snapshot: inserts the record unless its id is already there (resolves false then). */
+  insertNew(record: NotificationRecord): boolean {
+    const hash = hashId(record.id);
+    if (this.ids.find(record.id, hash) >= 0) return false;
+    this.store(this.newSlot(), record, hash);
+    this.ids.insert(this.slots - 1, hash);
+    return true;
   }
 
   get(id: string): NotificationRecord | undefined {
-    return this.byId.get(id)?.record;
+    const slot = this.ids.find(id, hashId(id));
+    return slot < 0 ? undefined : this.decode(slot);
   }
 
-  /** Inserts or replaces the record (kept as given, not copied); returns the previous entry for undo. */
-  put(record: NotificationRecord): Entry | undefined {
-    const previous = this.byId.get(record.id);
-    const time = timeOf(record);
-    const entry: Entry = { record, time, seq: previous?.seq ?? this.nextSeq++ };
-    if (previous !== undefined && previous.record.recipient === record.recipient && previous.time === time) {
-      this.replaceInPlace(previous, entry);
-    } else {
-      if (previous !== undefined) this.detach(previous);
-      this.attach(entry);
+  /**
+   * Inserts or replaces the record (encoded: later changes to the object are not seen); returns how to undo it
+   * (nothing when `undoable` is false: loading needs no undo).
+   */
+  put(record: NotificationRecord): IndexUndo;
+  put(record: NotificationRecord, undoable: false): undefined;
+  put(record: NotificationRecord, undoable = true): IndexUndo | undefined {
+    const hash = hashId(record.id);
+    let slot = this.ids.find(record.id, hash);
+    const kind = slot < 0 ? 'insert' : 'replace';
+    if (slot < 0) slot = this.newSlot();
+    else this.detach(slot);
+    const undo = undoable ? this.undoOf(kind, slot) : undefined;
+    this.store(slot, record, hash);
+    if (kind === 'insert') this.ids.insert(slot, hash);
+    return undo;
+  }
+
+  private store(slot: number, record: NotificationRecord, hash: number): void {
+    const { position, length } = this.arena.encode(record);
+    this.position[slot] = position;
+    this.length[slot] = length;
+    this.time[slot] = timeOf(record, encodedCreatedAtMs);
+    this.recipient[slot] = this.recipientNumber(record.recipient);
+    this.flags[slot] = LIVE | (record.read ? READ : 0);
+    this.idHash[slot] = hash;
+    this.attach(slot, record);
+  }
+
+  delete(id: string): IndexUndo | undefined {
+    const hash = hashId(id);
+    const slot = this.ids.find(id, hash);
+    if (slot < 0) return undefined;
+    const undo = this.undoOf('delete', slot);
+    this.detach(slot);
+    this.ids.remove(slot, hash);
+    this.flags[slot] = 0;
+    return undo;
+  }
+
+  /** Puts back what `put`/`delete` changed (undo in reverse order of the changes). */
+  restore(_id: string, undo: IndexUndo | undefined): void {
+    if (undo === undefined) return;
+    const { slot } = undo;
+    if (this.flags[slot]! & LIVE) this.detach(slot);
+    if (undo.kind === 'insert') {
+      this.ids.remove(slot, this.idHash[slot]!);
+      this.flags[slot] = 0;
+      return;
     }
-    this.byId.set(record.id, entry);
-    return previous;
-  }
-
-  delete(id: string): Entry | undefined {
-    const previous = this.byId.get(id);
-    if (previous === undefined) return undefined;
-    this.detach(previous);
-    this.byId.delete(id);
-    return previous;
-  }
-
-  /** Puts back what `put`/`delete` returned, with its original position (used to roll back a failed write). */
-  restore(id: string, previous: Entry | undefined): void {
-    this.delete(id);
-    if (previous === undefined) return;
-    this.restored = true;
-    this.attach(previous);
-    this.byId.set(id, previous);
+    this.position[slot] = undo.position;
+    this.length[slot] = undo.length;
+    this.time[slot] = undo.time;
+    this.recipient[slot] = undo.recipient;
+    this.flags[slot] = undo.flags;
+    if (undo.kind === 'delete') this.ids.insert(slot, this.idHash[slot]!);
+    this.attach(slot, this.decode(slot));
   }
 
   /** A page, newest first; `before` must be a record of this recipient. */
   list(recipient: string, query: ListQuery): NotificationPage {
-    let cursor: Entry | undefined;
+    const number = this.recipientNumbers.get(recipient);
+    let cursor = -1;
     if (query.before !== undefined) {
-      cursor = this.byId.get(query.before);
-      if (cursor === undefined || cursor.record.recipient !== recipient) {
+      cursor = this.ids.find(query.before, hashId(query.before));
+      if (cursor < 0 || this.recipient[cursor] !== number) {
         throw new AppError('NOTIFICATION_NOT_FOUND', `Cursor ${query.before} is not a notification of ${recipient}`);
       }
     }
-    const group = this.byRecipient.get(recipient);
-    if (group === undefined) return { items: [], total: 0, unread: 0, nextCursor: null };
+    const group = number === undefined ? undefined : this.groups[number];
+    if (group === undefined || group.all.length === 0) return { items: [], total: 0, unread: 0, nextCursor: null };
     const source = query.unreadOnly === true ? group.unread : group.all;
-    const end = cursor === undefined ? source.length : lowerBound(source, cursor.time, cursor.seq);
+    const end = cursor < 0 ? source.length : source.lowerBound(this.time[cursor]!, cursor);
     const start = Math.max(0, end - Math.max(0, query.limit));
     const items: NotificationRecord[] = [];
-    for (let i = end - 1; i >= start; i--) items.push(cloneRecord(source[i]!.record));
+    for (let i = end - 1; i >= start; i--) items.push(this.decode(source.at(i)));
     const last = items[items.length - 1];
     return { items, total: group.all.length, unread: group.unread.length, nextCursor: start > 0 && last !== undefined ? last.id : null };
   }
 
   recipients(): RecipientSummary[] {
-    return [...this.byRecipient]
-      .map(([recipient, group]) => ({ recipient, total: group.all.length, unread: group.unread.length }))
-      .sort((a, b) => (a.recipient < b.recipient ? -1 : a.recipient > b.recipient ? 1 : 0));
+    const summaries: RecipientSummary[] = [];
+    this.groups.forEach((group, number) => {
+      if (group.all.length > 0) summaries.push({ recipient: this.recipientNames[number]!, total: group.all.length, unread: group.unread.length });
+    });
+    return summaries.sort((a, b) => (a.recipient < b.recipient ? -1 : a.recipient > b.recipient ? 1 : 0));
   }
 
   unreadOf(recipient: string): NotificationRecord[] {
-    return (this.byRecipient.get(recipient)?.unread ?? []).map((entry) => entry.record);
+    const number = this.recipientNumbers.get(recipient);
+    const unread = number === undefined ? undefined : this.groups[number]?.unread;
+    const records: NotificationRecord[] = [];
+    for (let i = 0; i < (unread?.length ?? 0); i++) records.push(this.decode(unread!.at(i)));
+    return records;
   }
 
   /** Records whose delivery is pending, oldest first (the order to resume them in). */
   pending(): NotificationRecord[] {
-    const entries = [...this.pendingIds].map((id) => this.byId.get(id)!);
-    entries.sort((a, b) => a.time - b.time || a.seq - b.seq);
-    return entries.map((entry) => entry.record);
+    return this.inOrder(this.pendingSlots);
   }
 
   /** Emergencies that may still be ringing (sent, not acknowledged, expired or cancelled), oldest first. */
   ringing(): NotificationRecord[] {
-    const entries = [...this.ringingIds].map((id) => this.byId.get(id)!);
-    entries.sort((a, b) => a.time - b.time || a.seq - b.seq);
-    return entries.map((entry) => entry.record);
+    return this.inOrder(this.ringingSlots);
   }
 
-  /** Every record in insertion order (the order a snapshot is written in, so reloading keeps tie order). */
-  records(): NotificationRecord[] {
-    const entries = [...this.byId.values()];
-    // The map is in insertion order unless a rollback re-inserted an entry; sorting 100k entries stalls the loop.
-    if (this.restored) entries.sort((a, b) => a.seq - b.seq);
-    return entries.map((entry) => entry.record);
+  /**
+   * Every record in insertion order, as it is now: the positions are captured, so writes may go on while a fold
+   * decodes them one by one.
+   */
+  records(): RecordSequence {
+    const positions = new Float64Array(this.live);
+    const lengths = new Uint32Array(this.live);
+    let n = 0;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (!(this.flags[slot]! & LIVE)) continue;
+      positions[n] = this.position[slot]!;
+      lengths[n++] = this.length[slot]!;
+    }
+    const chunks = this.arena.view();
+    return { length: n, at: (i) => (i >= 0 && i < n ? decodeAt(chunks, positions[i]!, lengths[i]!) : undefined) };
   }
 
   /** Records older than `olderThan` or beyond the newest `maxPerRecipient` of their recipient. */
   selectPrunable(rule: { olderThan?: Date; maxPerRecipient?: number }): NotificationRecord[] {
     const cutoff = rule.olderThan?.getTime();
     const selected: NotificationRecord[] = [];
-    for (const group of this.byRecipient.values()) {
-      const tooOld = cutoff === undefined ? 0 : lowerBound(group.all, cutoff, -Infinity);
+    for (const group of this.groups) {
+      const tooOld = cutoff === undefined ? 0 : group.all.lowerBound(cutoff, -Infinity);
       const beyondMax = rule.maxPerRecipient === undefined ? 0 : group.all.length - Math.max(0, rule.maxPerRecipient);
       const count = Math.max(tooOld, beyondMax);
-      for (let i = 0; i < count; i++) selected.push(group.all[i]!.record);
+      for (let i = 0; i < count; i++) selected.push(this.decode(group.all.at(i)));
     }
     return selected;
   }
 
-  private groupOf(recipient: string): RecipientEntries {
-    let group = this.byRecipient.get(recipient);
-    if (group === undefined) {
-      group = { all: [], unread: [] };
-      this.byRecipient.set(recipient, group);
+  /**
+   * Reclaims the space of replaced and removed versions when it is as large as the live records (at least 32 MiB):
+   * live records are copied to a fresh arena and the slots renumbered densely, in order. Only call it when no undo
+   * is outstanding (no write in flight); a fold in progress keeps reading the old arena it captured.
+   */
+  compactIfWorthwhile(): boolean {
+    const garbage = this.arena.allocatedBytes - this.liveBytes;
+    const deadSlots = this.slots - this.live;
+    if (garbage < Math.max(32 * 1024 * 1024, this.liveBytes) && deadSlots < Math.max(100_000, this.live)) return false;
+    this.compact();
+    return true;
+  }
+
+  /** Always compacts; see compactIfWorthwhile. */
+  compact(): void {
+    const old = { arena: this.arena, position: this.position, length: this.length, time: this.time, recipient: this.recipient, flags: this.flags, idHash: this.idHash };
+    const newSlotOf = new Int32Array(this.slots).fill(-1);
+    this.arena = new RecordArena();
+    this.capacity = 0;
+    this.allocate(Math.max(16, this.live));
+    let next = 0;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (!(old.flags[slot]! & LIVE)) continue;
+      newSlotOf[slot] = next;
+      this.position[next] = this.arena.append(old.arena.bytes(old.position[slot]!, old.length[slot]!));
+      this.length[next] = old.length[slot]!;
+      this.time[next] = old.time[slot]!;
+      this.recipient[next] = old.recipient[slot]!;
+      this.flags[next] = old.flags[slot]!;
+      this.idHash[next] = old.idHash[slot]!;
+      next += 1;
     }
-    return group;
+    this.slots = next;
+    for (const group of this.groups) {
+      group.all.remap(newSlotOf);
+      group.unread.remap(newSlotOf);
+    }
+    for (const set of [this.pendingSlots, this.ringingSlots]) {
+      const remapped = [...set].map((slot) => newSlotOf[slot]!);
+      set.clear();
+      for (const slot of remapped) set.add(slot);
+    }
+    this.ids.rebuild(Array.from({ length: next }, (_, i) => i), next);
   }
 
-  private attach(entry: Entry): void {
-    const group = this.groupOf(entry.record.recipient);
-    insertSorted(group.all, entry);
-    if (!entry.record.read) insertSorted(group.unread, entry);
-    this.track(entry.record);
+  private decode(slot: number): NotificationRecord {
+    return this.arena.decode(this.position[slot]!, this.length[slot]!);
   }
 
-  private track(record: NotificationRecord): void {
-    if (record.delivery.status === 'pending') this.pendingIds.add(record.id);
-    if (isRinging(record)) this.ringingIds.add(record.id);
+  private inOrder(slots: Set<number>): NotificationRecord[] {
+    return [...slots].sort((a, b) => this.time[a]! - this.time[b]! || a - b).map((slot) => this.decode(slot));
   }
 
-  private untrack(id: string): void {
-    this.pendingIds.delete(id);
-    this.ringingIds.delete(id);
+  private undoOf(kind: IndexUndo['kind'], slot: number): IndexUndo {
+    return { kind, slot, position: this.position[slot]!, length: this.length[slot]!, time: this.time[slot]!, recipient: this.recipient[slot]!, flags: this.flags[slot]! };
   }
 
-  private detach(entry: Entry): void {
-    const group = this.byRecipient.get(entry.record.recipient);
-    this.untrack(entry.record.id);
-    if (group === undefined) return;
-    removeSorted(group.all, entry);
-    if (!entry.record.read) removeSorted(group.unread, entry);
-    if (group.all.length === 0) this.byRecipient.delete(entry.record.recipient);
+  private newSlot(): number {
+    if (this.slots === this.capacity) this.allocate(Math.ceil(this.capacity * 1.5) + 16);
+    return this.slots++;
   }
 
-  // Same key, same recipient: swap the slot instead of two splices (markAllRead at 100k stays cheap).
-  private replaceInPlace(previous: Entry, entry: Entry): void {
-    const group = this.groupOf(entry.record.recipient);
-    const at = lowerBound(group.all, previous.time, previous.seq);
-    group.all[at] = entry;
-    if (!previous.record.read) removeSorted(group.unread, previous);
-    if (!entry.record.read) insertSorted(group.unread, entry);
-    this.untrack(previous.record.id);
-    this.track(entry.record);
+  private allocate(capacity: number): void {
+    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(array: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(array.subarray(0, Math.min(this.slots, capacity)) as never);
+      return next;
+    };
+    this.position = grow(this.position, (n) => new Float64Array(n));
+    this.length = grow(this.length, (n) => new Uint32Array(n));
+    this.time = grow(this.time, (n) => new Float64Array(n));
+    this.recipient = grow(this.recipient, (n) => new Uint32Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.idHash = grow(this.idHash, (n) => new Uint32Array(n));
+    this.capacity = capacity;
+  }
+
+  private recipientNumber(name: string): number {
+    let number = this.recipientNumbers.get(name);
+    if (number === undefined) {
+      number = this.recipientNames.length;
+      this.recipientNames.push(name);
+      this.recipientNumbers.set(name, number);
+      this.groups.push({ all: new SlotList(this.timeAt), unread: new SlotList(this.timeAt) });
+    }
+    return number;
+  }
+
+  private attach(slot: number, record: NotificationRecord): void {
+    const group = this.groups[this.recipient[slot]!]!;
+    group.all.insert(slot);
+    if (!(this.flags[slot]! & READ)) group.unread.insert(slot);
+    if (record.delivery.status === 'pending') this.pendingSlots.add(slot);
+    if (isRinging(record)) this.ringingSlots.add(slot);
+    this.live += 1;
+    this.liveBytes += this.length[slot]!;
+  }
+
+  private detach(slot: number): void {
+    const group = this.groups[this.recipient[slot]!]!;
+    group.all.remove(slot);
+    if (!(this.flags[slot]! & READ)) group.unread.remove(slot);
+    this.pendingSlots.delete(slot);
+    this.ringingSlots.delete(slot);
+    this.live -= 1;
+    this.liveBytes -= this.length[slot]!;
   }
 }

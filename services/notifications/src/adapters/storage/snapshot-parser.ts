@@ -1,6 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { NotificationRecord } from '../../domain/notification.js';
-import { parseFastSnapshot, type RawSnapshot } from './fast-snapshot.parser.js';
+import { streamFastSnapshot, type RawSnapshot } from './fast-snapshot.parser.js';
 import { describeRecordProblem } from './record-shape.js';
 import { SNAPSHOT_FORMAT } from './yaml-snapshot-format.js';
 
@@ -41,20 +41,49 @@ function parseGeneral(text: string): RawSnapshot {
   return { header, items: values.map((value, i) => ({ value, line: lineOf((nodes[i] as { range?: number[] }).range?.[0]) })) };
 }
 
-/** Parses and checks a snapshot; throws SnapshotError naming the line of the first problem. */
-export function parseSnapshot(data: Buffer): LoadedSnapshot {
-  const { header, items } = parseFastSnapshot(data) ?? parseGeneral(data.toString('utf8'));
+/** Where readSnapshot hands the checked records: `restart` means forget those given so far (the file is re-read). */
+export interface SnapshotSink {
+  record(record: NotificationRecord, line: number): void;
+  restart(): void;
+}
+
+/**
+ * Reads and checks a snapshot, handing over each record as soon as it is parsed (so a large file is never held as
+ * objects all at once); throws SnapshotError naming the line of the first problem. Resolves the generation.
+ */
+export function readSnapshot(data: Buffer, sink: SnapshotSink): number {
+  const take = (value: unknown, line: number): void => {
+    const problem = describeRecordProblem(value);
+    if (problem !== undefined) throw new SnapshotError(line, problem);
+    sink.record(value as NotificationRecord, line);
+  };
+  let header = streamFastSnapshot(data, take);
+  if (header === undefined) {
+    sink.restart();
+    const general = parseGeneral(data.toString('utf8'));
+    for (const { value, line } of general.items) take(value, line);
+    header = general.header;
+  }
   if (header.format !== undefined && header.format !== SNAPSHOT_FORMAT) throw new SnapshotError(1, `unsupported format ${String(header.format)}`);
   const generation = header.generation ?? 1;
   if (!Number.isInteger(generation) || (generation as number) < 1) throw new SnapshotError(1, 'generation must be a positive integer');
-  const seen = new Set<string>();
-  const records = items.map(({ value, line }) => {
-    const problem = describeRecordProblem(value);
-    if (problem !== undefined) throw new SnapshotError(line, problem);
-    const record = value as NotificationRecord;
-    if (seen.has(record.id)) throw new SnapshotError(line, `duplicate id ${record.id}`);
-    seen.add(record.id);
-    return record;
+  return generation as number;
+}
+
+/** Parses and checks a whole snapshot into memory (small files, tests); see readSnapshot. */
+export function parseSnapshot(data: Buffer): LoadedSnapshot {
+  let records: NotificationRecord[] = [];
+  let seen = new Set<string>();
+  const generation = readSnapshot(data, {
+    record(record, line) {
+      if (seen.has(record.id)) throw new SnapshotError(line, `duplicate id ${record.id}`);
+      seen.add(record.id);
+      records.push(record);
+    },
+    restart() {
+      records = [];
+      seen = new Set();
+    },
   });
-  return { generation: generation as number, records };
+  return { generation, records };
 }

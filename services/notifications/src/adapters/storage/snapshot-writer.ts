@@ -1,5 +1,5 @@
 import { basename, dirname } from 'node:path';
-import type { NotificationRecord } from '../../domain/notification.js';
+import type { RecordSequence } from './notification-index.js';
 import type { StorageFs } from './storage-fs.js';
 import { formatHeader, formatRecord } from './yaml-snapshot-format.js';
 
@@ -8,7 +8,8 @@ export interface SnapshotWrite {
   path: string;
   journalName: string;
   generation: number;
-  records: NotificationRecord[];
+  /** Decoded one at a time, so a fold of a million records never holds them all as objects. */
+  records: RecordSequence;
   /** Records formatted per write; each write awaits I/O, so requests are served between chunks. */
   chunkRecords: number;
   /** Checked before the rename: false cancels (the captured state turned out not to be durable). */
@@ -48,7 +49,7 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
     };
     let chunk = formatHeader(write.journalName, write.generation, write.records.length === 0);
     for (let i = 0; i < write.records.length; i++) {
-      chunk += formatRecord(write.records[i]!);
+      chunk += formatRecord(write.records.at(i)!);
       if ((i + 1) % write.chunkRecords === 0) {
         await flush(chunk);
         chunk = '';

@@ -7,7 +7,7 @@ import { FileLock } from './file-lock.js';
 import { GroupCommitJournal } from './group-commit-journal.js';
 import { listJournalGenerations, loadHistory } from './history-loader.js';
 import { encodeJournalEntry } from './journal.js';
-import { cloneRecord, NotificationIndex } from './notification-index.js';
+import { NotificationIndex, type IndexUndo } from './notification-index.js';
 import { describeRecordProblem } from './record-shape.js';
 import { journalFileName, SnapshotAbandoned, writeSnapshot } from './snapshot-writer.js';
 import { nodeStorageFs, type StorageFs } from './storage-fs.js';
@@ -80,6 +80,8 @@ export class YamlNotificationRepository implements NotificationRepository {
   private foldDeadline = Number.POSITIVE_INFINITY;
   private closing: Promise<void> | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
+  /** Commits whose undo may still be needed: the index is compacted only when none is. */
+  private commitsInFlight = 0;
 
   constructor(
     readonly path: string,
@@ -164,8 +166,8 @@ export class YamlNotificationRepository implements NotificationRepository {
     const problem = describeRecordProblem(record);
     if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
     if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
-    const stored = cloneRecord(record);
-    await this.commit([stored], []);
+    // The index keeps its own encoded copy: the caller's object is not aliased.
+    await this.commit([record], []);
   }
 
   async update(id: string, patch: NotificationPatch): Promise<NotificationRecord | undefined> {
@@ -173,7 +175,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     if (current === undefined) return undefined;
     const next = applyPatch(current, patch);
     await this.commit([next], []);
-    return cloneRecord(next);
+    return next;
   }
 
   async markAllRead(recipient: string, readAt: string): Promise<number> {
@@ -186,18 +188,18 @@ export class YamlNotificationRepository implements NotificationRepository {
     const current = this.index.get(id);
     if (current === undefined) return undefined;
     await this.commit([], [id]);
-    return cloneRecord(current);
+    return current;
   }
 
   async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
     const removed = this.index.selectPrunable(rule);
     if (removed.length > 0) await this.commit([], removed.map((record) => record.id));
-    return removed.map(cloneRecord);
+    return removed;
   }
 
   get(id: string): NotificationRecord | undefined {
-    const record = this.index.get(id);
-    return record === undefined ? undefined : cloneRecord(record);
+    // Decoded afresh on every call: callers may change what they get.
+    return this.index.get(id);
   }
 
   list(recipient: string, query: ListQuery): NotificationPage {
@@ -209,11 +211,11 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   pending(): NotificationRecord[] {
-    return this.index.pending().map(cloneRecord);
+    return this.index.pending();
   }
 
   ringing(): NotificationRecord[] {
-    return this.index.ringing().map(cloneRecord);
+    return this.index.ringing();
   }
 
   stats(): StorageStats {
@@ -233,7 +235,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     if (this.state !== 'open') throw new AppError('STORAGE_UNAVAILABLE', `The notification history ${this.path} is not open`);
     const index = this.index;
     const ids: string[] = [];
-    const previous: Array<ReturnType<NotificationIndex['put']>> = [];
+    const previous: Array<IndexUndo | undefined> = [];
     let data = '';
     for (const record of puts) {
       ids.push(record.id);
@@ -248,11 +250,15 @@ export class YamlNotificationRepository implements NotificationRepository {
     const rollback = (): void => {
       for (let i = ids.length - 1; i >= 0; i--) index.restore(ids[i]!, previous[i]);
     };
+    this.commitsInFlight += 1;
     try {
       await this.journal!.append(data, rollback);
     } catch (error) {
       throw this.storageError(error);
+    } finally {
+      this.commitsInFlight -= 1;
     }
+    if (this.commitsInFlight === 0) this.index.compactIfWorthwhile();
     this.maybeCompact();
   }
 
