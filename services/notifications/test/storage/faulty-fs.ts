@@ -36,6 +36,7 @@ export class FaultyFs implements StorageFs {
   }
 
   readFile = nodeStorageFs.readFile;
+  readBlocks = nodeStorageFs.readBlocks;
   unlink = nodeStorageFs.unlink;
   readdir = nodeStorageFs.readdir;
   mkdir = nodeStorageFs.mkdir;

@@ -1,6 +1,7 @@
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { parseSnapshot } from '../../src/adapters/storage/snapshot-parser.js';
+import { parseSnapshot, readSnapshotBlocks } from '../../src/adapters/storage/snapshot-parser.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
 import { formatHeader, formatRecord } from '../../src/adapters/storage/yaml-snapshot-format.js';
 import { makeRecord } from './make-record.js';
 
@@ -36,5 +37,29 @@ describe('YAML snapshot format', () => {
     const text = formatHeader('j', 1, false) + formatRecord(records[0]!) + formatRecord(records[0]!);
     const secondLine = (formatHeader('j', 1, false) + formatRecord(records[0]!)).split('\n').length;
     expect(() => parseSnapshot(Buffer.from(text))).toThrow(expect.objectContaining({ line: secondLine, message: `duplicate id ${records[0]!.id}` }));
+  });
+
+  it('reads the same records block by block, whatever the block size (lines and multi-byte characters split across blocks)', async () => {
+    const data = Buffer.from(snapshotText(5));
+    for (const size of [1, 3, 7, 64, 1000, data.length + 1]) {
+      async function* blocks() {
+        for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
+      }
+      const got: NotificationRecord[] = [];
+      let restarts = 0;
+      const read = await readSnapshotBlocks(blocks(), () => Promise.resolve(data), { record: (r) => got.push(r), restart: () => restarts++ });
+      expect({ read, got, restarts }).toEqual({ read: { generation: 5, bytes: data.length }, got: records, restarts: 0 });
+    }
+  });
+
+  it('starts over with the general parser, whole, when a block leaves the fast layout', async () => {
+    const data = Buffer.from(snapshotText(6).replace('    title: "plain"', '    title: plain   # edited by hand'));
+    async function* blocks() {
+      for (let i = 0; i < data.length; i += 100) yield data.subarray(i, i + 100);
+    }
+    let got: NotificationRecord[] = [];
+    const read = await readSnapshotBlocks(blocks(), () => Promise.resolve(data), { record: (r) => got.push(r), restart: () => (got = []) });
+    expect(read.generation).toBe(6);
+    expect(got).toEqual(records);
   });
 });

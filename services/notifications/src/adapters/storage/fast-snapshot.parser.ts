@@ -89,75 +89,107 @@ function parseValue(data: Buffer, start: number, end: number): unknown {
  */
 export function parseFastSnapshot(data: Buffer): RawSnapshot | undefined {
   const items: RawSnapshot['items'] = [];
-  const header = streamFastSnapshot(data, (value, line) => items.push({ value, line }));
-  return header === undefined ? undefined : { header, items };
+  const reader = new FastSnapshotReader((value, line) => items.push({ value, line }));
+  return reader.feed(data) && reader.end() ? { header: reader.header, items } : undefined;
 }
 
 /**
- * parseFastSnapshot, handing each record to `onItem` once its last line is read instead of keeping them all (a
- * million parsed records at once would fill the heap). Returns the top-level fields, or undefined where the layout
- * ends: the caller must then forget the items it was given and use the full parser.
+ * The fast layout read block by block (the blocks of a file, in order), handing each record to `onItem` once its last
+ * line is read: neither the whole file nor all its records are ever in memory at once. `feed` and `end` resolve false
+ * where the layout ends: the caller must then forget the items it was given and use the full parser.
  */
-export function streamFastSnapshot(data: Buffer, onItem: (value: unknown, line: number) => void): Record<string, unknown> | undefined {
-  const header: Record<string, unknown> = {};
-  let inItems = false;
-  let current: Record<string, unknown> | undefined;
-  let currentLine = 0;
-  const flush = (): void => {
-    if (current !== undefined) onItem(current, currentLine);
-    current = undefined;
-  };
-  let nestedKey: string | undefined;
-  let nested: Record<string, unknown> | undefined;
-  let lineNumber = 0;
-  const keys = new KeyCache();
-  for (let pos = 0; pos < data.length; ) {
-    let end = data.indexOf(NEWLINE, pos);
-    if (end === -1) end = data.length;
-    const lineStart = pos;
-    pos = end + 1;
-    lineNumber++;
+export class FastSnapshotReader {
+  readonly header: Record<string, unknown> = {};
+  private inItems = false;
+  private current: Record<string, unknown> | undefined;
+  private currentLine = 0;
+  private nestedKey: string | undefined;
+  private nested: Record<string, unknown> | undefined;
+  private lineNumber = 0;
+  private readonly keys = new KeyCache();
+  private carry: Buffer | undefined;
+
+  constructor(private readonly onItem: (value: unknown, line: number) => void) {}
+
+  feed(block: Buffer): boolean {
+    const data = this.carry === undefined ? block : Buffer.concat([this.carry, block]);
+    const lastNewline = data.lastIndexOf(NEWLINE);
+    if (lastNewline === -1) {
+      this.carry = Buffer.from(data);
+      return true;
+    }
+    // The partial last line is copied, so the block it came from is not kept alive.
+    this.carry = lastNewline + 1 < data.length ? Buffer.from(data.subarray(lastNewline + 1)) : undefined;
+    return this.lines(data, lastNewline + 1);
+  }
+
+  end(): boolean {
+    const rest = this.carry;
+    this.carry = undefined;
+    if (rest !== undefined && !this.lines(rest, rest.length)) return false;
+    this.flush();
+    return true;
+  }
+
+  private flush(): void {
+    if (this.current !== undefined) this.onItem(this.current, this.currentLine);
+    this.current = undefined;
+  }
+
+  private lines(data: Buffer, length: number): boolean {
+    for (let pos = 0; pos < length; ) {
+      let end = data.indexOf(NEWLINE, pos);
+      if (end === -1 || end > length) end = length;
+      const ok = this.line(data, pos, end);
+      if (!ok) return false;
+      pos = end + 1;
+    }
+    return true;
+  }
+
+  private line(data: Buffer, lineStart: number, end: number): boolean {
+    this.lineNumber++;
     let i = lineStart;
     while (data[i] === SPACE) i++;
-    if (i === end || data[i] === HASH) continue;
+    if (i === end || data[i] === HASH) return true;
     const dash = data[i] === DASH && data[i + 1] === SPACE;
     const indent = i - lineStart + (dash ? 2 : 0);
     if (dash) i += 2;
     const keyStart = i;
     let hash = 0;
     while (i < end && isKeyByte(data[i]!, i === keyStart)) hash = (hash * 31 + data[i++]!) | 0;
-    if (i === keyStart || data[i] !== COLON) return undefined;
-    const key = keys.read(data, keyStart, i, hash);
+    if (i === keyStart || data[i] !== COLON) return false;
+    const key = this.keys.read(data, keyStart, i, hash);
     const hasValue = i + 1 < end;
-    if (hasValue && data[i + 1] !== SPACE) return undefined;
+    if (hasValue && data[i + 1] !== SPACE) return false;
     const value = hasValue ? parseValue(data, i + 2, end) : undefined;
-    if (value === NOT_FAST) return undefined;
+    if (value === NOT_FAST) return false;
     if (indent === 0) {
-      if (key in header || (!hasValue && key !== 'notifications')) return undefined;
-      flush();
-      header[key] = hasValue ? value : true;
-      inItems = !hasValue;
-      continue;
+      if (key in this.header || (!hasValue && key !== 'notifications')) return false;
+      this.flush();
+      this.header[key] = hasValue ? value : true;
+      this.inItems = !hasValue;
+      return true;
     }
-    if (!inItems || (dash && indent !== 4)) return undefined;
+    if (!this.inItems || (dash && indent !== 4)) return false;
     if (dash) {
-      flush();
-      current = {};
-      currentLine = lineNumber;
+      this.flush();
+      this.current = {};
+      this.currentLine = this.lineNumber;
     }
+    const current = this.current;
     if (indent === 4 && current !== undefined) {
-      if (key in current) return undefined;
+      if (key in current) return false;
       current[key] = hasValue ? value : null;
-      nestedKey = hasValue ? undefined : key;
-      nested = undefined;
-    } else if (indent === 6 && current !== undefined && nestedKey !== undefined) {
-      if (nested === undefined) current[nestedKey] = nested = {};
-      if (key in nested) return undefined;
-      nested[key] = value ?? null;
+      this.nestedKey = hasValue ? undefined : key;
+      this.nested = undefined;
+    } else if (indent === 6 && current !== undefined && this.nestedKey !== undefined) {
+      if (this.nested === undefined) current[this.nestedKey] = this.nested = {};
+      if (key in this.nested) return false;
+      this.nested[key] = value ?? null;
     } else {
-      return undefined;
+      return false;
     }
+    return true;
   }
-  flush();
-  return header;
 }

@@ -2,9 +2,11 @@ import { basename, dirname, join } from 'node:path';
 import { AppError } from '@homeops/common';
 import { JournalCorruptError, parseJournal } from './journal.js';
 import { NotificationIndex } from './notification-index.js';
-import { readSnapshot, SnapshotError } from './snapshot-parser.js';
+import { readSnapshotBlocks, SnapshotError } from './snapshot-parser.js';
 import { snapshotTempPath } from './snapshot-writer.js';
 import { isNotFound, type StorageFs } from './storage-fs.js';
+
+const SNAPSHOT_BLOCK_BYTES = 8 * 1024 * 1024;
 
 /** The history as found on disk: snapshot plus the journals newer than it. */
 export interface LoadedHistory {
@@ -45,10 +47,9 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
   let snapshotBytes = 0;
   let generation = 1;
   try {
-    const data = await fs.readFile(path);
-    snapshotBytes = data.length;
-    // Each record goes into the compact index as soon as it is parsed, never all of them as objects at once.
-    generation = readSnapshot(data, {
+    // Read in blocks, each record into the compact index as soon as it is parsed: neither the file nor its records
+    // as objects are ever in memory whole.
+    const read = await readSnapshotBlocks(fs.readBlocks(path, SNAPSHOT_BLOCK_BYTES), () => fs.readFile(path), {
       record(record, line) {
         if (!index.insertNew(record)) throw new SnapshotError(line, `duplicate id ${record.id}`);
       },
@@ -56,6 +57,8 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
         index = new NotificationIndex();
       },
     });
+    generation = read.generation;
+    snapshotBytes = read.bytes;
   } catch (error) {
     if (error instanceof SnapshotError) throw unloadable(path, error.line, error.message);
     if (!isNotFound(error)) throw error;

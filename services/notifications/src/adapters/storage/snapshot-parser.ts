@@ -1,6 +1,6 @@
 import { isMap, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { NotificationRecord } from '../../domain/notification.js';
-import { streamFastSnapshot, type RawSnapshot } from './fast-snapshot.parser.js';
+import { FastSnapshotReader, type RawSnapshot } from './fast-snapshot.parser.js';
 import { describeRecordProblem } from './record-shape.js';
 import { SNAPSHOT_FORMAT } from './yaml-snapshot-format.js';
 
@@ -47,27 +47,61 @@ export interface SnapshotSink {
   restart(): void;
 }
 
-/**
- * Reads and checks a snapshot, handing over each record as soon as it is parsed (so a large file is never held as
- * objects all at once); throws SnapshotError naming the line of the first problem. Resolves the generation.
- */
-export function readSnapshot(data: Buffer, sink: SnapshotSink): number {
-  const take = (value: unknown, line: number): void => {
+function checkedTaker(sink: SnapshotSink): (value: unknown, line: number) => void {
+  return (value, line) => {
     const problem = describeRecordProblem(value);
     if (problem !== undefined) throw new SnapshotError(line, problem);
     sink.record(value as NotificationRecord, line);
   };
-  let header = streamFastSnapshot(data, take);
-  if (header === undefined) {
-    sink.restart();
-    const general = parseGeneral(data.toString('utf8'));
-    for (const { value, line } of general.items) take(value, line);
-    header = general.header;
-  }
+}
+
+function generationOf(header: Record<string, unknown>): number {
   if (header.format !== undefined && header.format !== SNAPSHOT_FORMAT) throw new SnapshotError(1, `unsupported format ${String(header.format)}`);
   const generation = header.generation ?? 1;
   if (!Number.isInteger(generation) || (generation as number) < 1) throw new SnapshotError(1, 'generation must be a positive integer');
   return generation as number;
+}
+
+function readGeneral(data: Buffer, take: (value: unknown, line: number) => void): Record<string, unknown> {
+  const general = parseGeneral(data.toString('utf8'));
+  for (const { value, line } of general.items) take(value, line);
+  return general.header;
+}
+
+/** Reads and checks a snapshot in memory, handing over each record as it is parsed; resolves the generation. */
+export function readSnapshot(data: Buffer, sink: SnapshotSink): number {
+  const take = checkedTaker(sink);
+  const reader = new FastSnapshotReader(take);
+  if (reader.feed(data) && reader.end()) return generationOf(reader.header);
+  sink.restart();
+  return generationOf(readGeneral(data, take));
+}
+
+/**
+ * Reads and checks a snapshot block by block, handing over each record as soon as it is parsed: a large file is
+ * never in memory whole, nor its records as objects. A file outside the fast layout (edited by hand) is read whole
+ * by the full parser after `restart`. Throws SnapshotError naming the line of the first problem.
+ */
+export async function readSnapshotBlocks(
+  blocks: AsyncIterable<Buffer>,
+  readWhole: () => Promise<Buffer>,
+  sink: SnapshotSink,
+): Promise<{ generation: number; bytes: number }> {
+  const take = checkedTaker(sink);
+  const reader = new FastSnapshotReader(take);
+  let fast = true;
+  let bytes = 0;
+  for await (const block of blocks) {
+    bytes += block.length;
+    if (!reader.feed(block)) {
+      fast = false;
+      break;
+    }
+  }
+  if (fast && reader.end()) return { generation: generationOf(reader.header), bytes };
+  sink.restart();
+  const data = await readWhole();
+  return { generation: generationOf(readGeneral(data, take)), bytes: data.length };
 }
 
 /** Parses and checks a whole snapshot into memory (small files, tests); see readSnapshot. */

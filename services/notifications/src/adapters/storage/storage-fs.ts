@@ -15,6 +15,8 @@ export interface StorageFile {
 export interface StorageFs {
   open(path: string, flags: 'a' | 'w' | 'r'): Promise<StorageFile>;
   readFile(path: string): Promise<Buffer>;
+  /** The file in blocks of about `blockBytes`, so a large file is never in memory at once. */
+  readBlocks(path: string, blockBytes: number): AsyncIterable<Buffer>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(dir: string): Promise<string[]>;
@@ -65,10 +67,26 @@ async function readWhole(path: string): Promise<Buffer> {
   }
 }
 
+async function* readBlocks(path: string, blockBytes: number): AsyncIterable<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    for (let position = 0; ; ) {
+      const buffer = Buffer.allocUnsafe(blockBytes);
+      const { bytesRead } = await handle.read(buffer, 0, blockBytes, position);
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real file system (node:fs/promises). */
 export const nodeStorageFs: StorageFs = {
   open: async (path, flags) => wrap(await open(path, flags, 0o644)),
   readFile: readWhole,
+  readBlocks,
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   readdir: (dir) => readdir(dir),
