@@ -64,7 +64,7 @@ describe('YamlNotificationRepository after an interrupted fold', () => {
     const repo = await openRepository(path);
     expect(repo.get(folded.id)).toBeUndefined();
     expect(ids.every((id) => repo.get(id) !== undefined)).toBe(true);
-    expect((await readdir(dir)).sort()).toEqual(['notifications.yaml', `notifications.yaml.${generation}.journal`, 'notifications.yaml.lock']);
+    expect((await readdir(dir)).sort()).toEqual(['notifications.yaml', `notifications.yaml.${generation}.journal`, 'notifications.yaml.cache', 'notifications.yaml.lock']);
   });
 });
 

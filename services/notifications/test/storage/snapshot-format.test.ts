@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { parseSnapshot, readSnapshotBlocks } from '../../src/adapters/storage/snapshot-parser.js';
@@ -48,7 +49,7 @@ describe('YAML snapshot format', () => {
       const got: NotificationRecord[] = [];
       let restarts = 0;
       const read = await readSnapshotBlocks(blocks(), () => Promise.resolve(data), { record: (r) => got.push(r), restart: () => restarts++ });
-      expect({ read, got, restarts }).toEqual({ read: { generation: 5, bytes: data.length }, got: records, restarts: 0 });
+      expect({ read, got, restarts }).toEqual({ read: { generation: 5, bytes: data.length, crc: crc32(data) }, got: records, restarts: 0 });
     }
   });
 

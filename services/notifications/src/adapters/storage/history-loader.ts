@@ -1,5 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '@homeops/common';
+import { cachePath, readIndexCache, type CacheKey } from './index-cache.js';
 import { JournalCorruptError, parseJournal } from './journal.js';
 import { NotificationIndex } from './notification-index.js';
 import { readSnapshotBlocks, SnapshotError } from './snapshot-parser.js';
@@ -21,6 +22,9 @@ export interface LoadedHistory {
   olderJournalBytes: number;
   /** Leftovers of an interrupted fold: journals already in the snapshot, the temp file. */
   staleFiles: string[];
+  /** Why the index cache was not used, when it was not; and the key of the snapshot that was parsed instead. */
+  cacheUnused?: string;
+  parsedSnapshot?: CacheKey;
 }
 
 function unloadable(file: string, line: number, reason: string): AppError {
@@ -46,24 +50,34 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
   let index = new NotificationIndex();
   let snapshotBytes = 0;
   let generation = 1;
-  try {
-    // Read in blocks, each record into the compact index as soon as it is parsed: neither the file nor its records
-    // as objects are ever in memory whole.
-    const read = await readSnapshotBlocks(fs.readBlocks(path, SNAPSHOT_BLOCK_BYTES), () => fs.readFile(path), {
-      record(record, line) {
-        if (!index.insertNew(record)) throw new SnapshotError(line, `duplicate id ${record.id}`);
-      },
-      restart() {
-        index = new NotificationIndex();
-      },
-    });
-    generation = read.generation;
-    snapshotBytes = read.bytes;
-  } catch (error) {
-    if (error instanceof SnapshotError) throw unloadable(path, error.line, error.message);
-    if (!isNotFound(error)) throw error;
+  let parsedSnapshot: CacheKey | undefined;
+  // A cache that cannot be read is no reason not to start: the snapshot is the truth.
+  const cached = await readIndexCache(fs, path).catch((error: unknown) => ({ unusable: `the index cache cannot be read: ${(error as Error).message}` }));
+  if ('index' in cached) {
+    index = cached.index;
+    generation = cached.key.generation;
+    snapshotBytes = cached.key.snapshotBytes;
+  } else {
+    try {
+      // Read in blocks, each record into the compact index as soon as it is parsed: neither the file nor its records
+      // as objects are ever in memory whole.
+      const read = await readSnapshotBlocks(fs.readBlocks(path, SNAPSHOT_BLOCK_BYTES), () => fs.readFile(path), {
+        record(record, line) {
+          if (!index.insertNew(record)) throw new SnapshotError(line, `duplicate id ${record.id}`);
+        },
+        restart() {
+          index = new NotificationIndex();
+        },
+      });
+      generation = read.generation;
+      snapshotBytes = read.bytes;
+      parsedSnapshot = { generation, snapshotBytes: read.bytes, snapshotCrc: read.crc };
+    } catch (error) {
+      if (error instanceof SnapshotError) throw unloadable(path, error.line, error.message);
+      if (!isNotFound(error)) throw error;
+    }
   }
-  const staleFiles = [snapshotTempPath(path)];
+  const staleFiles = [snapshotTempPath(path), `${cachePath(path)}.tmp`];
   let journalGeneration = generation;
   let journalValidBytes = 0;
   let tornBytes = 0;
@@ -89,5 +103,5 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
     journalValidBytes = content.validBytes;
     tornBytes = content.tornBytes;
   }
-  return { index, snapshotBytes, journalGeneration, journalValidBytes, tornBytes, olderJournalBytes, staleFiles };
+  return { index, snapshotBytes, journalGeneration, journalValidBytes, tornBytes, olderJournalBytes, staleFiles, ...('unusable' in cached ? { cacheUnused: cached.unusable } : {}), ...(parsedSnapshot ? { parsedSnapshot } : {}) };
 }

@@ -2,7 +2,7 @@ import { AppError } from '@homeops/common';
 import { isRinging, type NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, RecipientSummary } from '../../domain/notification-repository.js';
 import { hashId, IdTable } from './id-table.js';
-import { decodeAt, RecordArena } from './record-arena.js';
+import { bytesAt, decodeAt, RecordArena } from './record-arena.js';
 import { decodeId, encodedCreatedAtMs } from './record-codec.js';
 import { SlotList } from './slot-list.js';
 
@@ -19,6 +19,21 @@ const READ = 2;
 export interface RecordSequence {
   readonly length: number;
   at(index: number): NotificationRecord | undefined;
+}
+
+/** One captured record as the index holds it: its encoded bytes and what the index knows of it. */
+export interface EncodedEntry {
+  bytes: Buffer;
+  time: number;
+  recipient: string;
+  read: boolean;
+  pending: boolean;
+  ringing: boolean;
+}
+
+/** A fold's capture, with the encoded form too (what the index cache is written from). */
+export interface CapturedRecords extends RecordSequence {
+  encoded(index: number): EncodedEntry;
 }
 
 /** What `put`/`delete` changed, to put it back if the write fails (`restore`). */
@@ -198,17 +213,49 @@ export class NotificationIndex {
    * Every record in insertion order, as it is now: the positions are captured, so writes may go on while a fold
    * decodes them one by one.
    */
-  records(): RecordSequence {
-    const positions = new Float64Array(this.live);
-    const lengths = new Uint32Array(this.live);
+  records(): CapturedRecords {
+    const slots = new Uint32Array(this.live);
     let n = 0;
-    for (let slot = 0; slot < this.slots; slot++) {
-      if (!(this.flags[slot]! & LIVE)) continue;
-      positions[n] = this.position[slot]!;
-      lengths[n++] = this.length[slot]!;
-    }
+    for (let slot = 0; slot < this.slots; slot++) if (this.flags[slot]! & LIVE) slots[n++] = slot;
+    const positions = Float64Array.from(slots, (slot) => this.position[slot]!);
+    const lengths = Uint32Array.from(slots, (slot) => this.length[slot]!);
+    const times = Float64Array.from(slots, (slot) => this.time[slot]!);
+    const recipients = Uint32Array.from(slots, (slot) => this.recipient[slot]!);
+    const flags = Uint8Array.from(slots, (slot) => (this.flags[slot]! & READ ? 1 : 0) | (this.pendingSlots.has(slot) ? 2 : 0) | (this.ringingSlots.has(slot) ? 4 : 0));
     const chunks = this.arena.view();
-    return { length: n, at: (i) => (i >= 0 && i < n ? decodeAt(chunks, positions[i]!, lengths[i]!) : undefined) };
+    const names = [...this.recipientNames];
+    return {
+      length: n,
+      at: (i) => (i >= 0 && i < n ? decodeAt(chunks, positions[i]!, lengths[i]!) : undefined),
+      encoded: (i) => ({
+        bytes: bytesAt(chunks, positions[i]!, lengths[i]!),
+        time: times[i]!,
+        recipient: names[recipients[i]!]!,
+        read: (flags[i]! & 1) !== 0,
+        pending: (flags[i]! & 2) !== 0,
+        ringing: (flags[i]! & 4) !== 0,
+      }),
+    };
+  }
+
+  /**
+   * Loading the index cache: adopts `buffer` into the arena as it is; `entries` say where each record's bytes are in
+   * it (ids must be new).
+   */
+  adoptEncoded(buffer: Buffer, entries: Iterable<{ offset: number; length: number; time: number; recipient: string; read: boolean; pending: boolean; ringing: boolean }>): void {
+    const base = this.arena.adopt(buffer);
+    for (const entry of entries) {
+      const slot = this.newSlot();
+      this.position[slot] = base + entry.offset;
+      this.length[slot] = entry.length;
+      this.time[slot] = entry.time;
+      this.recipient[slot] = this.recipientNumber(entry.recipient);
+      this.flags[slot] = LIVE | (entry.read ? READ : 0);
+      const hash = hashId(decodeId(buffer, entry.offset));
+      this.idHash[slot] = hash;
+      this.ids.insert(slot, hash);
+      this.attachSlot(slot, entry.pending, entry.ringing);
+    }
   }
 
   /** Records older than `olderThan` or beyond the newest `maxPerRecipient` of their recipient. */
@@ -313,11 +360,15 @@ export class NotificationIndex {
   }
 
   private attach(slot: number, record: NotificationRecord): void {
+    this.attachSlot(slot, record.delivery.status === 'pending', isRinging(record));
+  }
+
+  private attachSlot(slot: number, pending: boolean, ringing: boolean): void {
     const group = this.groups[this.recipient[slot]!]!;
     group.all.insert(slot);
     if (!(this.flags[slot]! & READ)) group.unread.insert(slot);
-    if (record.delivery.status === 'pending') this.pendingSlots.add(slot);
-    if (isRinging(record)) this.ringingSlots.add(slot);
+    if (pending) this.pendingSlots.add(slot);
+    if (ringing) this.ringingSlots.add(slot);
     this.live += 1;
     this.liveBytes += this.length[slot]!;
   }

@@ -26,7 +26,7 @@ export class RecordArena {
   /** Encodes the record into the arena; resolves its position and length. */
   encode(record: NotificationRecord): { position: number; length: number } {
     const writer = this.writer;
-    if (this.chunks.length === 0) {
+    if (this.chunks.length === 0 || this.used >= this.chunks[this.chunks.length - 1]!.length) {
       this.chunks.push(Buffer.allocUnsafeSlow(CHUNK_BYTES));
       this.used = 0;
     }
@@ -36,6 +36,13 @@ export class RecordArena {
     encodeInto(record, writer);
     this.used = writer.pos;
     return { position: (this.chunks.length - 1) * CHUNK_SPAN + writer.start, length: writer.pos - writer.start };
+  }
+
+  /** Takes `buffer` as a chunk as it is (records loaded from the index cache stay where they were read); resolves its base position. */
+  adopt(buffer: Buffer): number {
+    this.chunks.push(buffer);
+    this.used = buffer.length;
+    return (this.chunks.length - 1) * CHUNK_SPAN;
   }
 
   /** Copies the bytes in; resolves their position. */
@@ -58,9 +65,7 @@ export class RecordArena {
 
   /** The bytes of one record, without copying (valid as long as the arena). */
   bytes(position: number, length: number): Buffer {
-    const chunk = Math.floor(position / CHUNK_SPAN);
-    const offset = position - chunk * CHUNK_SPAN;
-    return this.chunks[chunk]!.subarray(offset, offset + length);
+    return bytesAt(this.chunks, position, length);
   }
 
   /** The buffers as they are now: what a captured position reads from, even after a compaction. */
@@ -74,7 +79,12 @@ export class RecordArena {
 }
 
 export function decodeAt(chunks: readonly Buffer[], position: number, length: number): NotificationRecord {
+  const bytes = bytesAt(chunks, position, length);
+  return decodeRecord(bytes, 0, bytes.length);
+}
+
+export function bytesAt(chunks: readonly Buffer[], position: number, length: number): Buffer {
   const chunk = Math.floor(position / CHUNK_SPAN);
   const offset = position - chunk * CHUNK_SPAN;
-  return decodeRecord(chunks[chunk]!, offset, offset + length);
+  return chunks[chunk]!.subarray(offset, offset + length);
 }

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { isMap, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { NotificationRecord } from '../../domain/notification.js';
 import { FastSnapshotReader, type RawSnapshot } from './fast-snapshot.parser.js';
@@ -86,22 +87,24 @@ export async function readSnapshotBlocks(
   blocks: AsyncIterable<Buffer>,
   readWhole: () => Promise<Buffer>,
   sink: SnapshotSink,
-): Promise<{ generation: number; bytes: number }> {
+): Promise<{ generation: number; bytes: number; crc: number }> {
   const take = checkedTaker(sink);
   const reader = new FastSnapshotReader(take);
   let fast = true;
   let bytes = 0;
+  let crc = 0;
   for await (const block of blocks) {
     bytes += block.length;
+    crc = crc32(block, crc);
     if (!reader.feed(block)) {
       fast = false;
       break;
     }
   }
-  if (fast && reader.end()) return { generation: generationOf(reader.header), bytes };
+  if (fast && reader.end()) return { generation: generationOf(reader.header), bytes, crc };
   sink.restart();
   const data = await readWhole();
-  return { generation: generationOf(readGeneral(data, take)), bytes: data.length };
+  return { generation: generationOf(readGeneral(data, take)), bytes: data.length, crc: crc32(data) };
 }
 
 /** Parses and checks a whole snapshot into memory (small files, tests); see readSnapshot. */

@@ -1,4 +1,5 @@
 import { basename, dirname } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { RecordSequence } from './notification-index.js';
 import type { StorageFs } from './storage-fs.js';
 import { formatHeader, formatRecord } from './yaml-snapshot-format.js';
@@ -32,12 +33,14 @@ export function snapshotTempPath(path: string): string {
 
 /**
  * Replaces the snapshot atomically: temp file, fsync, rename, fsync of the directory. A crash at any point leaves
- * either the old file or the new one, never a mix. Resolves the bytes written, or undefined when cancelled.
+ * either the old file or the new one, never a mix. Resolves the bytes written and their CRC-32 (what the index cache is
+ * checked against), or undefined when cancelled.
  */
-export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promise<number | undefined> {
+export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promise<{ bytes: number; crc: number } | undefined> {
   const temp = snapshotTempPath(write.path);
   const file = await fs.open(temp, 'w');
   let bytes = 0;
+  let crc = 0;
   let renamed = false;
   try {
     // Each chunk is encoded once (its length is the encoded one) and dropped after its write.
@@ -45,6 +48,7 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
       if (write.abandoned?.()) throw new SnapshotAbandoned();
       const data = Buffer.from(text);
       bytes += data.length;
+      crc = crc32(data, crc);
       await file.append(data);
     };
     let chunk = formatHeader(write.journalName, write.generation, write.records.length === 0);
@@ -62,7 +66,7 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
     await fs.rename(temp, write.path);
     renamed = true;
     await fs.syncDir(dirname(write.path));
-    return bytes;
+    return { bytes, crc };
   } finally {
     if (!renamed) {
       await file.close().catch(() => undefined);

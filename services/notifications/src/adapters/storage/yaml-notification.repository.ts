@@ -6,6 +6,7 @@ import { applyPatch } from './apply-patch.js';
 import { FileLock } from './file-lock.js';
 import { GroupCommitJournal } from './group-commit-journal.js';
 import { listJournalGenerations, loadHistory } from './history-loader.js';
+import { writeIndexCache } from './index-cache.js';
 import { encodeJournalEntry } from './journal.js';
 import { NotificationIndex, type IndexUndo } from './notification-index.js';
 import { describeRecordProblem } from './record-shape.js';
@@ -80,6 +81,8 @@ export class YamlNotificationRepository implements NotificationRepository {
   private foldDeadline = Number.POSITIVE_INFINITY;
   private closing: Promise<void> | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
+  /** An index cache being written after open; a fold or close waits for it (both write the same file). */
+  private cacheWrite: Promise<void> = Promise.resolve();
   /** Commits whose undo may still be needed: the index is compacted only when none is. */
   private commitsInFlight = 0;
 
@@ -106,6 +109,7 @@ export class YamlNotificationRepository implements NotificationRepository {
       });
       await journal.open(loaded.journalValidBytes);
       await this.fs.syncDir(dirname(this.path));
+      if (loaded.cacheUnused !== undefined && loaded.snapshotBytes > 0) this.log('info', `Parsed ${this.path}: ${loaded.cacheUnused}`);
       if (loaded.tornBytes > 0) this.log('warn', `Dropped ${loaded.tornBytes} bytes of an unacknowledged write torn by a crash at the end of the journal`);
       for (const file of loaded.staleFiles) await this.fs.unlink(file).catch(() => undefined);
       this.index = loaded.index;
@@ -115,6 +119,15 @@ export class YamlNotificationRepository implements NotificationRepository {
       this.olderJournalBytes = loaded.olderJournalBytes;
       this.writable = true;
       this.state = 'open';
+      // Parsed because the cache did not match, and nothing replayed on top: the index is the snapshot, so the cache
+      // can be made now rather than at the next fold (which may be far off).
+      const parsed = loaded.parsedSnapshot;
+      if (parsed !== undefined && loaded.journalValidBytes === 0 && loaded.olderJournalBytes === 0 && loaded.index.size > 0) {
+        const records = loaded.index.records();
+        this.cacheWrite = writeIndexCache(this.fs, this.path, parsed, records).catch((error: unknown) => {
+          this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
+        });
+      }
     } catch (error) {
       await journal?.close();
       await this.lock.release();
@@ -143,6 +156,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     await this.compaction;
     await journal.settled(journal.lastSeq);
     if ((this.options.compactOnClose ?? true) && this.writable && this.journalBytes() > 0) await this.foldOnClose();
+    await this.cacheWrite;
     await journal.close();
     await this.lock.release();
   }
@@ -304,7 +318,7 @@ export class YamlNotificationRepository implements NotificationRepository {
       await this.fs.unlink(nextJournal).catch(() => undefined);
       throw error;
     });
-    const bytes = await writeSnapshot(this.fs, {
+    const written = await writeSnapshot(this.fs, {
       path: this.path,
       journalName: journalFileName(this.path, generation),
       generation,
@@ -316,11 +330,16 @@ export class YamlNotificationRepository implements NotificationRepository {
       },
       abandoned: () => Date.now() > this.foldDeadline,
     });
-    if (bytes === undefined) throw new Error('a write failed while folding; the journal keeps everything');
-    this.snapshotBytes = bytes;
+    if (written === undefined) throw new Error('a write failed while folding; the journal keeps everything');
+    this.snapshotBytes = written.bytes;
     this.olderJournalBytes = 0;
-    this.foldBytesPerMs = Math.max(1, bytes / Math.max(1, Date.now() - started));
+    this.foldBytesPerMs = Math.max(1, written.bytes / Math.max(1, Date.now() - started));
     this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${Date.now() - started} ms`);
+    // Only a cache: a failure costs the next start a parse of the YAML, nothing else.
+    await this.cacheWrite;
+    await writeIndexCache(this.fs, this.path, { generation, snapshotBytes: written.bytes, snapshotCrc: written.crc }, capture.records).catch((error: unknown) => {
+      this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
+    });
     for (const old of await listJournalGenerations(this.fs, this.path)) {
       if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
     }
