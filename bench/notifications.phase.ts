@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { measureLatency, measureThroughput, type LoadRequest, type LoadResult } from './load.js';
 import { assertAlive, compare, describeRun, type PhaseContext } from './phase.js';
 import { httpGet, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
-import type { BenchResults, CreateStage, Fold } from './results.js';
-import { seedHistory, startBare, startNotifications, type Running } from './services.js';
+import type { BenchResults, CreateStage, Fold, MillionStage } from './results.js';
+import { liveMemory, resetPeakRss, seedHistory, startBare, startNotifications, type Running } from './services.js';
 
-const STORED = [0, 10_000, 100_000];
+const STORED = [0, 10_000, 100_000, 1_000_000];
+const MILLION = 1_000_000;
 const LIST_PATH = '/notifications/recipient-0';
 const CREATE_BODY = JSON.stringify({
   recipient: 'recipient-0',
@@ -70,14 +71,19 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
       let folds: CreateStage['folds'];
       try {
         seedMs = stored > 0 ? await seedHistory(join(dir, 'notifications.yaml'), stored, dir) : 0;
-        service = await startNotifications(join(dir, 'notifications.yaml'), dir);
+        const memoryFile = stored === MILLION ? join(dir, 'memory.json') : undefined;
+        service = await startNotifications(join(dir, 'notifications.yaml'), dir, memoryFile);
         ctx.log(`notifications with ${stored.toLocaleString('en-US')} stored: seeded in ${seedMs} ms, started in ${service.startupMs.toFixed(0)} ms`);
         bare ??= await startBare('bare create', 'post', '/notifications', 201, await createOnce(service.port));
         before = results.ceilings.create.at(-1) ?? (await measureCeiling());
         if (stored === 100_000) await measureAt100k(ctx, results, service);
+        if (stored === MILLION) results.notifications.atMillion = await measureAtMillion(ctx, service, memoryFile!);
         run = await measureThroughput(createRequest(service.port), connections, seconds, warmupSeconds, service.child.pid);
         assertAlive(service.child, `the create run with ${stored} stored`);
         describeRun(ctx, `notifications create, ${stored.toLocaleString('en-US')} stored`, run);
+        const million = stored === MILLION ? results.notifications.atMillion : undefined;
+        const peak = readMemory(service.child.pid)?.peakRssMb;
+        if (million?.peakDuringRunsMb !== undefined && peak !== undefined) million.peakDuringRunsMb = peak;
         const memory = stored === 100_000 ? readMemory(service.child.pid) : undefined;
         const at100k = results.notifications.memoryAt100k;
         if (memory && at100k) Object.assign(at100k, { afterLoadMb: memory.rssMb, peakAfterLoadMb: memory.peakRssMb });
@@ -86,7 +92,15 @@ export async function runNotificationsPhase(ctx: PhaseContext, results: BenchRes
       } finally {
         if (service) {
           const whileRunning = foldsLogged(service.child.logFile);
-          await stopChild(service.child);
+          const million = stored === MILLION ? results.notifications.atMillion : undefined;
+          const stopping = performance.now();
+          // At a million the stop itself is measured: given time, not killed after the usual 5 s.
+          await stopChild(service.child, million ? 60_000 : undefined);
+          if (million) {
+            million.stopMs = performance.now() - stopping;
+            million.stopCode = service.child.exited?.code ?? null;
+            ctx.log(`notifications with 1,000,000 stored stopped in ${million.stopMs.toFixed(0)} ms (exit code ${million.stopCode})`);
+          }
           folds = { whileRunning, onStop: foldsLogged(service.child.logFile).slice(whileRunning.length).at(-1) };
         }
         removeTempDir(dir);
@@ -126,4 +140,23 @@ async function measureAt100k(ctx: PhaseContext, results: BenchResults, service: 
   describeRun(ctx, 'notifications list at 100,000', loaded);
   assertAlive(service.child, 'the list runs');
   results.notifications.listAt100k = { unloaded, loaded, bytes: Buffer.byteLength(sample.body) };
+}
+
+/** Startup, memory (resident and live heap after GC) and the list's p50 at 1,000,000 (issue 14), before any create. */
+async function measureAtMillion(ctx: PhaseContext, service: Running, memoryFile: string): Promise<MillionStage> {
+  const afterStart = readMemory(service.child.pid);
+  const stage: MillionStage = { startupMs: service.startupMs, afterStartMb: afterStart?.rssMb ?? NaN, startupPeakMb: afterStart?.peakRssMb ?? NaN };
+  try {
+    stage.liveHeapMb = await liveMemory(service.child, memoryFile);
+  } catch (error) {
+    ctx.fail('live heap at 1,000,000', error);
+  }
+  // From here the peak counts only the list and create runs.
+  if (resetPeakRss(service.child.pid)) stage.peakDuringRunsMb = readMemory(service.child.pid)?.rssMb ?? NaN;
+  stage.listP50Ms = (await measureLatency(service.port, LIST_PATH, ctx.settings.latencySeconds)).p50Ms;
+  ctx.log(
+    `notifications at 1,000,000: started in ${service.startupMs.toFixed(0)} ms, RSS ${stage.afterStartMb.toFixed(0)} MB (peak ${stage.startupPeakMb.toFixed(0)} MB), ` +
+      `live heap + external ${stage.liveHeapMb?.toFixed(0) ?? '?'} MB, list p50 ${stage.listP50Ms.toFixed(2)} ms`,
+  );
+  return stage;
 }

@@ -54,6 +54,22 @@ export interface CreateStage {
   folds?: { whileRunning: Fold[]; onStop: Fold | undefined };
 }
 
+/** What issue 14 asks for at 1,000,000 stored notifications (MiB, ms). */
+export interface MillionStage {
+  startupMs: number;
+  /** VmRSS once /health answers, and VmHWM then (the peak while loading). */
+  afterStartMb: number;
+  startupPeakMb: number;
+  /** heapUsed + external after two full garbage collections, once started. */
+  liveHeapMb?: number;
+  /** VmHWM over the list and create runs only (the count is reset before them); undefined if it could not be reset. */
+  peakDuringRunsMb?: number;
+  listP50Ms?: number;
+  /** SIGTERM to exit, after the create runs; and the exit code. */
+  stopMs?: number;
+  stopCode?: number | null;
+}
+
 /** Toggle latency from device-control's own bench script, when it exists and ran. */
 export interface ToggleResult {
   status: 'measured' | 'not measured';
@@ -88,6 +104,8 @@ export interface BenchResults {
     startupAt100kMs?: number;
     /** MiB from /proc/<pid>/status: VmRSS once started (the target), VmHWM then (peak while loading), and both after the load runs. */
     memoryAt100k?: { afterStartMb: number; startupPeakMb: number; afterLoadMb?: number; peakAfterLoadMb?: number };
+    /** Issue 14, at 1,000,000 stored. */
+    atMillion?: MillionStage;
   };
   deviceControl: {
     devices?: Compared & { deviceCount: number; bytes: number };

@@ -11,7 +11,8 @@ if (!path || !Number.isInteger(count) || count < 0) throw new Error('usage: seed
 
 const started = performance.now();
 // No fold while seeding: one snapshot write at close instead of several along the way.
-const repo = new YamlNotificationRepository(path, { compactAfterBytes: Number.MAX_SAFE_INTEGER });
+// ...and that write is never cut short, so the history starts as a snapshot, as a service that stopped in time leaves it.
+const repo = new YamlNotificationRepository(path, { compactAfterBytes: Number.MAX_SAFE_INTEGER, closeFoldBudgetMs: Number.MAX_SAFE_INTEGER });
 await repo.open();
 for (let done = 0; done < count; ) {
   const batch = Math.min(BATCH, count - done);

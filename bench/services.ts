@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultSimulatedDevices } from '../services/device-control/src/adapters/simulator/simulated-devices.js';
 import { freePort, makeTempDir, spawnNode, tailOf, waitUntilReady, type Child } from './processes.js';
 
 /** The repository root (bench/ sits in it). */
@@ -51,13 +52,19 @@ export async function seedHistory(path: string, count: number, logDir: string): 
   return (JSON.parse(last) as { ms: number }).ms;
 }
 
-/** The built notification service on a temp history, provider off, no API key; ready when /health answers 200. */
-export async function startNotifications(storagePath: string, logDir: string): Promise<Running> {
+const MEMORY_PROBE = join(ROOT, 'bench/memory-probe.preload.mjs');
+
+/**
+ * The built notification service on a temp history, provider off, no API key; ready when /health answers 200.
+ * With `memoryFile`, the memory probe is loaded (see liveMemory).
+ */
+export async function startNotifications(storagePath: string, logDir: string, memoryFile?: string): Promise<Running> {
   const port = await freePort();
+  const probe = memoryFile === undefined ? [] : ['--expose-gc', '--import', MEMORY_PROBE];
   const child = spawnNode({
     name: 'notifications',
-    args: [NOTIFICATIONS_MAIN],
-    env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'info' },
+    args: [...probe, NOTIFICATIONS_MAIN],
+    env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'info', ...(memoryFile ? { BENCH_MEMORY_FILE: memoryFile } : {}) },
     cwd: logDir, // no .env up the tree from a temp dir
     logFile: join(logDir, 'notifications.log'),
   });
@@ -71,7 +78,7 @@ export async function startDeviceControl(deviceCount: number, logDir: string): P
   const child = spawnNode({
     name: 'device-control',
     args: [DEVICE_CONTROL_MAIN],
-    env: { PORT: String(port), HOST: '127.0.0.1', CLOUD_BACKEND: 'simulator', SIMULATOR_EXTRA_DEVICES: String(deviceCount - 3), LOG_LEVEL: 'info' },
+    env: { PORT: String(port), HOST: '127.0.0.1', CLOUD_BACKEND: 'simulator', SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices().length), LOG_LEVEL: 'info' },
     cwd: logDir,
     logFile: join(logDir, 'device-control.log'),
   });
@@ -107,4 +114,30 @@ export async function startBare(name: string, method: 'get' | 'post', path: stri
   });
   const startupMs = await waitUntilReady(child, port, '/health', STARTUP_TIMEOUT_MS);
   return { child, port, startupMs };
+}
+
+/** heapUsed + external of a service started with a memory file, after two full garbage collections, in MiB. */
+export async function liveMemory(child: Child, memoryFile: string): Promise<number> {
+  rmSync(memoryFile, { force: true });
+  child.process.kill('SIGUSR2');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      const usage = JSON.parse(readFileSync(memoryFile, 'utf8')) as { heapUsed: number; external: number };
+      return (usage.heapUsed + usage.external) / (1024 * 1024);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error('the memory probe did not answer within 30 s');
+}
+
+/** Restarts the kernel's peak-RSS count (VmHWM) of a process, so a later peak covers only what ran since. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -31,6 +31,24 @@ function describeMemoryBasis(results: BenchResults): string {
 
 const percent = (ratio: number | undefined) => (ratio === undefined ? undefined : ratio * 100);
 
+/** Issue 14: the history at 1,000,000 notifications. */
+function millionTargets(results: BenchResults): TargetCheck[] {
+  const m = results.notifications.atMillion;
+  const { connections } = results.settings;
+  const stage = (stored: number) => results.notifications.stages.find((s) => s.stored === stored);
+  const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, comparison: TargetCheck['comparison'], basis: string) =>
+    check({ source: 'issue 14', target, measured, unit, limit, comparison, basis });
+  return [
+    at('live heap + external after GC at 1,000,000 stored', m?.liveHeapMb, 'MB', 350, '<', 'heapUsed + external after two full GCs (bench memory probe), once started'),
+    at('peak resident memory during the list and create runs at 1,000,000', m?.peakDuringRunsMb, 'MB', 800, '<', 'VmHWM, reset after startup'),
+    at('resident memory once started at 1,000,000', m?.afterStartMb, 'MB', 500, '<', `VmRSS once /health answers; peak while loading ${m === undefined ? '–' : m.startupPeakMb.toFixed(0)} MB`),
+    at('startup with 1,000,000 stored', m?.startupMs, 'ms', 6_000, '<', 'spawn to first 200 from /health'),
+    at('stop on SIGTERM with 1,000,000 stored, after the create runs', m?.stopMs, 'ms', 5_000, '<', `SIGTERM to exit (code ${m?.stopCode ?? '–'})`),
+    at("first page of a recipient's list with 1,000,000 stored, p50", m?.listP50Ms, 'ms', 2, '<', 'one request at a time, keep-alive'),
+    at('create throughput with 1,000,000 stored vs bare Express 5', percent(stage(1_000_000)?.create.ratio), '%', 75, '>=', `req/s ratio, ${connections} connections`),
+  ];
+}
+
 /** Every performance target of issues 3 (device-control) and 4 (notifications), in issue order. */
 export function evaluateTargets(results: BenchResults): TargetCheck[] {
   const { connections } = results.settings;
@@ -100,5 +118,6 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
       comparison: '<',
       basis: describeMemoryBasis(results),
     }),
+    ...millionTargets(results),
   ];
 }

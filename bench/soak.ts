@@ -1,0 +1,106 @@
+// Mixed create / list / read / delete load on the built notification service with a large history, for a bounded
+// time, sampling its resident memory (VmRSS) every second; writes docs/soak-rss.svg and docs/soak.json.
+// Usage: npx -y pnpm@10 exec tsx bench/soak.ts [stored, default 1000000] [minutes, default 10]
+import { writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { installCleanupHandlers, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
+import { buildServices, ROOT, seedHistory, startNotifications } from './services.js';
+
+const stored = Number(process.argv[2] ?? 1_000_000);
+const minutes = Number(process.argv[3] ?? 10);
+const WORKERS = 8;
+const agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
+
+function call(port: number, method: string, path: string, body?: object): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+/** One worker: creates (40 %), first pages (30 %), marks read (20 %), deletes (10 %) until the deadline. */
+async function worker(port: number, deadline: number, counts: Record<string, number>, mine: string[]): Promise<void> {
+  let n = 0;
+  while (Date.now() < deadline) {
+    const pick = n++ % 10;
+    const recipient = `recipient-${n % 20}`;
+    let res;
+    if (pick < 4) {
+      res = await call(port, 'POST', '/notifications', { recipient, title: `Soak ${n}`, message: 'Disk usage on server-12 is above 90 %. Check the old backups.' });
+      if (res.status === 201) mine.push((JSON.parse(res.text) as { id: string }).id);
+    } else if (pick < 7) res = await call(port, 'GET', `/notifications/${recipient}?limit=50`);
+    else if (pick < 9 && mine.length > 0) res = await call(port, 'PATCH', `/notifications/${mine[mine.length - 1]}/read`);
+    else if (mine.length > 0) res = await call(port, 'DELETE', `/notifications/${mine.shift()}`);
+    else continue;
+    const key = res.status >= 200 && res.status < 300 ? 'ok' : `status ${res.status}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+}
+
+function svg(samples: Array<{ s: number; rssMb: number }>): string {
+  const width = 720;
+  const height = 300;
+  const pad = 50;
+  const maxS = Math.max(1, ...samples.map((p) => p.s));
+  const maxMb = Math.max(100, ...samples.map((p) => p.rssMb)) * 1.15;
+  const x = (s: number) => pad + ((width - 2 * pad) * s) / maxS;
+  const y = (mb: number) => height - pad - ((height - 2 * pad) * mb) / maxMb;
+  const path = samples.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.s).toFixed(1)},${y(p.rssMb).toFixed(1)}`).join(' ');
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(maxMb * f));
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${pad}" y="20">notifications: resident memory under mixed load, ${stored.toLocaleString('en-US')} stored, ${minutes} min</text>`,
+    ...ticks.map((mb) => `<line x1="${pad}" x2="${width - pad}" y1="${y(mb)}" y2="${y(mb)}" stroke="#ddd"/><text x="5" y="${y(mb) + 4}">${mb} MB</text>`),
+    `<path d="${path}" fill="none" stroke="#1f6feb" stroke-width="2"/>`,
+    `<text x="${width / 2 - 20}" y="${height - 15}">seconds</text>`,
+    `</svg>`,
+  ].join('\n');
+}
+
+installCleanupHandlers();
+const dir = makeTempDir('soak-');
+try {
+  await buildServices();
+  const path = join(dir, 'notifications.yaml');
+  const seedMs = await seedHistory(path, stored, dir);
+  const service = await startNotifications(path, dir);
+  const started = Date.now();
+  const deadline = started + minutes * 60_000;
+  const samples: Array<{ s: number; rssMb: number }> = [];
+  const sampler = setInterval(() => {
+    const memory = readMemory(service.child.pid);
+    if (memory) samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: Math.round(memory.rssMb) });
+  }, 1000);
+  const counts: Record<string, number> = {};
+  await Promise.all(Array.from({ length: WORKERS }, () => worker(service.port, deadline, counts, [])));
+  clearInterval(sampler);
+  await stopChild(service.child, 60_000);
+  const firstMinute = samples.filter((p) => p.s <= 60).map((p) => p.rssMb);
+  const lastMinute = samples.filter((p) => p.s > (minutes - 1) * 60).map((p) => p.rssMb);
+  const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length));
+  const result = {
+    stored,
+    minutes,
+    seedMs,
+    startupMs: Math.round(service.startupMs),
+    requests: counts,
+    rssMb: { min: Math.min(...samples.map((p) => p.rssMb)), max: Math.max(...samples.map((p) => p.rssMb)), firstMinuteMean: mean(firstMinute), lastMinuteMean: mean(lastMinute) },
+    samples,
+  };
+  writeFileSync(join(ROOT, 'docs/soak.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'docs/soak-rss.svg'), `${svg(samples)}\n`);
+  const { samples: _samples, ...summary } = result;
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+} finally {
+  agent.destroy();
+  removeTempDir(dir);
+}
