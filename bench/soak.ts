@@ -2,7 +2,8 @@
 // time, sampling its resident memory (VmRSS) every second; writes docs/soak-rss.svg and docs/soak.json.
 // Usage: npx -y pnpm@10 exec tsx bench/soak.ts [stored, default 1000000] [minutes, default 10]
 import { writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { httpCall } from './http-call.js';
 import { join } from 'node:path';
 import { installCleanupHandlers, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
 import { buildServices, ROOT, seedHistory, startNotifications } from './services.js';
@@ -12,32 +13,23 @@ const minutes = Number(process.argv[3] ?? 10);
 const WORKERS = 8;
 const agent = new Agent({ keepAlive: true, maxSockets: WORKERS });
 
-function call(port: number, method: string, path: string, body?: object): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body ? JSON.stringify(body) : undefined);
-  });
-}
+const call = (port: number, method: string, path: string, body?: object) => httpCall(agent, port, method, path, body);
 
-/** One worker: creates (40 %), first pages (30 %), marks read (20 %), deletes (10 %) until the deadline. */
+/**
+ * One worker until the deadline: creates (25 %), first pages (35 %), marks read (15 %) and deletes of its own oldest
+ * creates (25 %), so the number stored stays about the same and memory should too.
+ */
 async function worker(port: number, deadline: number, counts: Record<string, number>, mine: string[]): Promise<void> {
   let n = 0;
   while (Date.now() < deadline) {
-    const pick = n++ % 10;
+    const pick = n++ % 20;
     const recipient = `recipient-${n % 20}`;
     let res;
-    if (pick < 4) {
+    if (pick < 5) {
       res = await call(port, 'POST', '/notifications', { recipient, title: `Soak ${n}`, message: 'Disk usage on server-12 is above 90 %. Check the old backups.' });
       if (res.status === 201) mine.push((JSON.parse(res.text) as { id: string }).id);
-    } else if (pick < 7) res = await call(port, 'GET', `/notifications/${recipient}?limit=50`);
-    else if (pick < 9 && mine.length > 0) res = await call(port, 'PATCH', `/notifications/${mine[mine.length - 1]}/read`);
+    } else if (pick < 12) res = await call(port, 'GET', `/notifications/${recipient}?limit=50`);
+    else if (pick < 15 && mine.length > 0) res = await call(port, 'PATCH', `/notifications/${mine[mine.length - 1]}/read`);
     else if (mine.length > 0) res = await call(port, 'DELETE', `/notifications/${mine.shift()}`);
     else continue;
     const key = res.status >= 200 && res.status < 300 ? 'ok' : `status ${res.status}`;
@@ -81,8 +73,11 @@ try {
     if (memory) samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: Math.round(memory.rssMb) });
   }, 1000);
   const counts: Record<string, number> = {};
+  const storedNow = async () => (JSON.parse((await call(service.port, 'GET', '/recipients')).text) as Array<{ total: number }>).reduce((sum, r) => sum + r.total, 0);
+  const storedAtStart = await storedNow();
   await Promise.all(Array.from({ length: WORKERS }, () => worker(service.port, deadline, counts, [])));
   clearInterval(sampler);
+  const storedAtEnd = await storedNow();
   await stopChild(service.child, 60_000);
   const firstMinute = samples.filter((p) => p.s <= 60).map((p) => p.rssMb);
   const lastMinute = samples.filter((p) => p.s > (minutes - 1) * 60).map((p) => p.rssMb);
@@ -93,6 +88,8 @@ try {
     seedMs,
     startupMs: Math.round(service.startupMs),
     requests: counts,
+    storedAtStart,
+    storedAtEnd,
     rssMb: { min: Math.min(...samples.map((p) => p.rssMb)), max: Math.max(...samples.map((p) => p.rssMb)), firstMinuteMean: mean(firstMinute), lastMinuteMean: mean(lastMinute) },
     samples,
   };
