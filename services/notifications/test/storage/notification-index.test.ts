@@ -113,4 +113,23 @@ describe('NotificationIndex (compact records)', () => {
     expect(index.get('id-300')).toMatchObject({ read: true });
     expect(index.list('alice', { limit: 2 })).toMatchObject({ total: 250, unread: 0, items: [{ id: 'id-499' }, { id: 'id-498' }] });
   });
+
+  it('keeps the arena within an eighth of the live size (or 8 MiB) plus a chunk or two under endless updates, a chunk at a time', () => {
+    const index = new NotificationIndex();
+    const n = 20_000;
+    for (let i = 0; i < n; i++) index.put(record(i, RECIPIENTS[i % 3]!, Date.UTC(2026, 0, 1) + i, false, 'sent'));
+    let worst = 0;
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < n; i++) {
+        index.put(record(i, RECIPIENTS[i % 3]!, Date.UTC(2026, 0, 1) + i, round % 2 === 0, 'sent'));
+        index.compactIfWorthwhile();
+        const { live, allocated } = index.bytes;
+        worst = Math.max(worst, allocated - live - Math.max(8 * 1024 * 1024, live / 8));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(2 * 4 * 1024 * 1024);
+    // The last round (19) marked everything unread again.
+    expect(index.list('alice', { limit: 5 }).items.map((r) => r.read)).toEqual([false, false, false, false, false]);
+    expect(index.size).toBe(n);
+  });
 });

@@ -137,16 +137,19 @@ export async function readIndexCache(fs: StorageFs, path: string): Promise<{ ind
     pos += 4 + length;
   }
   const index = new NotificationIndex();
-  const entries = function* () {
-    for (let i = 0; i < count; i++) {
-      const length = data.readUInt32LE(pos);
-      const flags = data[pos + 16]!;
-      const entry = { offset: pos + ENTRY_HEAD, length, time: data.readDoubleLE(pos + 4), recipient: names[data.readUInt32LE(pos + 12)]!, read: (flags & 1) !== 0, pending: (flags & 2) !== 0, ringing: (flags & 4) !== 0 };
-      pos += ENTRY_HEAD + length;
-      yield entry;
-    }
-  };
-  index.adoptEncoded(data, entries());
+  for (let i = 0; i < count; i++) {
+    const length = data.readUInt32LE(pos);
+    const flags = data[pos + 16]!;
+    index.insertEncoded({
+      bytes: data.subarray(pos + ENTRY_HEAD, pos + ENTRY_HEAD + length),
+      time: data.readDoubleLE(pos + 4),
+      recipient: names[data.readUInt32LE(pos + 12)]!,
+      read: (flags & 1) !== 0,
+      pending: (flags & 2) !== 0,
+      ringing: (flags & 4) !== 0,
+    });
+    pos += ENTRY_HEAD + length;
+  }
   if (pos !== end) return { unusable: 'the index cache has a different length than its records' };
   return { index, key };
 }

@@ -85,6 +85,11 @@ export class NotificationIndex {
     return this.live;
   }
 
+  /** Bytes of the records as they are now, and of the arena holding them (with versions not yet reclaimed). */
+  get bytes(): { live: number; allocated: number } {
+    return { live: this.liveBytes, allocated: this.arena.allocatedBytes };
+  }
+
   has(id: string): boolean {
     return this.ids.find(id, hashId(id)) >= 0;
   }
@@ -238,24 +243,18 @@ export class NotificationIndex {
     };
   }
 
-  /**
-   * Loading the index cache: adopts `buffer` into the arena as it is; `entries` say where each record's bytes are in
-   * it (ids must be new).
-   */
-  adoptEncoded(buffer: Buffer, entries: Iterable<{ offset: number; length: number; time: number; recipient: string; read: boolean; pending: boolean; ringing: boolean }>): void {
-    const base = this.arena.adopt(buffer);
-    for (const entry of entries) {
-      const slot = this.newSlot();
-      this.position[slot] = base + entry.offset;
-      this.length[slot] = entry.length;
-      this.time[slot] = entry.time;
-      this.recipient[slot] = this.recipientNumber(entry.recipient);
-      this.flags[slot] = LIVE | (entry.read ? READ : 0);
-      const hash = hashId(decodeId(buffer, entry.offset));
-      this.idHash[slot] = hash;
-      this.ids.insert(slot, hash);
-      this.attachSlot(slot, entry.pending, entry.ringing);
-    }
+  /** Loading the index cache: a record as the index held it (its id must be new). */
+  insertEncoded(entry: EncodedEntry): void {
+    const slot = this.newSlot();
+    this.position[slot] = this.arena.append(entry.bytes);
+    this.length[slot] = entry.bytes.length;
+    this.time[slot] = entry.time;
+    this.recipient[slot] = this.recipientNumber(entry.recipient);
+    this.flags[slot] = LIVE | (entry.read ? READ : 0);
+    const hash = hashId(decodeId(entry.bytes, 0));
+    this.idHash[slot] = hash;
+    this.ids.insert(slot, hash);
+    this.attachSlot(slot, entry.pending, entry.ringing);
   }
 
   /** Records older than `olderThan` or beyond the newest `maxPerRecipient` of their recipient. */
@@ -272,37 +271,60 @@ export class NotificationIndex {
   }
 
   /**
-   * Reclaims the space of replaced and removed versions when it is as large as the live records (at least 32 MiB):
-   * live records are copied to a fresh arena and the slots renumbered densely, in order. Only call it when no undo
-   * is outstanding (no write in flight); a fold in progress keeps reading the old arena it captured.
+   * Reclaims space a little at a time, so memory stays flat without long pauses: once versions no longer live take
+   * an eighth of the live size (at least 8 MiB), the chunk with the most of them has its live records copied out
+   * (at most 4 MiB); slots of removed records are renumbered away once there are as many as live ones. Only call it
+   * when no undo is outstanding (no write in flight); a fold in progress keeps reading the chunks it captured.
    */
   compactIfWorthwhile(): boolean {
-    const garbage = this.arena.allocatedBytes - this.liveBytes;
     const deadSlots = this.slots - this.live;
-    if (garbage < Math.max(32 * 1024 * 1024, this.liveBytes) && deadSlots < Math.max(100_000, this.live)) return false;
-    this.compact();
+    if (deadSlots >= Math.max(100_000, this.live)) this.renumberSlots();
+    const garbage = this.arena.allocatedBytes - this.liveBytes;
+    if (garbage < Math.max(8 * 1024 * 1024, this.liveBytes / 8)) return false;
+    return this.reclaimChunk();
+  }
+
+  /** Reclaims every chunk holding versions no longer live, and renumbers the slots (tests; see compactIfWorthwhile). */
+  compact(): void {
+    this.renumberSlots();
+    while (this.reclaimChunk()) {
+      // one chunk at a time
+    }
+  }
+
+  /** Copies the live records out of the chunk with the most garbage and drops it; false when there is none. */
+  private reclaimChunk(): boolean {
+    const target = this.arena.mostGarbage();
+    if (target === undefined) return false;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (!(this.flags[slot]! & LIVE) || this.arena.chunkOf(this.position[slot]!) !== target.chunk) continue;
+      const length = this.length[slot]!;
+      const moved = this.arena.append(this.arena.bytes(this.position[slot]!, length));
+      this.arena.countLive(this.position[slot]!, length, -1);
+      this.arena.countLive(moved, length, 1);
+      this.position[slot] = moved;
+    }
+    this.arena.release(target.chunk);
     return true;
   }
 
-  /** Always compacts; see compactIfWorthwhile. */
-  compact(): void {
-    const old = { arena: this.arena, position: this.position, length: this.length, time: this.time, recipient: this.recipient, flags: this.flags, idHash: this.idHash };
+  /** Drops the slots of removed records, keeping the order of the others (lists, sets and the id table follow). */
+  private renumberSlots(): void {
     const newSlotOf = new Int32Array(this.slots).fill(-1);
-    this.arena = new RecordArena();
-    this.capacity = 0;
-    this.allocate(Math.max(16, this.live));
     let next = 0;
     for (let slot = 0; slot < this.slots; slot++) {
-      if (!(old.flags[slot]! & LIVE)) continue;
+      if (!(this.flags[slot]! & LIVE)) continue;
       newSlotOf[slot] = next;
-      this.position[next] = this.arena.append(old.arena.bytes(old.position[slot]!, old.length[slot]!));
-      this.length[next] = old.length[slot]!;
-      this.time[next] = old.time[slot]!;
-      this.recipient[next] = old.recipient[slot]!;
-      this.flags[next] = old.flags[slot]!;
-      this.idHash[next] = old.idHash[slot]!;
+      // next <= slot: copying forward in place is safe.
+      this.position[next] = this.position[slot]!;
+      this.length[next] = this.length[slot]!;
+      this.time[next] = this.time[slot]!;
+      this.recipient[next] = this.recipient[slot]!;
+      this.flags[next] = this.flags[slot]!;
+      this.idHash[next] = this.idHash[slot]!;
       next += 1;
     }
+    this.flags.fill(0, next, this.slots);
     this.slots = next;
     for (const group of this.groups) {
       group.all.remap(newSlotOf);
@@ -371,6 +393,7 @@ export class NotificationIndex {
     if (ringing) this.ringingSlots.add(slot);
     this.live += 1;
     this.liveBytes += this.length[slot]!;
+    this.arena.countLive(this.position[slot]!, this.length[slot]!, 1);
   }
 
   private detach(slot: number): void {
@@ -381,5 +404,6 @@ export class NotificationIndex {
     this.ringingSlots.delete(slot);
     this.live -= 1;
     this.liveBytes -= this.length[slot]!;
+    this.arena.countLive(this.position[slot]!, this.length[slot]!, -1);
   }
 }
