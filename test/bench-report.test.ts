@@ -12,7 +12,9 @@ function load(rps: number): LoadResult {
   return { connections: 32, seconds: 10, rps, p50Ms: 10, p99Ms: 40, requests: rps * 10, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { '201': rps * 10 } };
 }
 
-function results(overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle'] } = {}): BenchResults {
+function results(
+  overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle']; million?: Partial<NonNullable<BenchResults['notifications']['atMillion']>> } = {},
+): BenchResults {
   const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2400, 1800];
   const ceiling = [load(3000), load(3000)];
   const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 } });
@@ -25,10 +27,11 @@ function results(overrides: { createRps?: [number, number, number]; startupMs?: 
     settings: { connections: 32, seconds: 10, warmupSeconds: 2, latencySeconds: 5 },
     ceilings: { create: ceiling, devices: ceiling, list: { samples: 100, p50Ms: 0.4, p99Ms: 1, failures: 0 } },
     notifications: {
-      stages: [stage(0, at0), stage(10_000, at10k), stage(100_000, at100k)],
+      stages: [stage(0, at0), stage(10_000, at10k), stage(100_000, at100k), stage(1_000_000, 2400)],
       listAt100k: { unloaded: { samples: 100, p50Ms: 0.9, p99Ms: 3, failures: 0 }, loaded: load(2000), bytes: 20_000 },
       startupAt100kMs: overrides.startupMs ?? 2_000,
       memoryAt100k: { afterStartMb: 200, startupPeakMb: 250, afterLoadMb: 260, peakAfterLoadMb: 270 },
+      atMillion: { startupMs: 2_500, afterStartMb: 400, startupPeakMb: 600, liveHeapMb: 310, peakDuringRunsMb: 500, listP50Ms: 0.8, stopMs: 70, stopCode: 0, ...overrides.million },
     },
     deviceControl: {
       devices: { service: load(2700), ceilingRps: 3000, serviceRps: 2700, ratio: 0.9, cpuRatio: 0.85, deviceCount: 50, bytes: 15_000 },
@@ -42,8 +45,18 @@ describe('bench targets', () => {
   it('marks every target met when each number is inside its limit', () => {
     const checks = evaluateTargets(results());
 
-    expect(checks).toHaveLength(7);
-    expect(checks.map((c) => c.status)).toEqual(Array(7).fill('met'));
+    expect(checks).toHaveLength(14);
+    expect(checks.map((c) => c.status)).toEqual(Array(14).fill('met'));
+  });
+
+  it("marks issue 14's rows missed past their limits, and not measured when the stage did not run", () => {
+    const missed = Object.fromEntries(evaluateTargets(results({ million: { liveHeapMb: 351, startupMs: 6_000 } })).map((c) => [c.target, c.status]));
+    expect(missed['live heap + external after GC at 1,000,000 stored']).toBe('missed');
+    expect(missed['startup with 1,000,000 stored']).toBe('missed');
+    expect(missed['stop on SIGTERM with 1,000,000 stored, after the create runs']).toBe('met');
+    const { atMillion: _gone, ...notifications } = results().notifications;
+    const none = evaluateTargets({ ...results(), notifications }).filter((c) => c.source === 'issue 14' && !c.target.startsWith('create'));
+    expect(none.map((c) => c.status)).toEqual(Array(6).fill('not measured'));
   });
 
   it('marks a ratio below its limit and a slow startup as missed, with the measured numbers', () => {
