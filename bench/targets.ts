@@ -46,6 +46,8 @@ function millionTargets(results: BenchResults): TargetCheck[] {
     at('stop on SIGTERM with 1,000,000 stored, after the create runs', m?.stopMs, 'ms', 5_000, '<', `SIGTERM to exit (code ${m?.stopCode ?? '–'})`),
     at("first page of a recipient's list with 1,000,000 stored, p50", m?.listP50Ms, 'ms', 2, '<', 'one request at a time, keep-alive'),
     at('create throughput with 1,000,000 stored vs bare Express 5', percent(stage(1_000_000)?.create.ratio), '%', 75, '>=', `req/s ratio, ${connections} connections`),
+    at('create throughput with 10,000 stored vs bare Express 5, kept', percent(stage(10_000)?.create.ratio), '%', 80, '>=', `req/s ratio, ${connections} connections`),
+    at('create throughput with 100,000 stored vs bare Express 5, kept', percent(stage(100_000)?.create.ratio), '%', 80, '>=', `req/s ratio, ${connections} connections`),
   ];
 }
 

@@ -15,7 +15,7 @@ function load(rps: number): LoadResult {
 function results(
   overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle']; million?: Partial<NonNullable<BenchResults['notifications']['atMillion']>> } = {},
 ): BenchResults {
-  const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2400, 1800];
+  const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2450, 2450];
   const ceiling = [load(3000), load(3000)];
   const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 } });
   return {
@@ -45,8 +45,8 @@ describe('bench targets', () => {
   it('marks every target met when each number is inside its limit', () => {
     const checks = evaluateTargets(results());
 
-    expect(checks).toHaveLength(14);
-    expect(checks.map((c) => c.status)).toEqual(Array(14).fill('met'));
+    expect(checks).toHaveLength(16);
+    expect(checks.map((c) => c.status)).toEqual(Array(16).fill('met'));
   });
 
   it("marks issue 14's rows missed past their limits, and not measured when the stage did not run", () => {
@@ -65,6 +65,7 @@ describe('bench targets', () => {
     const byTarget = Object.fromEntries(checks.map((c) => [c.target, c]));
     expect(byTarget['create throughput with 10,000 stored vs bare Express 5']).toMatchObject({ status: 'missed', measured: (2300 / 3000) * 100 });
     expect(byTarget['create throughput with 100,000 stored vs bare Express 5']).toMatchObject({ status: 'missed' });
+    expect(byTarget['create throughput with 100,000 stored vs bare Express 5, kept']).toMatchObject({ status: 'missed', source: 'issue 14', limit: 80 });
     expect(byTarget['startup with 100,000 stored']).toMatchObject({ status: 'missed', measured: 3_400 });
     expect(byTarget['resident memory at 100,000 stored']).toMatchObject({ status: 'met', basis: 'VmRSS once /health answers; 260 MB after the list and create runs' });
   });
