@@ -3,6 +3,8 @@ import type { Logger } from '@homeops/common';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
+import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
+import { PgNotificationRepository } from './adapters/storage/postgres/pg-notification.repository.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
 import type { Config } from './config.js';
 import type { ServiceAdapters } from './service-runner.js';
@@ -13,13 +15,33 @@ export function attachmentDirOf(storagePath: string): string {
   return join(dirname(storagePath), `${file}.attachments`);
 }
 
-/** The production adapters: the YAML history, attachment files beside it, Pushover (or off without keys). */
-export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
+/** The history: PostgreSQL with STORAGE_URL (and events shared between instances), else the YAML file. */
+function buildStorage(config: Config, logger: Logger): Pick<ServiceAdapters, 'repository' | 'relay'> {
   const storageLog = logger.child({ component: 'storage' });
+  if (config.STORAGE_URL === undefined) {
+    return {
+      repository: new YamlNotificationRepository(config.STORAGE_PATH, {
+        log: (level, message) => storageLog[level]({ path: config.STORAGE_PATH }, message),
+      }),
+    };
+  }
+  const log = (level: 'info' | 'warn' | 'error', message: string) => storageLog[level](message);
+  const repository = new PgNotificationRepository({
+    url: config.STORAGE_URL,
+    poolMax: config.PG_POOL_MAX,
+    connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
+    // Longer than any attempt can take: a claim only lapses when its instance is gone.
+    leaseMs: 2 * (config.PROVIDER_TIMEOUT_MS + 2_000) + 10_000,
+    log,
+  });
+  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log) };
+}
+
+/** The production adapters: the history, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */
+export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
   return {
-    repository: new YamlNotificationRepository(config.STORAGE_PATH, {
-      log: (level, message) => storageLog[level]({ path: config.STORAGE_PATH }, message),
-    }),
+    ...buildStorage(config, logger),
     attachments: new FileAttachmentStore(attachmentDirOf(config.STORAGE_PATH)),
     provider: createPushProvider({
       userKey: config.PROVIDER_USER_KEY,

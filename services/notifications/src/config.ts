@@ -13,6 +13,14 @@ export const ConfigSchema = z
     LOG_LEVEL: LogLevelSchema,
     API_KEY: ApiKeySchema,
     STORAGE_PATH: z.string().min(1).default('./data/notifications.yaml'),
+    // PostgreSQL instead of the YAML file: several instances may share it. DATABASE_URL is read when it is a postgres one.
+    STORAGE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    DATABASE_URL: z.string().optional(),
+    PG_POOL_MAX: positiveInt().max(1000).default(10),
+    PG_CONNECT_TIMEOUT_MS: positiveInt().default(5_000),
+    PG_QUERY_TIMEOUT_MS: positiveInt().default(10_000),
+    // With PostgreSQL: how often an instance looks for deliveries left by an instance that stopped or died.
+    DELIVERY_SWEEP_MS: positiveInt().default(10_000),
     PROVIDER_USER_KEY: z.string().min(1).optional(),
     PROVIDER_API_TOKEN: z.string().min(1).optional(),
     // The names users of the original service have; the PROVIDER_* names win when both are set.
@@ -43,8 +51,9 @@ export const ConfigSchema = z
     // Consecutive 4xx answers after which nothing is sent until a key validation succeeds (Pushover blocks such IPs).
     PROVIDER_MAX_REJECTIONS: positiveInt().default(5),
   })
-  .transform(({ PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, ...rest }) => ({
+  .transform(({ PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, DATABASE_URL, ...rest }) => ({
     ...rest,
+    STORAGE_URL: rest.STORAGE_URL ?? (DATABASE_URL !== undefined && /^postgres(ql)?:\/\//.test(DATABASE_URL) ? DATABASE_URL : undefined),
     PROVIDER_USER_KEY: rest.PROVIDER_USER_KEY ?? PUSHOVER_USER_KEY,
     PROVIDER_API_TOKEN: rest.PROVIDER_API_TOKEN ?? PUSHOVER_API_TOKEN,
   }))

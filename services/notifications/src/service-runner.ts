@@ -4,6 +4,7 @@ import { buildDomain, createApp } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import { sweepOrphanAttachments } from './domain/attachment-sweep.job.js';
+import type { EventRelay } from './domain/notification-events.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
 import type { PushProvider } from './domain/push-provider.js';
 import { RetentionJob } from './domain/retention.job.js';
@@ -13,6 +14,8 @@ export interface ServiceAdapters {
   repository: NotificationRepository;
   attachments: AttachmentStore;
   provider: PushProvider;
+  /** Shares live events with the other instances of a shared store. */
+  relay?: EventRelay;
 }
 
 /** A listening notification service. */
@@ -44,6 +47,7 @@ export async function startService(
   const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
   const base = { logger, repository, attachments, provider, hub };
   const { ctx, delivery, emergencies } = buildDomain(base, config);
+  if (adapters.relay) await ctx.events.connect(adapters.relay);
   await sweepOrphanAttachments(ctx);
   const retention = new RetentionJob(
     ctx,
@@ -61,19 +65,23 @@ export async function startService(
     await emergencies?.stop();
     await delivery.stop();
     await provider.stop?.();
+    await adapters.relay?.stop();
     await repository.close();
   };
   let running;
   try {
     running = await serve({ app, port: config.PORT, host: config.HOST, logger, handleSignals: options.handleSignals, close });
   } catch (err) {
+    await adapters.relay?.stop().catch(() => undefined);
     await repository.close().catch(() => undefined);
     throw err;
   }
   serverClosed = once(running.server, 'close');
   provider.start?.();
-  delivery.resume();
-  emergencies?.start();
+  const later = (what: string) => (err: unknown) => logger.error({ err }, `${what} failed; the service goes on`);
+  await delivery.resume().catch(later('resuming pending deliveries'));
+  if (repository.shared) delivery.startSweeping(config.DELIVERY_SWEEP_MS);
+  await emergencies?.start().catch(later('following ringing emergencies'));
   retention.start();
   return { port: running.port, stop: running.stop };
 }

@@ -15,5 +15,5 @@ export interface AttachmentStore {
    * Deletes the stored files (and leftovers of interrupted saves) whose id `isOrphan` accepts; files that are not the
    * store's own are never touched. Must not run while a save is in progress. Optional: stores without it are not swept.
    */
-  sweep?(isOrphan: (id: string) => boolean): Promise<SweepResult>;
+  sweep?(isOrphan: (id: string) => boolean | Promise<boolean>): Promise<SweepResult>;
 }

@@ -1,5 +1,8 @@
 import type { NotificationContext } from './notification-context.js';
-import { isNotificationId } from './notification-id.js';
+import { isNotificationId, notificationIdTime } from './notification-id.js';
+
+/** With a shared store, another instance may be between saving a file and inserting its record: young files stay. */
+const SHARED_GRACE_MS = 60 * 60 * 1000;
 
 /**
  * Deletes attachment files no stored record references: left by a crash between the file save and the insert of a
@@ -12,7 +15,10 @@ export async function sweepOrphanAttachments(ctx: NotificationContext): Promise<
   try {
     const { removed, failed } = await attachments.sweep(
       // A file whose name is not a notification id was not written for a notification, so it stays.
-      (id) => isNotificationId(id) && repository.get(id) === undefined,
+      async (id) =>
+        isNotificationId(id) &&
+        !(repository.shared && notificationIdTime(id) > ctx.clock.now().getTime() - SHARED_GRACE_MS) &&
+        (await repository.get(id)) === undefined,
     );
     if (failed > 0) logger.warn({ removed, failed }, `attachment sweep: removed ${removed} orphaned files, ${failed} could not be deleted`);
     else if (removed > 0) logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);

@@ -80,14 +80,6 @@ function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priorit
   return emergency;
 }
 
-function uniqueId(ctx: NotificationContext, now: Date): string {
-  // 80 random bits make a clash practically impossible; checking costs one map lookup, so check anyway.
-  for (;;) {
-    const id = newNotificationId(now);
-    if (!ctx.repository.get(id)) return id;
-  }
-}
-
 const OPTIONAL_FIELDS = ['sound', 'url', 'urlTitle', 'html', 'monospace', 'ttl', 'device'] as const;
 
 function assertPriority(value: number): Priority {
@@ -116,7 +108,8 @@ export async function createNotification(
   const emergency = emergencyOf(deps, input, priority);
   const to = routeOf(deps, input.recipient);
   const now = ctx.clock.now();
-  const id = uniqueId(ctx, now);
+  // 80 random bits make a clash practically impossible, and the store refuses a duplicate id.
+  const id = newNotificationId(now);
   const incoming = input.attachment;
   let attachment: AttachmentMeta | undefined;
   if (incoming) {

@@ -28,6 +28,7 @@ export class DeliveryWorker {
   private readonly unrecorded = new Map<string, Delivery>();
   private readonly limit: ConcurrencyLimit;
   private stopped = false;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ctx: NotificationContext,
@@ -41,11 +42,13 @@ export class DeliveryWorker {
    * Schedules every delivery a previous run left pending, each at its planned time. An emergency whose attempt was
    * under way when the process stopped may be ringing already: it becomes `unknown` instead of being sent again.
    */
-  resume(): number {
-    const pending = this.ctx.repository.pending();
+  async resume(): Promise<number> {
+    const pending = await this.ctx.repository.pending();
     const now = this.ctx.clock.now().getTime();
+    let scheduled = 0;
     for (const record of pending) {
       const { delivery } = record;
+      if (this.timers.has(record.id) || this.inFlight.has(record.id)) continue;
       if (record.priority === 2 && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
         void this.record(record.id, { ...delivery, status: 'unknown', error: `${UNKNOWN_EMERGENCY_TEXT}: the service stopped while it was being sent` }).catch(
           (err: unknown) => this.ctx.logger.error({ err, id: record.id }, 'an interrupted emergency could not be recorded as unknown'),
@@ -54,9 +57,22 @@ export class DeliveryWorker {
       }
       const at = record.delivery.nextAttemptAt ? Date.parse(record.delivery.nextAttemptAt) : now;
       this.schedule(record.id, Math.max(0, at - now));
+      scheduled += 1;
     }
-    if (pending.length > 0) this.ctx.logger.info({ count: pending.length }, 'resuming pending deliveries');
-    return pending.length;
+    if (scheduled > 0) this.ctx.logger.info({ count: scheduled }, 'resuming pending deliveries');
+    return scheduled;
+  }
+
+  /**
+   * With a store shared by several instances, looks for deliveries no instance is following (left by one that
+   * stopped or died: its claim expired) every `everyMs`, and takes them over.
+   */
+  startSweeping(everyMs: number): void {
+    if (this.sweeper || this.stopped) return;
+    this.sweeper = setInterval(() => {
+      this.resume().catch((err: unknown) => this.ctx.logger.error({ err }, 'looking for pending deliveries failed; will look again'));
+    }, everyMs);
+    this.sweeper.unref();
   }
 
   /** Runs the first attempt of a new record; resolves the record as stored once that attempt finished or timed out. */
@@ -73,6 +89,7 @@ export class DeliveryWorker {
   /** Cancels timers and waits for attempts in progress; pending records stay pending for the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.sweeper);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.inFlight.values()]);
@@ -108,7 +125,7 @@ export class DeliveryWorker {
   private async runAttempt(id: string): Promise<NotificationRecord | undefined> {
     const outcome = this.unrecorded.get(id);
     if (outcome) return this.record(id, outcome);
-    const record = this.ctx.repository.get(id);
+    const record = await this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
     if (!record || record.delivery.status !== 'pending' || this.stopped) return record;
     const expired = this.expiry(record);
@@ -116,9 +133,9 @@ export class DeliveryWorker {
     const attempts = record.delivery.attempts + 1;
     const startedAt = this.ctx.clock.now();
     const { error: _error, nextAttemptAt: _next, ...rest } = record.delivery;
-    await this.ctx.repository.update(id, {
-      delivery: { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() },
-    });
+    // Another instance may have taken it (or sent it) since it was read: only the claim's winner sends.
+    const claimed = await this.ctx.repository.claimAttempt(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
+    if (!claimed) return this.ctx.repository.get(id);
     let delivery: Delivery;
     try {
       const message: PushMessage = await toPushMessage(this.ctx, record);

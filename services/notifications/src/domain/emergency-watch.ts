@@ -43,9 +43,9 @@ export class EmergencyWatch {
   ) {}
 
   /** Follows what a previous run left ringing and every emergency sent from now on; returns how many it resumed. */
-  start(): number {
+  async start(): Promise<number> {
     this.unsubscribe ??= this.ctx.events.subscribeAll((event) => this.onEvent(event));
-    const ringing = this.ctx.repository.ringing();
+    const ringing = await this.ctx.repository.ringing();
     // Spread over one poll interval, so a restart with many does not fire them all at once.
     ringing.forEach((record, i) => this.follow(record, Math.round((this.settings.pollMs * i) / Math.max(1, ringing.length))));
     return ringing.length;
@@ -102,7 +102,13 @@ export class EmergencyWatch {
   private async check(id: string): Promise<void> {
     const entry = this.watched.get(id);
     if (!entry) return;
-    const record = this.ctx.repository.get(id);
+    let record: NotificationRecord | undefined;
+    try {
+      record = await this.ctx.repository.get(id);
+    } catch (err) {
+      this.ctx.logger.warn({ err, id }, 'emergency could not be read; trying again');
+      return this.schedule(id, this.settings.pollMs);
+    }
     if (!entry.deleted && (!record || !isRinging(record))) return void this.watched.delete(id);
     try {
       if (entry.deleted || !record) await this.cancel(id, entry);

@@ -13,6 +13,15 @@ export type NotificationEvent =
 
 type Listener = (event: NotificationEvent, id: number) => void;
 
+/** Carries events between service instances that share one store, so every instance's streams see every change. */
+export interface EventRelay {
+  /** Tells the other instances; best effort, never throws. */
+  send(event: NotificationEvent): void;
+  /** Calls `receive` with each event another instance published, in their order. */
+  start(receive: (event: NotificationEvent) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** How many events (of all recipients) are kept for streams that reconnect with Last-Event-ID. */
 export const EVENT_REPLAY_SIZE = 1000;
 
@@ -21,6 +30,13 @@ export class NotificationEvents {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly everyRecipient = new Set<Listener>();
   private readonly replay = new EventReplay<NotificationEvent>(EVENT_REPLAY_SIZE);
+  private relay: EventRelay | undefined;
+
+  /** Shares events with the other instances: what they publish reaches this instance's streams, and the reverse. */
+  async connect(relay: EventRelay): Promise<void> {
+    this.relay = relay;
+    await relay.start((event) => this.fanOut(event, false));
+  }
 
   /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
   missedSince(recipient: string, lastEventId: string): Array<ReplayedEvent<NotificationEvent>> | undefined {
@@ -45,8 +61,14 @@ export class NotificationEvents {
   }
 
   publish(event: NotificationEvent): void {
+    this.fanOut(event, true);
+    this.relay?.send(event);
+  }
+
+  /** Domain jobs (every-recipient listeners) follow their own instance's work only; streams get every instance's. */
+  private fanOut(event: NotificationEvent, local: boolean): void {
     const id = this.replay.push(event);
-    for (const listener of [...(this.listeners.get(event.recipient) ?? []), ...this.everyRecipient]) {
+    for (const listener of [...(this.listeners.get(event.recipient) ?? []), ...(local ? this.everyRecipient : [])]) {
       // A broken subscriber must not fail the request that caused the event.
       try {
         listener(event, id);

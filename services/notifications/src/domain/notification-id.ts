@@ -46,6 +46,13 @@ export function isNotificationId(value: string): boolean {
   return ID_SHAPE.test(value);
 }
 
+/** The creation time (ms) an id of newNotificationId carries in its first 10 digits. */
+export function notificationIdTime(id: string): number {
+  let ms = 0;
+  for (let i = 0; i < 10; i++) ms = ms * 32 + CROCKFORD.indexOf(id[i]!);
+  return ms;
+}
+
 /**
  * A ULID-shaped id: 48 bits of milliseconds then 80 random bits, so ids sort by creation time (stable cursors,
  * readable files) and two ids made in the same millisecond collide with odds of 2^-80.

@@ -12,9 +12,9 @@ export interface ListNotificationsInput {
 }
 
 /** One page of a recipient's history, newest first; `before` must name a stored notification of that recipient. */
-export function listNotifications(ctx: NotificationContext, input: ListNotificationsInput): NotificationPage {
+export async function listNotifications(ctx: NotificationContext, input: ListNotificationsInput): Promise<NotificationPage> {
   if (input.before !== undefined) {
-    const cursor = ctx.repository.get(input.before);
+    const cursor = await ctx.repository.get(input.before);
     if (!cursor || cursor.recipient !== input.recipient) {
       throw new AppError('NOTIFICATION_NOT_FOUND', `The cursor ${input.before} is not a notification of this recipient`, {
         solution: 'Use the cursor from the Link header of the previous page, or start without "before"',
@@ -29,8 +29,8 @@ export function listNotifications(ctx: NotificationContext, input: ListNotificat
 }
 
 /** The stored notification, or NOTIFICATION_NOT_FOUND. */
-export function getNotification(ctx: NotificationContext, id: string): NotificationRecord {
-  const record = ctx.repository.get(id);
+export async function getNotification(ctx: NotificationContext, id: string): Promise<NotificationRecord> {
+  const record = await ctx.repository.get(id);
   if (!record) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   return record;
 }
@@ -40,7 +40,7 @@ export async function readAttachment(
   ctx: NotificationContext,
   id: string,
 ): Promise<{ meta: AttachmentMeta; data: Buffer }> {
-  const record = getNotification(ctx, id);
+  const record = await getNotification(ctx, id);
   const data = record.attachment ? await ctx.attachments.read(id) : undefined;
   if (!record.attachment || !data) throw new AppError('ATTACHMENT_NOT_FOUND', `Notification ${id} has no attachment`);
   return { meta: record.attachment, data };

@@ -1,4 +1,4 @@
-import type { NotificationPatch, NotificationRecord } from './notification.js';
+import type { Delivery, NotificationPatch, NotificationRecord } from './notification.js';
 
 /** One page of a recipient's history, newest first. */
 export interface NotificationPage {
@@ -25,6 +25,8 @@ export interface ListQuery {
 
 /** Storage diagnostics for /health. */
 export interface StorageStats {
+  engine: 'yaml' | 'postgres' | 'memory';
+  /** The file, or the database as host:port/name (never a user or password). */
   path: string;
   writable: boolean;
   records: number;
@@ -34,30 +36,39 @@ export interface StorageStats {
 }
 
 /**
- * Durable notification history. Reads are served from memory; every mutating call resolves only once the
- * change is on disk (fsync) and rejects with AppError('STORAGE_UNAVAILABLE') when it cannot be written.
+ * Durable notification history. Every mutating call resolves only once the change is durable (fsync, or a committed
+ * transaction) and rejects with AppError('STORAGE_UNAVAILABLE') when it cannot be written. Reads resolve copies the
+ * caller may change.
  */
 export interface NotificationRepository {
-  /** Loads the history; rejects (never overwriting anything) when the file is corrupt or locked by another process. */
+  /** Several service instances share this store: deliveries and emergencies left by another instance are picked up by polling. */
+  readonly shared?: boolean;
+  /** Loads (or connects to) the history; rejects, never overwriting anything, when it is corrupt, locked or unreachable. */
   open(): Promise<void>;
-  /** Flushes and releases the file and its lock. */
+  /** Flushes and releases the history (file lock, or connections). */
   close(): Promise<void>;
   insert(record: NotificationRecord): Promise<void>;
   /** Applies the patch; resolves the updated record, or undefined when the id is unknown. */
   update(id: string, patch: NotificationPatch): Promise<NotificationRecord | undefined>;
+  /**
+   * Starts a delivery attempt: stores `delivery` (whose `attempts` is one more than the stored count) only while the
+   * record is still pending with that count and no other instance holds it; resolves the stored record, or undefined
+   * when it is not this caller's to send (gone, no longer pending, or claimed elsewhere).
+   */
+  claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined>;
   /** Marks every unread record of the recipient read at `readAt`; resolves how many changed. */
   markAllRead(recipient: string, readAt: string): Promise<number>;
   /** Removes the record; resolves it, or undefined when the id is unknown. */
   remove(id: string): Promise<NotificationRecord | undefined>;
-  get(id: string): NotificationRecord | undefined;
-  list(recipient: string, query: ListQuery): NotificationPage;
+  get(id: string): Promise<NotificationRecord | undefined>;
+  list(recipient: string, query: ListQuery): Promise<NotificationPage>;
   /** Every recipient with at least one stored notification, by name, with its counts (no scan of records). */
-  recipients(): RecipientSummary[];
-  /** Records whose delivery is still pending (resumed after a restart). */
-  pending(): NotificationRecord[];
+  recipients(): Promise<RecipientSummary[]>;
+  /** Records whose delivery is still pending and not held by another instance (resumed after a restart). */
+  pending(): Promise<NotificationRecord[]>;
   /** Emergencies that may still be ringing (see `isRinging`): followed again after a restart. */
-  ringing(): NotificationRecord[];
+  ringing(): Promise<NotificationRecord[]>;
   /** Removes records older than `olderThan` and beyond `maxPerRecipient` per recipient; resolves the removed ones. */
   prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]>;
-  stats(): StorageStats;
+  stats(): Promise<StorageStats>;
 }

@@ -3,7 +3,7 @@ import type { NotificationContext } from './notification-context.js';
 import type { NotificationRecord } from './notification.js';
 
 async function setRead(ctx: NotificationContext, id: string, read: boolean): Promise<NotificationRecord> {
-  const current = ctx.repository.get(id);
+  const current = await ctx.repository.get(id);
   if (!current) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   // Idempotent: repeating the call keeps the first readAt and writes nothing.
   if (current.read === read) return current;

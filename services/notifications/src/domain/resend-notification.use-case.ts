@@ -11,7 +11,7 @@ const RESENDABLE = new Set<Delivery['status']>(['failed', 'expired', 'unknown'])
  * its maximum age counted from now, an emergency's alarm state cleared); resolves after the first attempt.
  */
 export async function resendNotification(ctx: NotificationContext, deps: CreateDeps, id: string): Promise<NotificationRecord> {
-  const record = ctx.repository.get(id);
+  const record = await ctx.repository.get(id);
   if (!record) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   if (!deps.deliveryEnabled || !RESENDABLE.has(record.delivery.status)) {
     throw new AppError('NOTIFICATION_NOT_RESENDABLE', `Notification ${id} has delivery status ${record.delivery.status}${deps.deliveryEnabled ? '' : ' and delivery is off'}`);

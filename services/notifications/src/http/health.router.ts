@@ -23,6 +23,7 @@ const HealthSchema = z
     uptimeSeconds: z.number(),
     problems: z.array(z.string()),
     storage: z.object({
+      engine: z.enum(['yaml', 'postgres', 'memory']),
       path: z.string(),
       writable: z.boolean(),
       records: z.number(),
@@ -59,8 +60,8 @@ const HealthSchema = z
   })
   .openapi('NotificationsHealth');
 
-function assess(deps: HealthDeps) {
-  const storage = deps.repository.stats();
+async function assess(deps: HealthDeps) {
+  const storage = await deps.repository.stats();
   const provider = deps.provider.status();
   const problems: string[] = [];
   if (!storage.writable) problems.push(`the history ${storage.path} cannot be written${storage.lastError ? `: ${storage.lastError}` : ''}`);
@@ -87,8 +88,8 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
       200: { description: 'Serving (status ok or degraded)', schema: HealthSchema },
       503: { description: 'The history cannot be written (status error)', schema: HealthSchema },
     },
-    handler: (_input, _req, res) => {
-      const { status, storage, provider, problems } = assess(deps);
+    handler: async (_input, _req, res) => {
+      const { status, storage, provider, problems } = await assess(deps);
       res.status(status === 'error' ? 503 : 200).json({
         status,
         service: SERVICE_NAME,

@@ -49,8 +49,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     params: IdParamsSchema,
     responses: { 200: { description: 'The notification', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND'],
-    handler: ({ params }, _req, res) => {
-      res.json(getNotification(ctx, params.id));
+    handler: async ({ params }, _req, res) => {
+      res.json(await getNotification(ctx, params.id));
     },
   });
 
@@ -65,8 +65,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       200: { description: 'One page; X-Total-Count, X-Unread-Count and a Link rel="next" header', schema: NotificationSchema.array() },
     },
     errors: ['NOTIFICATION_NOT_FOUND'],
-    handler: ({ params, query }, _req, res) => {
-      const page = listNotifications(ctx, {
+    handler: async ({ params, query }, _req, res) => {
+      const page = await listNotifications(ctx, {
         recipient: params.recipient,
         unreadOnly: query.unread,
         limit: query.limit,

@@ -17,8 +17,8 @@ export function registerRecipientRoutes(api: Api, { ctx }: NotificationRoutesDep
     summary: 'Every recipient with stored notifications, by name, with total and unread counts',
     tags: ['notifications'],
     responses: { 200: { description: 'The recipients', schema: z.array(RecipientSummarySchema) } },
-    handler: (_input, _req, res) => {
-      res.json(ctx.repository.recipients());
+    handler: async (_input, _req, res) => {
+      res.json(await ctx.repository.recipients());
     },
   });
 }

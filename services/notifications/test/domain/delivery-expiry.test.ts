@@ -43,11 +43,11 @@ describe('stale deliveries', () => {
     await eventually(() => seen.length === 4);
     await worker.stop();
 
-    expect(repository.get('old')?.delivery).toMatchObject({ status: 'expired', attempts: 2, error: expect.stringContaining('past the 86400 s') });
-    expect(repository.get('short-ttl')?.delivery).toMatchObject({ status: 'expired', error: expect.stringContaining('past the 60 s') });
-    expect(repository.get('fresh')?.delivery.status).toBe('sent');
-    expect(repository.get('fresh-no-ttl')?.delivery.status).toBe('sent');
-    expect(repository.get('old')?.delivery).not.toHaveProperty('nextAttemptAt');
+    expect((await repository.get('old'))?.delivery).toMatchObject({ status: 'expired', attempts: 2, error: expect.stringContaining('past the 86400 s') });
+    expect((await repository.get('short-ttl'))?.delivery).toMatchObject({ status: 'expired', error: expect.stringContaining('past the 60 s') });
+    expect((await repository.get('fresh'))?.delivery.status).toBe('sent');
+    expect((await repository.get('fresh-no-ttl'))?.delivery.status).toBe('sent');
+    expect((await repository.get('old'))?.delivery).not.toHaveProperty('nextAttemptAt');
     expect(provider.sent.map((m) => m.createdAt).sort()).toEqual([pending('fresh-no-ttl', 23 * 3600).createdAt, pending('fresh', 60).createdAt]);
   });
 
@@ -61,10 +61,10 @@ describe('stale deliveries', () => {
     const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
 
     worker.resume();
-    await eventually(() => repository.get('quota')?.delivery.attempts === 3);
+    await eventually(async () => (await repository.get('quota'))?.delivery.attempts === 3);
     await worker.stop();
 
-    expect(repository.get('quota')?.delivery).toMatchObject({ status: 'pending', nextAttemptAt: reset, error: expect.stringContaining('waiting for the reset') });
+    expect((await repository.get('quota'))?.delivery).toMatchObject({ status: 'pending', nextAttemptAt: reset, error: expect.stringContaining('waiting for the reset') });
     expect(provider.sent).toHaveLength(1);
   });
 });

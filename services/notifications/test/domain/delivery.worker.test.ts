@@ -44,8 +44,8 @@ describe('delivery worker', () => {
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.status).toBe(201);
     expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: 'Pushover answered 503', nextAttemptAt: expect.any(String) });
-    await eventually(() => t.repository.get(res.body.id)?.delivery.status === 'sent');
-    expect(t.repository.get(res.body.id)?.delivery).toEqual({ status: 'sent', attempts: 3, request: 'r-3', lastAttemptAt: expect.any(String) });
+    await eventually(async () => (await t.repository.get(res.body.id))?.delivery.status === 'sent');
+    expect((await t.repository.get(res.body.id))?.delivery).toEqual({ status: 'sent', attempts: 3, request: 'r-3', lastAttemptAt: expect.any(String) });
     expect(provider.sent).toHaveLength(3);
     const [a, b, c] = provider.sentAt as [number, number, number];
     expect(b - a).toBeGreaterThanOrEqual(29);
@@ -72,8 +72,8 @@ describe('delivery worker', () => {
     const provider = new FakePushProvider().alwaysAnswer(retryable());
     const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 10, DELIVERY_MAX_ATTEMPTS: 3 } });
     const id = (await request(t.app).post('/notifications').send(body)).body.id;
-    await eventually(() => t.repository.get(id)?.delivery.status === 'failed');
-    expect(t.repository.get(id)?.delivery).toMatchObject({ attempts: 3, error: 'Gave up after 3 attempts: Pushover answered 503' });
+    await eventually(async () => (await t.repository.get(id))?.delivery.status === 'failed');
+    expect((await t.repository.get(id))?.delivery).toMatchObject({ attempts: 3, error: 'Gave up after 3 attempts: Pushover answered 503' });
     expect(provider.sent).toHaveLength(3);
   });
 
@@ -93,9 +93,9 @@ describe('delivery worker', () => {
     const hanging = deferred();
     const repository = new InMemoryNotificationRepository([pendingRecord('A')]);
     const w = worker(repository, new FakePushProvider().willAnswer(hanging.promise));
-    const done = w.deliverNow(repository.get('A')!);
-    await eventually(() => repository.get('A')?.delivery.attempts === 1);
-    expect(repository.get('A')?.delivery).toMatchObject({ status: 'pending', attempts: 1, lastAttemptAt: expect.any(String) });
+    const done = w.deliverNow((await repository.get('A'))!);
+    await eventually(async () => (await repository.get('A'))?.delivery.attempts === 1);
+    expect((await repository.get('A'))?.delivery).toMatchObject({ status: 'pending', attempts: 1, lastAttemptAt: expect.any(String) });
     hanging.resolve({ request: 'r' });
     expect((await done).delivery).toMatchObject({ status: 'sent', attempts: 1, request: 'r' });
   });
@@ -104,8 +104,8 @@ describe('delivery worker', () => {
     const repository = new InMemoryNotificationRepository([pendingRecord('A')]);
     const provider = new FakePushProvider();
     const w = worker(repository, provider);
-    await Promise.all([w.deliverNow(repository.get('A')!), w.deliverNow(repository.get('A')!)]);
-    await w.deliverNow(repository.get('A')!);
+    await Promise.all([w.deliverNow((await repository.get('A'))!), w.deliverNow((await repository.get('A'))!)]);
+    await w.deliverNow((await repository.get('A'))!);
     expect(provider.sent).toHaveLength(1);
   });
 
@@ -118,9 +118,9 @@ describe('delivery worker', () => {
     ]);
     const provider = new FakePushProvider();
     const w = worker(repository, provider);
-    expect(w.resume()).toBe(1);
-    await eventually(() => repository.get('P')?.delivery.status === 'sent');
-    expect(repository.get('P')?.delivery).toEqual({ status: 'sent', attempts: 2, request: 'req-1', lastAttemptAt: expect.any(String) });
+    expect(await w.resume()).toBe(1);
+    await eventually(async () => (await repository.get('P'))?.delivery.status === 'sent');
+    expect((await repository.get('P'))?.delivery).toEqual({ status: 'sent', attempts: 2, request: 'req-1', lastAttemptAt: expect.any(String) });
     expect(provider.sent).toHaveLength(1);
     await w.stop();
   });
@@ -162,10 +162,10 @@ describe('delivery worker', () => {
       return update(id, patch);
     };
     const w = worker(repository, provider);
-    await w.deliverNow(repository.get('A')!);
-    expect(repository.get('A')?.delivery.status).toBe('pending');
-    await eventually(() => repository.get('A')?.delivery.status === 'sent');
-    expect(repository.get('A')?.delivery).toMatchObject({ status: 'sent', attempts: 1, request: 'req-1' });
+    await w.deliverNow((await repository.get('A'))!);
+    expect((await repository.get('A'))?.delivery.status).toBe('pending');
+    await eventually(async () => (await repository.get('A'))?.delivery.status === 'sent');
+    expect((await repository.get('A'))?.delivery).toMatchObject({ status: 'sent', attempts: 1, request: 'req-1' });
     expect(provider.sent).toHaveLength(1);
     await w.stop();
   });
@@ -175,7 +175,8 @@ describe('delivery worker', () => {
     const repository = new InMemoryNotificationRepository(['A', 'B', 'C'].map((id) => pendingRecord(id)));
     const provider = new FakePushProvider().willAnswer(...gates.map((g) => g.promise));
     const w = worker(repository, provider);
-    const all = ['A', 'B', 'C'].map((id) => w.deliverNow(repository.get(id)!));
+    const records = await Promise.all(['A', 'B', 'C'].map((id) => repository.get(id)));
+    const all = records.map((record) => w.deliverNow(record!));
     await eventually(() => provider.sent.length === 2);
     await new Promise((r) => setTimeout(r, 30));
     expect(provider.sent).toHaveLength(2);
@@ -192,6 +193,6 @@ describe('delivery worker', () => {
     await w.stop();
     await new Promise((r) => setTimeout(r, 100));
     expect(provider.sent).toHaveLength(0);
-    expect(repository.get('P')?.delivery.status).toBe('pending');
+    expect((await repository.get('P'))?.delivery.status).toBe('pending');
   });
 });

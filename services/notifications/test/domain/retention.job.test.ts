@@ -39,8 +39,8 @@ describe('retention job', () => {
     events.subscribe('ops', (e) => seen.push(e));
     const removed = await new RetentionJob(ctx, { maxAgeDays: 30 }, 60_000).runOnce();
     expect(removed).toBe(1);
-    expect(repository.get('old')).toBeUndefined();
-    expect(repository.get('new')).toBeDefined();
+    expect((await repository.get('old'))).toBeUndefined();
+    expect((await repository.get('new'))).toBeDefined();
     expect(await attachments.read('old')).toBeUndefined();
     expect(seen).toEqual([{ type: 'deleted', recipient: 'ops', id: 'old' }]);
   });
@@ -48,7 +48,8 @@ describe('retention job', () => {
   it('keeps only the newest records per recipient', async () => {
     const { ctx, repository } = setup([record('a1', 'a', 3), record('a2', 'a', 2), record('a3', 'a', 1), record('b1', 'b', 9)]);
     await new RetentionJob(ctx, { maxPerRecipient: 2 }, 60_000).runOnce();
-    expect(['a1', 'a2', 'a3', 'b1'].filter((id) => repository.get(id))).toEqual(['a2', 'a3', 'b1']);
+    const kept = await Promise.all(['a1', 'a2', 'a3', 'b1'].map(async (id) => ((await repository.get(id)) ? id : undefined)));
+    expect(kept.filter(Boolean)).toEqual(['a2', 'a3', 'b1']);
   });
 
   it('does nothing without limits, and runs in the background on start when limits are set', async () => {
@@ -59,7 +60,7 @@ describe('retention job', () => {
     expect(repository.calls).toEqual([]);
     const on = new RetentionJob(ctx, { maxAgeDays: 1 }, 10);
     on.start();
-    await eventually(() => repository.get('old') === undefined);
+    await eventually(async () => (await repository.get('old')) === undefined);
     await on.stop();
   });
 

@@ -16,10 +16,10 @@ export class InMemoryAttachmentStore implements AttachmentStore {
     this.files.delete(id);
   }
 
-  async sweep(isOrphan: (id: string) => boolean): Promise<SweepResult> {
+  async sweep(isOrphan: (id: string) => boolean | Promise<boolean>): Promise<SweepResult> {
     let removed = 0;
     for (const id of [...this.files.keys()]) {
-      if (isOrphan(id) && this.files.delete(id)) removed++;
+      if ((await isOrphan(id)) && this.files.delete(id)) removed++;
     }
     return { removed, failed: 0 };
   }

@@ -2,7 +2,7 @@ import { AppError } from '@homeops/common';
 import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
 import { NotificationIndex } from '../../src/adapters/storage/notification-index.js';
 import { describeRecordProblem } from '../../src/adapters/storage/record-shape.js';
-import type { NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
+import type { Delivery, NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
 import type {
   ListQuery,
   NotificationPage,
@@ -47,6 +47,12 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     return next;
   }
 
+  async claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
+    const current = this.index.get(id);
+    if (current?.delivery.status !== 'pending' || current.delivery.attempts !== delivery.attempts - 1) return undefined;
+    return this.update(id, { delivery });
+  }
+
   async markAllRead(recipient: string, readAt: string): Promise<number> {
     this.write(`markAllRead ${recipient}`);
     const unread = this.index.unreadOf(recipient);
@@ -61,23 +67,23 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     return removed;
   }
 
-  get(id: string): NotificationRecord | undefined {
+  async get(id: string): Promise<NotificationRecord | undefined> {
     return this.index.get(id);
   }
 
-  list(recipient: string, query: ListQuery): NotificationPage {
+  async list(recipient: string, query: ListQuery): Promise<NotificationPage> {
     return this.index.list(recipient, query);
   }
 
-  recipients(): RecipientSummary[] {
+  async recipients(): Promise<RecipientSummary[]> {
     return this.index.recipients();
   }
 
-  pending(): NotificationRecord[] {
+  async pending(): Promise<NotificationRecord[]> {
     return this.index.pending();
   }
 
-  ringing(): NotificationRecord[] {
+  async ringing(): Promise<NotificationRecord[]> {
     return this.index.ringing();
   }
 
@@ -88,8 +94,9 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     return removed;
   }
 
-  stats(): StorageStats {
+  async stats(): Promise<StorageStats> {
     return {
+      engine: 'memory',
       path: ':memory:',
       writable: !this.failWrites,
       records: this.index.size,

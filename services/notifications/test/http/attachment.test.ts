@@ -41,7 +41,7 @@ describe('POST /notifications with an attachment', () => {
     expect(res.body.details).toEqual([expect.objectContaining({ path: 'body.attachment.contentType' })]);
     const dir = attachmentDirOf(storagePath!);
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
-    expect(repository.stats().records).toBe(0);
+    expect((await repository.stats()).records).toBe(0);
   });
 
   it('returns 415 for bytes that are no supported image or document', async () => {

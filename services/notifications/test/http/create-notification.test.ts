@@ -28,7 +28,7 @@ describe('POST /notifications', () => {
     });
     expect(res.body.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(res.headers.location).toBe(`/notifications/single/${res.body.id}`);
-    expect(repository.get(res.body.id)).toEqual(res.body);
+    expect((await repository.get(res.body.id))).toEqual(res.body);
     expect(provider.sent).toEqual([
       { title: 'Disk', message: 'Disk almost full', priority: 1, sound: 'siren', url: 'https://example.org/x', urlTitle: 'See', createdAt: res.body.createdAt },
     ]);
@@ -46,7 +46,7 @@ describe('POST /notifications', () => {
     const { app, repository } = await buildTestApp({ provider });
     const res = await post({ ...valid, priority: 2 }, app);
     expect(res.body.delivery).toMatchObject({ status: 'sent', request: 'req-e', receipt: 'rcpt-123' });
-    expect(repository.get(res.body.id)?.delivery.receipt).toBe('rcpt-123');
+    expect((await repository.get(res.body.id))?.delivery.receipt).toBe('rcpt-123');
     expect(provider.sent[0]?.priority).toBe(2);
   });
 

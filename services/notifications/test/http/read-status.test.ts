@@ -17,7 +17,7 @@ describe('PATCH /notifications/:id/read', () => {
     const res = await request(t.app).patch(`/notifications/${id}/read`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, read: true, readAt: '2026-01-02T03:04:05.000Z' });
-    expect(t.repository.get(id)).toMatchObject({ read: true, readAt: '2026-01-02T03:04:05.000Z' });
+    expect((await t.repository.get(id))).toMatchObject({ read: true, readAt: '2026-01-02T03:04:05.000Z' });
   });
 
   it('is idempotent: a second call keeps the first readAt and writes nothing', async () => {
@@ -48,7 +48,7 @@ describe('PATCH /notifications/:id/unread', () => {
     await request(t.app).patch(`/notifications/${id}/read`);
     const res = await request(t.app).patch(`/notifications/${id}/unread`);
     expect(res.body).toMatchObject({ read: false, readAt: null });
-    expect(t.repository.get(id)).toMatchObject({ read: false, readAt: null });
+    expect((await t.repository.get(id))).toMatchObject({ read: false, readAt: null });
     expect((await request(t.app).patch(`/notifications/${id}/unread`)).body).toMatchObject({ read: false, readAt: null });
   });
 
@@ -68,7 +68,7 @@ describe('POST /notifications/:recipient/read-all', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ updated: 1 });
     expect((await request(t.app).get('/notifications/ops')).headers['x-unread-count']).toBe('0');
-    expect(t.repository.get(other)?.read).toBe(false);
+    expect((await t.repository.get(other))?.read).toBe(false);
   });
 
   it('returns updated 0 when called again', async () => {

@@ -17,7 +17,7 @@ describe('POST /notifications: text and links as Pushover takes them', () => {
 
     expect(res.status).toBe(400);
     expect(res.body.details).toContainEqual({ path, message: 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)' });
-    expect(t.repository.recipients()).toEqual([]);
+    expect((await t.repository.recipients())).toEqual([]);
   });
 
   it('keeps emoji and other well-formed text whole', async () => {

@@ -135,7 +135,7 @@ describe('emergency notifications (priority 2) that end', () => {
 
     const second = await startHouseholdApp(first.fake.url, { userKey: USER_KEY }, { repository, config: { EMERGENCY_POLL_SECONDS: 0.05 } });
     await eventually(() => first.fake.count('receipt', created.delivery.receipt) > 0);
-    await eventually(() => repository.get(`${created.id.slice(0, -1)}x`)?.delivery.status === 'unknown');
+    await eventually(async () => (await repository.get(`${created.id.slice(0, -1)}x`))?.delivery.status === 'unknown');
     expect(first.fake.count('messages')).toBe(before);
     expect(second.emergencies?.size).toBe(1);
   });

@@ -88,7 +88,7 @@ describe('a household: each recipient reaches their own phone', () => {
 
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'No Pushover key for recipient "guest"', solution: expect.stringContaining('RECIPIENTS_FILE') });
-    expect(repository.recipients()).toEqual([]);
+    expect((await repository.recipients())).toEqual([]);
     expect(fake.count('messages')).toBe(0);
   });
 

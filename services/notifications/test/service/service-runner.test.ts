@@ -43,10 +43,10 @@ describe('startService', () => {
 
     const second = new FakePushProvider();
     const after = await start(storagePath, second);
-    await eventually(() => after.repository.get(created.id)?.delivery.status === 'sent');
+    await eventually(async () => (await after.repository.get(created.id))?.delivery.status === 'sent');
     await new Promise((r) => setTimeout(r, 150));
     expect(second.sent).toHaveLength(1);
-    expect(after.repository.get(created.id)?.delivery.attempts).toBe(attemptsBeforeRestart + 1);
+    expect((await after.repository.get(created.id))?.delivery.attempts).toBe(attemptsBeforeRestart + 1);
     await after.stop();
     expect(first.sent).toHaveLength(attemptsBeforeRestart);
   });
@@ -101,7 +101,7 @@ describe('RunningService.stop', () => {
     expect(res.status).toBe(201);
     const reopened = new YamlNotificationRepository(storagePath);
     await reopened.open();
-    const [record] = reopened.list('ops', { limit: 10 }).items;
+    const [record] = (await reopened.list('ops', { limit: 10 })).items;
     await reopened.close();
     expect(record?.delivery).toMatchObject({ status: 'sent', request: 'late-but-fine' });
   });

@@ -35,7 +35,7 @@ describe('YamlNotificationRepository close within a time budget', () => {
     expect(lines.some((m) => m.startsWith('Left ') && m.includes('journal for the next start'))).toBe(true);
     expect(journals(dir)).toHaveLength(1);
     const reopened = await openRepository(path);
-    expect(reopened.list('alice', { limit: 500 }).items.map((r) => r.id).sort()).toEqual(ids.sort());
+    expect((await reopened.list('alice', { limit: 500 })).items.map((r) => r.id).sort()).toEqual(ids.sort());
   });
 
   it('still folds everything on close when it fits', async () => {
@@ -74,7 +74,7 @@ describe('YamlNotificationRepository close within a time budget', () => {
     expect(existsSync(`${path}.tmp`)).toBe(false);
     expect(existsSync(path)).toBe(false);
     const reopened = await openRepository(path);
-    expect(reopened.stats().records).toBe(20_001);
-    expect(reopened.get(late.id)).toEqual(late);
+    expect((await reopened.stats()).records).toBe(20_001);
+    expect((await reopened.get(late.id))).toEqual(late);
   }, 60_000);
 });

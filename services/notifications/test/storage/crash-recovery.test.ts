@@ -53,10 +53,12 @@ describe('YamlNotificationRepository after kill -9', () => {
 
       const repo = new YamlNotificationRepository(path, { compactOnClose: round % 2 === 0 });
       await repo.open(); // also takes over the lock the killed child left behind
-      const missing = all.inserted.filter((id) => repo.get(id) === undefined);
-      const unread = all.read.filter((id) => repo.get(id)?.read !== true);
+      const missing: string[] = [];
+      for (const id of all.inserted) if ((await repo.get(id)) === undefined) missing.push(id);
+      const unread: string[] = [];
+      for (const id of all.read) if ((await repo.get(id))?.read !== true) unread.push(id);
       expect({ round, missing, unread }).toEqual({ round, missing: [], unread: [] });
-      expect(repo.stats().records).toBeGreaterThanOrEqual(all.inserted.length);
+      expect((await repo.stats()).records).toBeGreaterThanOrEqual(all.inserted.length);
       await repo.close();
     }
   });

@@ -33,13 +33,13 @@ describe('YamlNotificationRepository with a torn journal tail', () => {
     const journal = `${path}.1.journal`;
     await appendFile(journal, '0badc0de {"put":{"id":"half-writ');
     const repo = await openRepository(path, { compactOnClose: false });
-    expect(repo.stats().records).toBe(3);
+    expect((await repo.stats()).records).toBe(3);
     const extra = makeRecord();
     await repo.insert(extra);
     await repo.close();
     const reopened = await openRepository(path);
-    expect([...ids, extra.id].every((id) => reopened.get(id) !== undefined)).toBe(true);
-    expect(reopened.stats().records).toBe(4);
+    expect(await Promise.all([...ids, extra.id].map((id) => reopened.get(id)))).not.toContain(undefined);
+    expect((await reopened.stats()).records).toBe(4);
   });
 
   it('drops a complete last line whose checksum does not match', async () => {
@@ -49,8 +49,8 @@ describe('YamlNotificationRepository with a torn journal tail', () => {
     lines[1] = lines[1]!.replace('"alice"', '"mallory"');
     await writeFile(journal, lines.join('\n'));
     const repo = await openRepository(path);
-    expect(repo.stats().records).toBe(1);
-    expect(repo.list('mallory', { limit: 5 }).total).toBe(0);
+    expect((await repo.stats()).records).toBe(1);
+    expect((await repo.list('mallory', { limit: 5 })).total).toBe(0);
   });
 });
 
@@ -62,8 +62,8 @@ describe('YamlNotificationRepository after an interrupted fold', () => {
     await writeFile(join(dir, `notifications.yaml.${generation - 1}.journal`), encodeJournalEntry({ put: folded }));
     await writeFile(`${path}.tmp`, 'notifications:\n  - id: "half');
     const repo = await openRepository(path);
-    expect(repo.get(folded.id)).toBeUndefined();
-    expect(ids.every((id) => repo.get(id) !== undefined)).toBe(true);
+    expect((await repo.get(folded.id))).toBeUndefined();
+    expect(await Promise.all(ids.map((id) => repo.get(id)))).not.toContain(undefined);
     expect((await readdir(dir)).sort()).toEqual(['notifications.yaml', `notifications.yaml.${generation}.journal`, 'notifications.yaml.cache', 'notifications.yaml.lock']);
   });
 });
@@ -128,7 +128,7 @@ describe('YamlNotificationRepository with a damaged file', () => {
     await expect(openRepository(path)).rejects.toThrow(`${path}, line 3: read must be true or false`);
     await writeFile(path, (await readFile(path, 'utf8')).replace('read: no', 'read: false'));
     const repo = await openRepository(path);
-    expect(repo.get('hand-1')).toMatchObject({ message: 'two\nlines\n', priority: 1, read: false, readAt: null, delivery: { status: 'skipped' } });
+    expect((await repo.get('hand-1'))).toMatchObject({ message: 'two\nlines\n', priority: 1, read: false, readAt: null, delivery: { status: 'skipped' } });
   });
 });
 

@@ -23,7 +23,7 @@ describe('YamlNotificationRepository lock', () => {
     await expect(new YamlNotificationRepository(relative(process.cwd(), path)).open()).rejects.toThrow('already in use');
     await first.close();
     const second = await openRepository(path);
-    expect(second.stats().records).toBe(1);
+    expect((await second.stats()).records).toBe(1);
   });
 
   it('refuses a lock held by another live process', async () => {
@@ -50,7 +50,7 @@ describe('YamlNotificationRepository lock', () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     await writeFile(`${path}.lock`, `${process.pid}\n${hostname()}\n`);
     const repo = await openRepository(path);
-    expect(repo.stats().writable).toBe(true);
+    expect((await repo.stats()).writable).toBe(true);
   });
 
   it('takes over a lock whose pid now belongs to a different, newer process', async () => {

@@ -10,10 +10,10 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const record = makeRecord();
       await repo.insert(record);
       record.title = 'changed by caller';
-      const got = repo.get(record.id)!;
+      const got = (await repo.get(record.id))!;
       got.delivery.attempts = 99;
-      expect(repo.get(record.id)).toMatchObject({ title: 'Door', delivery: { attempts: 1 } });
-      expect(repo.get('unknown')).toBeUndefined();
+      expect((await repo.get(record.id))).toMatchObject({ title: 'Door', delivery: { attempts: 1 } });
+      expect((await repo.get('unknown'))).toBeUndefined();
     });
 
     it('refuses a record it could not load back, and a duplicate id', async () => {
@@ -22,7 +22,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       await repo.insert(record);
       await expect(repo.insert({ ...makeRecord(), createdAt: 'yesterday' })).rejects.toThrow('createdAt must be a date');
       await expect(repo.insert({ ...record, title: 'again' })).rejects.toThrow(`Notification id ${record.id} already exists`);
-      expect(repo.stats().records).toBe(1);
+      expect((await repo.stats()).records).toBe(1);
     });
 
     it('lists newest first with totals, unread counts and a stable cursor', async () => {
@@ -30,16 +30,16 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const records = Array.from({ length: 7 }, (_, i) => makeRecord({ read: i % 3 === 0 }));
       for (const record of records) await repo.insert(record);
       await repo.insert(makeRecord({ recipient: 'bob' }));
-      const first = repo.list('alice', { limit: 3 });
+      const first = await repo.list('alice', { limit: 3 });
       expect(first.items.map((r) => r.id)).toEqual([records[6]!.id, records[5]!.id, records[4]!.id]);
       expect(first).toMatchObject({ total: 7, unread: 4, nextCursor: records[4]!.id });
       await repo.remove(records[3]!.id);
-      const second = repo.list('alice', { limit: 3, before: first.nextCursor! });
+      const second = await repo.list('alice', { limit: 3, before: first.nextCursor! });
       expect(second.items.map((r) => r.id)).toEqual([records[2]!.id, records[1]!.id, records[0]!.id]);
       expect(second.nextCursor).toBeNull();
-      const unread = repo.list('alice', { limit: 10, unreadOnly: true });
+      const unread = await repo.list('alice', { limit: 10, unreadOnly: true });
       expect(unread.items.map((r) => r.id)).toEqual([records[5]!.id, records[4]!.id, records[2]!.id, records[1]!.id]);
-      expect(() => repo.list('alice', { limit: 3, before: 'nope' })).toThrow(expect.objectContaining({ code: 'NOTIFICATION_NOT_FOUND' }));
+      await expect(repo.list('alice', { limit: 3, before: 'nope' })).rejects.toMatchObject({ code: 'NOTIFICATION_NOT_FOUND' });
     });
 
     it('orders by createdAt, then insertion, whatever the insertion order', async () => {
@@ -50,7 +50,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const tieB = makeRecord({ createdAt: at });
       const early = makeRecord({ createdAt: '2026-05-01T00:00:00.000Z' });
       for (const record of [late, tieA, tieB, early]) await repo.insert(record);
-      expect(repo.list('alice', { limit: 10 }).items.map((r) => r.id)).toEqual([late.id, tieB.id, tieA.id, early.id]);
+      expect((await repo.list('alice', { limit: 10 })).items.map((r) => r.id)).toEqual([late.id, tieB.id, tieA.id, early.id]);
     });
 
     it('updates read state and delivery, and unread counts follow', async () => {
@@ -59,10 +59,10 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       await repo.insert(record);
       const updated = await repo.update(record.id, { read: true, readAt: '2026-02-01T00:00:00.000Z' });
       expect(updated).toMatchObject({ id: record.id, read: true, readAt: '2026-02-01T00:00:00.000Z', title: 'Door' });
-      expect(repo.list('alice', { limit: 5 }).unread).toBe(0);
+      expect((await repo.list('alice', { limit: 5 })).unread).toBe(0);
       await repo.update(record.id, { read: false, readAt: null, delivery: { status: 'pending', attempts: 2 } });
-      expect(repo.list('alice', { limit: 5, unreadOnly: true }).items).toHaveLength(1);
-      expect(repo.pending().map((r) => r.id)).toEqual([record.id]);
+      expect((await repo.list('alice', { limit: 5, unreadOnly: true })).items).toHaveLength(1);
+      expect((await repo.pending()).map((r) => r.id)).toEqual([record.id]);
       expect(await repo.update('unknown', { read: true })).toBeUndefined();
     });
 
@@ -71,8 +71,8 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       for (let i = 0; i < 4; i++) await repo.insert(makeRecord({ read: i === 0 }));
       await repo.insert(makeRecord({ recipient: 'bob' }));
       expect(await repo.markAllRead('alice', '2026-03-01T00:00:00.000Z')).toBe(3);
-      expect(repo.list('alice', { limit: 10 })).toMatchObject({ total: 4, unread: 0 });
-      expect(repo.list('bob', { limit: 10 }).unread).toBe(1);
+      expect((await repo.list('alice', { limit: 10 }))).toMatchObject({ total: 4, unread: 0 });
+      expect((await repo.list('bob', { limit: 10 })).unread).toBe(1);
       expect(await repo.markAllRead('alice', '2026-03-01T00:00:00.000Z')).toBe(0);
     });
 
@@ -81,9 +81,9 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const record = makeRecord();
       await repo.insert(record);
       expect((await repo.remove(record.id))?.id).toBe(record.id);
-      expect(repo.get(record.id)).toBeUndefined();
+      expect((await repo.get(record.id))).toBeUndefined();
       expect(await repo.remove(record.id)).toBeUndefined();
-      expect(repo.list('alice', { limit: 5 })).toMatchObject({ total: 0, unread: 0, items: [] });
+      expect((await repo.list('alice', { limit: 5 }))).toMatchObject({ total: 0, unread: 0, items: [] });
     });
 
     it('prunes by age and by count per recipient', async () => {
@@ -96,8 +96,8 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       await repo.insert(bob);
       const removed = await repo.prune({ olderThan: new Date('2021-01-01T00:00:00.000Z'), maxPerRecipient: 3 });
       expect(removed.map((r) => r.id).sort()).toEqual([old.id, recent[0]!.id, recent[1]!.id, bob.id].sort());
-      expect(repo.list('alice', { limit: 10 }).items.map((r) => r.id)).toEqual([recent[4]!.id, recent[3]!.id, recent[2]!.id]);
-      expect(repo.stats().records).toBe(3);
+      expect((await repo.list('alice', { limit: 10 })).items.map((r) => r.id)).toEqual([recent[4]!.id, recent[3]!.id, recent[2]!.id]);
+      expect((await repo.stats()).records).toBe(3);
     });
   });
 }

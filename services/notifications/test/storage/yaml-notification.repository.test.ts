@@ -33,11 +33,11 @@ describe('YamlNotificationRepository restart', () => {
     const snapshot = load(await readFile(path, 'utf8')) as { notifications: unknown[] };
     expect(snapshot.notifications).toHaveLength(20);
     const reopened = await openRepository(path);
-    expect(reopened.get(journaled.id)).toEqual(journaled);
-    expect(reopened.get(folded[0]!.id)).toMatchObject({ read: true, readAt: '2026-04-01T00:00:00.000Z' });
-    expect(reopened.get(folded[1]!.id)).toBeUndefined();
-    expect(reopened.list('alice', { limit: 100 })).toMatchObject({ total: 19, unread: 18 });
-    expect(reopened.stats()).toMatchObject({ path, records: 20, writable: true });
+    expect((await reopened.get(journaled.id))).toEqual(journaled);
+    expect((await reopened.get(folded[0]!.id))).toMatchObject({ read: true, readAt: '2026-04-01T00:00:00.000Z' });
+    expect((await reopened.get(folded[1]!.id))).toBeUndefined();
+    expect((await reopened.list('alice', { limit: 100 }))).toMatchObject({ total: 19, unread: 18 });
+    expect((await reopened.stats())).toMatchObject({ path, records: 20, writable: true });
   });
 
   it('writes a YAML snapshot that js-yaml loads to exactly the stored records, odd characters included', async () => {
@@ -63,7 +63,7 @@ describe('YamlNotificationRepository restart', () => {
     expect((load(text) as { notifications: unknown[] }).notifications).toEqual([odd, plain]);
     expect(text).toContain('title: "yes: no # not a comment"');
     const reopened = await openRepository(path);
-    expect(reopened.get(odd.id)).toEqual(odd);
+    expect((await reopened.get(odd.id))).toEqual(odd);
   });
 
   it('keeps an emergency, its delivery alias and resend time across a restart, and knows it is still ringing', async () => {
@@ -78,11 +78,11 @@ describe('YamlNotificationRepository restart', () => {
     const acknowledged = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600, acknowledgedAt: '2026-11-24T10:00:00.000Z', acknowledgedBy: 'a member of family', acknowledgedByDevice: 'tablet' }, delivery: { status: 'sent', attempts: 1, receipt: 's'.repeat(30) } });
     const unknown = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600 }, delivery: { status: 'unknown', attempts: 1, to: 'default', error: 'may be ringing', resentAt: '2026-11-24T10:00:00.000Z' } });
     for (const record of [ringing, acknowledged, unknown]) await repo.insert(record);
-    expect(repo.ringing().map((r) => r.id)).toEqual([ringing.id]);
+    expect((await repo.ringing()).map((r) => r.id)).toEqual([ringing.id]);
     await repo.close();
     const fromSnapshot = await openRepository(path);
-    for (const record of [ringing, acknowledged, unknown]) expect(fromSnapshot.get(record.id)).toEqual(record);
-    expect(fromSnapshot.ringing().map((r) => r.id)).toEqual([ringing.id]);
+    for (const record of [ringing, acknowledged, unknown]) expect((await fromSnapshot.get(record.id))).toEqual(record);
+    expect((await fromSnapshot.ringing()).map((r) => r.id)).toEqual([ringing.id]);
   });
 
   it('folds the journal into the snapshot in the background once it passes the threshold', async () => {
@@ -92,7 +92,7 @@ describe('YamlNotificationRepository restart', () => {
     const records = Array.from({ length: 60 }, () => makeRecord());
     await Promise.all(records.map((record) => repo.insert(record)));
     await expect.poll(async () => ((load(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0).toBeGreaterThan(0);
-    expect(repo.stats().fileBytes).toBeGreaterThan(0);
+    expect((await repo.stats()).fileBytes).toBeGreaterThan(0);
   });
 
   it('under load, waits for the journal to grow as big as the snapshot before folding again', async () => {
@@ -106,14 +106,14 @@ describe('YamlNotificationRepository restart', () => {
     await Promise.all(Array.from({ length: 200 }, () => repo.insert(makeRecord())));
     await expect.poll(() => folds.length).toBe(1);
     const snapshotBytes = (await readFile(path)).length;
-    const journalBefore = repo.stats().fileBytes - snapshotBytes;
+    const journalBefore = (await repo.stats()).fileBytes - snapshotBytes;
     // One record's journal entry is a few hundred bytes: stay well under the snapshot's size, then pass it.
-    while (repo.stats().fileBytes - snapshotBytes - journalBefore < snapshotBytes / 2) await repo.insert(makeRecord());
+    while ((await repo.stats()).fileBytes - snapshotBytes - journalBefore < snapshotBytes / 2) await repo.insert(makeRecord());
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(folds).toHaveLength(1);
-    while (repo.stats().fileBytes - snapshotBytes < snapshotBytes) await repo.insert(makeRecord());
+    while ((await repo.stats()).fileBytes - snapshotBytes < snapshotBytes) await repo.insert(makeRecord());
     await expect.poll(() => folds.length).toBe(2);
-    expect(folds[1]).toBe(repo.stats().records);
+    expect(folds[1]).toBe((await repo.stats()).records);
   });
 
   it('folds a small journal once changes stop for a while, not while they keep coming', async () => {
@@ -140,8 +140,8 @@ describe('YamlNotificationRepository restart', () => {
     expect(fs.datasyncs).toBeLessThan(200);
     await repo.close();
     const reopened = await openRepository(path);
-    expect(reopened.stats().records).toBe(400);
-    for (let r = 0; r < 4; r++) expect(reopened.list(`r${r}`, { limit: 500 })).toMatchObject({ total: 100, unread: 50 });
+    expect((await reopened.stats()).records).toBe(400);
+    for (let r = 0; r < 4; r++) expect((await reopened.list(`r${r}`, { limit: 500 }))).toMatchObject({ total: 100, unread: 50 });
   });
 
   it('gathers changes for groupCommitDelayMs before syncing them together', async () => {
@@ -155,7 +155,7 @@ describe('YamlNotificationRepository restart', () => {
     }
     await Promise.all(writes);
     expect(fs.datasyncs).toBeLessThanOrEqual(2);
-    expect(repo.stats().records).toBe(20);
+    expect((await repo.stats()).records).toBe(20);
   });
 
   it('applies concurrent patches to the same record in call order', async () => {
@@ -166,6 +166,6 @@ describe('YamlNotificationRepository restart', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => repo.update(record.id, { delivery: { status: 'pending', attempts: i + 1 } })));
     await repo.close();
     const reopened = await openRepository(path);
-    expect(reopened.get(record.id)?.delivery.attempts).toBe(50);
+    expect((await reopened.get(record.id))?.delivery.attempts).toBe(50);
   });
 });

@@ -83,9 +83,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 }
 
 /** Waits until `check` holds (polling), or fails after `ms`. */
-export async function eventually(check: () => boolean, ms = 3000): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -56,7 +56,7 @@ export class FileAttachmentStore implements AttachmentStore {
   }
 
   /** One readdir; a file whose name is not one save() writes is never deleted. */
-  async sweep(isOrphan: (id: string) => boolean): Promise<SweepResult> {
+  async sweep(isOrphan: (id: string) => boolean | Promise<boolean>): Promise<SweepResult> {
     const result: SweepResult = { removed: 0, failed: 0 };
     let names: string[];
     try {
@@ -67,7 +67,7 @@ export class FileAttachmentStore implements AttachmentStore {
     }
     for (const name of names) {
       const id = STORE_NAME.exec(name)?.[1];
-      if (id === undefined || !isOrphan(id)) continue;
+      if (id === undefined || !(await isOrphan(id))) continue;
       try {
         await this.fs.unlink(join(this.dir, name));
         result.removed++;

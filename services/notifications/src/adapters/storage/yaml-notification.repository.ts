@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { AppError, isAppError } from '@homeops/common';
-import type { NotificationPatch, NotificationRecord } from '../../domain/notification.js';
+import type { Delivery, NotificationPatch, NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../domain/notification-repository.js';
 import { applyPatch } from './apply-patch.js';
 import { FileLock } from './file-lock.js';
@@ -192,6 +192,12 @@ export class YamlNotificationRepository implements NotificationRepository {
     return next;
   }
 
+  async claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
+    const current = this.index.get(id);
+    if (current?.delivery.status !== 'pending' || current.delivery.attempts !== delivery.attempts - 1) return undefined;
+    return this.update(id, { delivery });
+  }
+
   async markAllRead(recipient: string, readAt: string): Promise<number> {
     const changed = this.index.unreadOf(recipient).map((record) => applyPatch(record, { read: true, readAt }));
     if (changed.length > 0) await this.commit(changed, []);
@@ -211,30 +217,31 @@ export class YamlNotificationRepository implements NotificationRepository {
     return removed;
   }
 
-  get(id: string): NotificationRecord | undefined {
+  async get(id: string): Promise<NotificationRecord | undefined> {
     // Decoded afresh on every call: callers may change what they get.
     return this.index.get(id);
   }
 
-  list(recipient: string, query: ListQuery): NotificationPage {
+  async list(recipient: string, query: ListQuery): Promise<NotificationPage> {
     return this.index.list(recipient, query);
   }
 
-  recipients(): RecipientSummary[] {
+  async recipients(): Promise<RecipientSummary[]> {
     return this.index.recipients();
   }
 
-  pending(): NotificationRecord[] {
+  async pending(): Promise<NotificationRecord[]> {
     return this.index.pending();
   }
 
-  ringing(): NotificationRecord[] {
+  async ringing(): Promise<NotificationRecord[]> {
     return this.index.ringing();
   }
 
-  stats(): StorageStats {
+  async stats(): Promise<StorageStats> {
     const journalBytes = this.journal?.bytes ?? 0;
     return {
+      engine: 'yaml',
       path: this.path,
       writable: this.writable,
       records: this.index.size,
