@@ -1,3 +1,25 @@
+import { defineConfig } from 'vitest/config';
 import shared from '../../vitest.shared.js';
 
-export default shared;
+// Two projects: every suite on the YAML file; the HTTP, Pushover and storage suites again on a real PostgreSQL
+// (a throwaway cluster started by the global setup), plus the PostgreSQL-only tests (pg-*).
+const postgresOnly = ['test/**/pg-*.test.ts', 'test/storage/postgres-cluster.test.ts'];
+const { resolve, ssr } = shared;
+
+export default defineConfig({
+  test: {
+    projects: [
+      { resolve, ssr, test: { name: 'yaml', include: ['test/**/*.test.ts'], exclude: postgresOnly } },
+      {
+        resolve,
+        ssr,
+        test: {
+          name: 'postgres',
+          include: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', ...postgresOnly],
+          env: { TEST_STORAGE: 'postgres' },
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
+      },
+    ],
+  },
+});

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { FakePushProvider, retryable } from '../fakes/fake-push.provider.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
-import { buildTestApp } from '../support/test-app.js';
+import { buildTestApp, testStorage } from '../support/test-app.js';
 
 describe('GET /health', () => {
   it('reports ok, the version 0.0.7, storage, provider and process diagnostics', async () => {
@@ -16,7 +16,7 @@ describe('GET /health', () => {
       version: '0.0.7',
       uptimeSeconds: expect.any(Number),
       problems: [],
-      storage: { path: t.storagePath, writable: true, records: 1, fileBytes: expect.any(Number), lastWriteAt: expect.any(String), lastError: null },
+      storage: { engine: testStorage, path: testStorage === 'yaml' ? t.storagePath : expect.stringMatching(/^postgres:\/\/127\.0\.0\.1:\d+\/\w+$/), writable: true, records: 1, fileBytes: expect.any(Number), lastWriteAt: expect.any(String), lastError: null },
       provider: { enabled: true, lastSuccessAt: expect.any(String), lastError: null, retriesScheduled: 0 },
       streams: 0,
       process: { pid: process.pid, node: process.version, memory: { rssBytes: expect.any(Number) }, loadAverage: expect.any(Array) },

@@ -66,6 +66,19 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       expect(await repo.update('unknown', { read: true })).toBeUndefined();
     });
 
+    it('claims an attempt only while pending with the expected count, once', async () => {
+      const repo = await create();
+      const record = makeRecord({ delivery: { status: 'pending', attempts: 0 } });
+      await repo.insert(record);
+      const attempt = { status: 'pending' as const, attempts: 1, lastAttemptAt: '2026-05-01T00:00:00.000Z' };
+      expect(await repo.claimAttempt(record.id, attempt)).toMatchObject({ id: record.id, delivery: attempt });
+      expect(await repo.claimAttempt(record.id, attempt)).toBeUndefined();
+      await repo.update(record.id, { delivery: { status: 'sent', attempts: 1 } });
+      expect(await repo.claimAttempt(record.id, { ...attempt, attempts: 2 })).toBeUndefined();
+      expect(await repo.claimAttempt('unknown', attempt)).toBeUndefined();
+      expect(await repo.pending()).toEqual([]);
+    });
+
     it('marks all unread records of one recipient read', async () => {
       const repo = await create();
       for (let i = 0; i < 4; i++) await repo.insert(makeRecord({ read: i === 0 }));

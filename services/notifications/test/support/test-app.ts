@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { createLogger, EventStreamHub, type Logger } from '@homeops/common';
 import { afterEach } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
+import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
+import { freshDatabase } from './postgres-database.js';
 import type { Express } from 'express';
 import { attachmentDirOf } from '../../src/build-adapters.js';
 import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
@@ -54,10 +56,19 @@ export async function makeTempDir(): Promise<string> {
   return dir;
 }
 
-/** The real YAML history and attachment files in a fresh directory; everything is closed and removed after the test. */
-export async function openRealStorage(): Promise<{ repository: YamlNotificationRepository; attachments: FileAttachmentStore; storagePath: string }> {
+/** The store the suites run against: the YAML file, or PostgreSQL when TEST_STORAGE=postgres (the postgres project). */
+export const testStorage: 'yaml' | 'postgres' = process.env.TEST_STORAGE === 'postgres' ? 'postgres' : 'yaml';
+
+/**
+ * The real history (the YAML file in a fresh directory, or a fresh PostgreSQL database) and attachment files;
+ * everything is closed and removed after the test.
+ */
+export async function openRealStorage(): Promise<{ repository: NotificationRepository; attachments: FileAttachmentStore; storagePath: string }> {
   const storagePath = join(await makeTempDir(), 'notifications.yaml');
-  const repository = new YamlNotificationRepository(storagePath);
+  const repository =
+    testStorage === 'postgres'
+      ? new PgNotificationRepository({ url: await freshDatabase(), poolMax: 5, connectTimeoutMs: 5_000, queryTimeoutMs: 10_000, leaseMs: 30_000 })
+      : new YamlNotificationRepository(storagePath);
   await repository.open();
   cleanups.push(() => repository.close());
   return { repository, attachments: new FileAttachmentStore(attachmentDirOf(storagePath)), storagePath };

@@ -1,0 +1,156 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LOCK_RETENTION } from '../../src/adapters/storage/postgres/pg-migrations.js';
+import { PgEventRelay } from '../../src/adapters/storage/postgres/pg-event-relay.js';
+import { PgNotificationRepository, type PgSettings } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
+import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
+import { eventually } from '../support/test-app.js';
+import { makeRecord } from './make-record.js';
+import { freshDatabase } from '../support/postgres-database.js';
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of opened.splice(0).reverse()) await item.close();
+});
+
+async function instance(url: string, settings: Partial<PgSettings> = {}): Promise<PgNotificationRepository> {
+  const repo = new PgNotificationRepository({ url, poolMax: 4, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000, leaseMs: 30_000, ...settings });
+  opened.push(repo);
+  await repo.open();
+  return repo;
+}
+
+async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('PostgreSQL history shared by several instances', () => {
+  it('migrates once when instances start together, and a second start changes nothing', async () => {
+    const url = await freshDatabase();
+    await Promise.all([instance(url), instance(url), instance(url)]);
+    const versions = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations');
+    expect(versions.map((v) => v.version)).toEqual([1]);
+    await instance(url);
+    expect(await sql(url, 'SELECT version FROM schema_migrations')).toHaveLength(1);
+  });
+
+  it('refuses to start on a schema newer than it knows', async () => {
+    const url = await freshDatabase();
+    await instance(url);
+    await sql(url, "INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
+    const repo = new PgNotificationRepository({ url, poolMax: 2, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000, leaseMs: 30_000 });
+    opened.push(repo);
+    await expect(repo.open()).rejects.toThrow(/version 999, newer than this release knows/);
+  });
+
+  it("lets one instance's claim stand until its lease lapses, then another takes the delivery over", async () => {
+    const url = await freshDatabase();
+    const a = await instance(url, { instanceId: 'a', leaseMs: 300 });
+    const b = await instance(url, { instanceId: 'b', leaseMs: 300 });
+    const record = makeRecord({ delivery: { status: 'pending', attempts: 0 } });
+    await a.insert(record);
+    expect((await b.pending()).map((r) => r.id)).toEqual([]);
+    const attempt = { status: 'pending' as const, attempts: 1, lastAttemptAt: new Date().toISOString() };
+    expect(await b.claimAttempt(record.id, attempt)).toBeUndefined();
+    expect(await a.claimAttempt(record.id, attempt)).toBeDefined();
+    // a dies mid-send: nothing is recorded, and its lease runs out.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await b.pending()).map((r) => r.id)).toEqual([record.id]);
+    expect((await a.pending()).map((r) => r.id)).toEqual([]);
+    expect(await b.claimAttempt(record.id, { ...attempt, attempts: 2 })).toMatchObject({ delivery: { attempts: 2 } });
+  });
+
+  it('keeps a scheduled retry with the instance that scheduled it until its time plus the lease', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url, { instanceId: 'a', leaseMs: 200 });
+    const b = await instance(url, { instanceId: 'b', leaseMs: 200 });
+    const record = makeRecord({ delivery: { status: 'sent', attempts: 1 } });
+    await a.insert(record);
+    await a.update(record.id, { delivery: { status: 'pending', attempts: 1, nextAttemptAt: new Date(Date.now() + 300).toISOString() } });
+    expect(await b.pending()).toEqual([]);
+    await eventually(async () => (await b.pending()).length === 1, 3_000);
+  });
+
+  it('hands out pending deliveries to sweeping instances without overlap', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url, { instanceId: 'a' });
+    const b = await instance(url, { instanceId: 'b' });
+    const records = Array.from({ length: 40 }, () => makeRecord({ delivery: { status: 'pending', attempts: 0 } }));
+    for (const record of records) await a.insert(record);
+    await sql(url, 'UPDATE notifications SET lease_until = NULL, lease_owner = NULL');
+    const [fromA, fromB] = await Promise.all([a.pending(), b.pending()]);
+    const ids = [...fromA, ...fromB].map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(records.map((r) => r.id).sort());
+  });
+
+  it('prunes on one instance at a time: while another holds the retention lock, nothing is pruned here', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    for (let i = 0; i < 30; i++) await a.insert(makeRecord({ createdAt: '2020-01-01T00:00:00.000Z' }));
+    const rule = { olderThan: new Date('2021-01-01T00:00:00.000Z') };
+    const other = new pg.Client(url);
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [LOCK_RETENTION]);
+      expect(await a.prune(rule)).toEqual([]);
+      expect((await a.list('alice', { limit: 5 })).total).toBe(30);
+      await other.query('SELECT pg_advisory_unlock($1)', [LOCK_RETENTION]);
+    } finally {
+      await other.end();
+    }
+    expect(await a.prune(rule)).toHaveLength(30);
+    expect((await a.list('alice', { limit: 5 })).total).toBe(0);
+  });
+
+  it('counts totals and unread per recipient through every kind of change, without scanning', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const records = Array.from({ length: 6 }, (_, i) => makeRecord({ recipient: i % 2 ? 'bob' : 'alice' }));
+    for (const record of records) await a.insert(record);
+    await a.update(records[0]!.id, { read: true, readAt: '2026-01-02T00:00:00.000Z' });
+    await a.update(records[0]!.id, { delivery: { status: 'sent', attempts: 2 } });
+    await a.markAllRead('bob', '2026-01-02T00:00:00.000Z');
+    await a.remove(records[2]!.id);
+    expect(await a.recipients()).toEqual([
+      { recipient: 'alice', total: 2, unread: 1 },
+      { recipient: 'bob', total: 3, unread: 0 },
+    ]);
+    const counted = await sql<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE recipient = 'alice' AND NOT read");
+    expect(Number(counted[0]!.n)).toBe(1);
+  });
+
+  it("carries events to the other instance's streams with the stored record, not to its own jobs", async () => {
+    const url = await freshDatabase();
+    const a = await instance(url, { instanceId: 'a' });
+    const b = await instance(url, { instanceId: 'b' });
+    const eventsA = new NotificationEvents();
+    const eventsB = new NotificationEvents();
+    for (const [repo, events] of [[a, eventsA], [b, eventsB]] as const) {
+      const relay = new PgEventRelay(repo.pool, url, repo, repo.instanceId);
+      opened.push({ close: () => relay.stop() });
+      await events.connect(relay);
+    }
+    const seen: NotificationEvent[] = [];
+    const jobs: NotificationEvent[] = [];
+    eventsB.subscribe('alice', (event) => seen.push(event));
+    eventsB.subscribeAll((event) => jobs.push(event));
+    const record = makeRecord();
+    await a.insert(record);
+    eventsA.publish({ type: 'created', recipient: 'alice', notification: record });
+    eventsA.publish({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
+    eventsA.publish({ type: 'deleted', recipient: 'alice', id: record.id });
+    await eventually(() => seen.length === 3, 5_000);
+    expect(seen[0]).toEqual({ type: 'created', recipient: 'alice', notification: record });
+    expect(seen[1]).toEqual({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
+    expect(seen[2]).toEqual({ type: 'deleted', recipient: 'alice', id: record.id });
+    expect(jobs).toEqual([]);
+    expect(eventsB.missedSince('alice', '0')?.map((e) => e.data.type)).toEqual(['created', 'read-all', 'deleted']);
+  });
+});
