@@ -42,7 +42,7 @@ function buildStorage(config: Config, logger: Logger): Pick<ServiceAdapters, 're
 export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
   return {
     ...buildStorage(config, logger),
-    attachments: new FileAttachmentStore(attachmentDirOf(config.STORAGE_PATH)),
+    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH)),
     provider: createPushProvider({
       userKey: config.PROVIDER_USER_KEY,
       apiToken: config.PROVIDER_API_TOKEN,

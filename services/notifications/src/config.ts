@@ -16,6 +16,8 @@ export const ConfigSchema = z
     // PostgreSQL instead of the YAML file: several instances may share it. DATABASE_URL is read when it is a postgres one.
     STORAGE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
     DATABASE_URL: z.string().optional(),
+    // Attachment files; default a folder beside STORAGE_PATH. Instances sharing PostgreSQL must share this folder too.
+    ATTACHMENTS_DIR: z.string().min(1).optional(),
     PG_POOL_MAX: positiveInt().max(1000).default(10),
     PG_CONNECT_TIMEOUT_MS: positiveInt().default(5_000),
     PG_QUERY_TIMEOUT_MS: positiveInt().default(10_000),
