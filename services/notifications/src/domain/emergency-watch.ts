@@ -44,7 +44,7 @@ export class EmergencyWatch {
 
   /** Follows what a previous run left ringing and every emergency sent from now on; returns how many it resumed. */
   async start(): Promise<number> {
-    this.unsubscribe ??= this.ctx.events.subscribeAll((event) => this.onEvent(event));
+    this.unsubscribe ??= this.ctx.events.subscribeAll((event, _id, remote) => this.onEvent(event, remote));
     const ringing = await this.ctx.repository.ringing();
     // Spread over one poll interval, so a restart with many does not fire them all at once.
     ringing.forEach((record, i) => this.follow(record, Math.round((this.settings.pollMs * i) / Math.max(1, ringing.length))));
@@ -63,8 +63,9 @@ export class EmergencyWatch {
     await Promise.allSettled([...this.running]);
   }
 
-  private onEvent(event: NotificationEvent): void {
-    if (event.type === 'delivery' && isRinging(event.notification)) this.follow(event.notification, this.settings.pollMs);
+  /** The instance that sent an emergency follows it; a read or delete through any instance ends it. */
+  private onEvent(event: NotificationEvent, remote: boolean): void {
+    if (event.type === 'delivery' && !remote && isRinging(event.notification)) this.follow(event.notification, this.settings.pollMs);
     else if (event.type === 'read' && this.watched.has(event.notification.id)) this.checkNow(event.notification.id);
     else if (event.type === 'read-all') {
       for (const [id, entry] of this.watched) if (entry.recipient === event.recipient) this.checkNow(id);

@@ -11,7 +11,8 @@ export type NotificationEvent =
   | { type: 'deleted'; recipient: string; id: string }
   | { type: 'read-all'; recipient: string; updated: number; readAt: string };
 
-type Listener = (event: NotificationEvent, id: number) => void;
+/** `remote`: published by another instance sharing the store (through the relay). */
+type Listener = (event: NotificationEvent, id: number, remote: boolean) => void;
 
 /** Carries events between service instances that share one store, so every instance's streams see every change. */
 export interface EventRelay {
@@ -35,7 +36,7 @@ export class NotificationEvents {
   /** Shares events with the other instances: what they publish reaches this instance's streams, and the reverse. */
   async connect(relay: EventRelay): Promise<void> {
     this.relay = relay;
-    await relay.start((event) => this.fanOut(event, false));
+    await relay.start((event) => this.fanOut(event, true));
   }
 
   /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
@@ -61,17 +62,16 @@ export class NotificationEvents {
   }
 
   publish(event: NotificationEvent): void {
-    this.fanOut(event, true);
+    this.fanOut(event, false);
     this.relay?.send(event);
   }
 
-  /** Domain jobs (every-recipient listeners) follow their own instance's work only; streams get every instance's. */
-  private fanOut(event: NotificationEvent, local: boolean): void {
+  private fanOut(event: NotificationEvent, remote: boolean): void {
     const id = this.replay.push(event);
-    for (const listener of [...(this.listeners.get(event.recipient) ?? []), ...(local ? this.everyRecipient : [])]) {
+    for (const listener of [...(this.listeners.get(event.recipient) ?? []), ...this.everyRecipient]) {
       // A broken subscriber must not fail the request that caused the event.
       try {
-        listener(event, id);
+        listener(event, id, remote);
       } catch {
         /* the stream closes itself on write errors */
       }

@@ -126,7 +126,7 @@ describe('PostgreSQL history shared by several instances', () => {
     expect(Number(counted[0]!.n)).toBe(1);
   });
 
-  it("carries events to the other instance's streams with the stored record, not to its own jobs", async () => {
+  it("carries events to the other instance's streams with the stored record, and to its jobs marked remote", async () => {
     const url = await freshDatabase();
     const a = await instance(url, { instanceId: 'a' });
     const b = await instance(url, { instanceId: 'b' });
@@ -138,9 +138,9 @@ describe('PostgreSQL history shared by several instances', () => {
       await events.connect(relay);
     }
     const seen: NotificationEvent[] = [];
-    const jobs: NotificationEvent[] = [];
+    const jobs: Array<[NotificationEvent['type'], boolean]> = [];
     eventsB.subscribe('alice', (event) => seen.push(event));
-    eventsB.subscribeAll((event) => jobs.push(event));
+    eventsB.subscribeAll((event, _id, remote) => jobs.push([event.type, remote]));
     const record = makeRecord();
     await a.insert(record);
     eventsA.publish({ type: 'created', recipient: 'alice', notification: record });
@@ -150,7 +150,7 @@ describe('PostgreSQL history shared by several instances', () => {
     expect(seen[0]).toEqual({ type: 'created', recipient: 'alice', notification: record });
     expect(seen[1]).toEqual({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
     expect(seen[2]).toEqual({ type: 'deleted', recipient: 'alice', id: record.id });
-    expect(jobs).toEqual([]);
+    expect(jobs).toEqual([['created', true], ['read-all', true], ['deleted', true]]);
     expect(eventsB.missedSince('alice', '0')?.map((e) => e.data.type)).toEqual(['created', 'read-all', 'deleted']);
   });
 });
