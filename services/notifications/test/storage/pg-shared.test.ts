@@ -74,6 +74,10 @@ describe('PostgreSQL history shared by several instances', () => {
     await a.insert(record);
     await a.update(record.id, { delivery: { status: 'pending', attempts: 1, nextAttemptAt: new Date(Date.now() + 300).toISOString() } });
     expect(await b.pending()).toEqual([]);
+    // Its own sweeps do not shorten it.
+    expect((await a.pending()).map((r) => r.id)).toEqual([record.id]);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await b.pending()).toEqual([]);
     await eventually(async () => (await b.pending()).length === 1, 3_000);
   });
 

@@ -163,7 +163,8 @@ export class PgNotificationRepository implements NotificationRepository {
   /** Takes the pending deliveries nobody else holds (SKIP LOCKED: sweeping instances never wait for each other). */
   async pending(): Promise<NotificationRecord[]> {
     const rows = await this.write<{ record: NotificationRecord }>(
-      `UPDATE notifications SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
+      // A retry this instance planned keeps its longer lease; a lapsed one (its instance gone) starts a new one.
+      `UPDATE notifications SET lease_owner = $1, lease_until = GREATEST(CASE WHEN lease_owner = $1 THEN lease_until END, now() + $2 * interval '1 millisecond')
        WHERE id IN (
          SELECT id FROM notifications WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $1)
          ORDER BY lease_until NULLS FIRST LIMIT ${PENDING_BATCH} FOR UPDATE SKIP LOCKED
