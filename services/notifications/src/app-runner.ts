@@ -8,8 +8,10 @@ import { SERVICE_NAME } from './version.js';
 export interface AppOptions {
   /** 0 picks a free port; read it from `app.port` after start. */
   port: number;
-  /** The YAML history file; attachments are kept in a folder beside it. */
+  /** The YAML history file; attachments are kept in a folder beside it (also with `storageUrl`). */
   storagePath: string;
+  /** `postgres://…`: the history in PostgreSQL instead of the YAML file, shareable by several instances. */
+  storageUrl?: string;
   /** Interface to bind; default 0.0.0.0 like the service. */
   host?: string;
   /** Pushover credentials; omitted: PROVIDER_* / PUSHOVER_* environment variables; `false`: delivery off. */
@@ -81,6 +83,7 @@ export class App {
       PORT: String(options.port),
       HOST: options.host,
       STORAGE_PATH: options.storagePath,
+      STORAGE_URL: options.storageUrl,
       API_KEY: options.apiKey,
       ...providerEnv(options.provider),
     });
