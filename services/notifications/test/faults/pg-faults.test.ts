@@ -1,0 +1,196 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
+import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
+import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
+import { startServiceProcess, type ServiceProcess } from './service-process.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+/** Its own cluster (these tests stop and lock it), a database, and a folder for attachments. */
+async function setUp(): Promise<{ cluster: PostgresCluster; url: string; dir: string }> {
+  const cluster = await startPostgresCluster();
+  cleanups.push(() => cluster.destroy());
+  const dir = await mkdtemp(join(tmpdir(), 'notifications-pg-faults-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return { cluster, url: await cluster.createDatabase(), dir };
+}
+
+async function start(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await startServiceProcess(env, 30_000);
+  cleanups.push(() => service.kill('SIGKILL'));
+  return service;
+}
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function call(base: string, method: string, path: string, body?: object, timeoutMs = 8_000) {
+  const started = Date.now();
+  const res = await fetch(`${base}${path}`, {
+    method,
+    signal: AbortSignal.timeout(timeoutMs),
+    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text, ms: Date.now() - started };
+}
+
+async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return Date.now() - started;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('several instances on one PostgreSQL, under faults', () => {
+  it('loses nothing acknowledged when one of two instances is killed under load, sends twice only what was on the wire at the kill, and the other finishes its deliveries', { timeout: 120_000 }, async () => {
+    const { url, dir } = await setUp();
+    const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [] } });
+    cleanups.push(() => fake.close());
+    const env = {
+      STORAGE_URL: url,
+      STORAGE_PATH: join(dir, 'unused.yaml'),
+      ATTACHMENTS_DIR: join(dir, 'attachments'),
+      PROVIDER_USER_KEY: USER_KEY,
+      PROVIDER_API_TOKEN: API_TOKEN,
+      PROVIDER_API_URL: fake.url,
+      PROVIDER_TIMEOUT_MS: '1000',
+      DELIVERY_SWEEP_MS: '500',
+      DELIVERY_RETRY_MIN_MS: '50',
+      DELIVERY_RETRY_MAX_MS: '200',
+    };
+    const [a, b] = await Promise.all([start(env), start(env)]);
+    const acked = new Map<string, string>();
+    let n = 0;
+    let killing = false;
+    const drive = async (base: string, until: number) => {
+      while (Date.now() < until) {
+        const message = `m-${++n}`;
+        try {
+          const res = await call(base, 'POST', '/notifications', { recipient: 'ops', message }, 5_000);
+          if (res.status === 201) acked.set((JSON.parse(res.text) as { id: string }).id, message);
+        } catch {
+          if (base === a.base && killing) return;
+        }
+      }
+    };
+    const end = Date.now() + 5_000;
+    const load = [a.base, a.base, a.base, b.base, b.base, b.base].map((base) => drive(base, end));
+    await sleep(2_000);
+    killing = true;
+    await a.kill('SIGKILL');
+    const diedAt = Date.now();
+    await Promise.all(load);
+
+    const stored = new Set((await query<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
+    expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
+    expect(acked.size).toBeGreaterThan(100);
+    // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
+    const finishedMs = await until(
+      async () => Number((await query<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
+      60_000,
+      'every delivery sent',
+    );
+    const sends = new Map<string, number[]>();
+    for (const c of fake.calls) if (c.endpoint === 'messages') sends.set(c.fields.message!, [...(sends.get(c.fields.message!) ?? []), c.at]);
+    for (const message of acked.values()) expect(sends.has(message)).toBe(true);
+    const twice = [...sends.entries()].filter(([, at]) => at.length > 1);
+    // Only a send that was on the wire from A when it died can go out again: at most A's two connections.
+    expect(twice.length).toBeLessThanOrEqual(2);
+    for (const [, at] of twice) expect(at[0]!).toBeLessThanOrEqual(diedAt);
+    expect(b.child.exitCode).toBeNull();
+    console.info(`kill -9 of one of two instances: ${acked.size} acknowledged, 0 lost, ${twice.length} sent twice (in flight at the kill), all delivered ${finishedMs} ms after the load`);
+  });
+
+  it('answers 503 with the common body while the database restarts, and recovers without a restart', { timeout: 90_000 }, async () => {
+    const { cluster, url, dir } = await setUp();
+    const service = await start({ STORAGE_URL: url, STORAGE_PATH: join(dir, 'unused.yaml'), ATTACHMENTS_DIR: join(dir, 'a'), PG_CONNECT_TIMEOUT_MS: '1000', PG_QUERY_TIMEOUT_MS: '3000' });
+    const acked = new Set<string>();
+    const whileDown: Array<{ status: number; type: string; text: string; ms: number }> = [];
+    let down = false;
+    let stop = false;
+    const drive = async () => {
+      for (let i = 0; !stop; i++) {
+        const wasDown = down;
+        const res = await call(service.base, i % 3 ? 'POST' : 'GET', i % 3 ? '/notifications' : '/notifications/ops', i % 3 ? { recipient: 'ops', message: `m-${i}` } : undefined).catch(() => undefined);
+        if (res?.status === 201) acked.add((JSON.parse(res.text) as { id: string }).id);
+        if (res && wasDown && down) whileDown.push(res);
+        if (down) await sleep(100);
+      }
+    };
+    const load = [drive(), drive(), drive()];
+    await sleep(1_500);
+    await cluster.stopServer();
+    down = true;
+    await sleep(3_000);
+    const health = await call(service.base, 'GET', '/health');
+    down = false;
+    await cluster.startServer();
+    const recoveredMs = await until(async () => (await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status === 201, 20_000, 'a create after the restart');
+    await sleep(1_000);
+    stop = true;
+    await Promise.all(load);
+
+    expect(whileDown.length).toBeGreaterThan(3);
+    for (const res of whileDown) {
+      expect(res.status).toBe(503);
+      expect(res.type).toMatch(/application\/json/);
+      expect(JSON.parse(res.text)).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
+      expect(res.ms).toBeLessThan(4_000);
+    }
+    expect(health.status).toBe(503);
+    expect(health.ms).toBeLessThan(3_000);
+    expect(JSON.parse(health.text).storage).toMatchObject({ engine: 'postgres', writable: false });
+    expect(service.child.exitCode).toBeNull();
+    const stored = new Set((await query<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
+    expect([...acked].filter((id) => !stored.has(id))).toEqual([]);
+    expect((await call(service.base, 'GET', '/health')).status).toBe(200);
+    console.info(`database restart: ${whileDown.length} answers while down, all 503 (slowest ${Math.max(...whileDown.map((r) => r.ms))} ms), recovered ${recoveredMs} ms after the start, ${acked.size} acknowledged, 0 lost`);
+  });
+
+  it('answers 503 in bounded time when every connection is busy, and serves again once they are free', { timeout: 60_000 }, async () => {
+    const { url, dir } = await setUp();
+    const service = await start({ STORAGE_URL: url, STORAGE_PATH: join(dir, 'unused.yaml'), ATTACHMENTS_DIR: join(dir, 'a'), PG_POOL_MAX: '2', PG_CONNECT_TIMEOUT_MS: '500', PG_QUERY_TIMEOUT_MS: '2000' });
+    expect((await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'before' })).status).toBe(201);
+    const blocker = new pg.Client(url);
+    await blocker.connect();
+    cleanups.push(() => blocker.end());
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE notifications IN ACCESS EXCLUSIVE MODE');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => call(service.base, i % 2 ? 'GET' : 'POST', i % 2 ? '/notifications/ops' : '/notifications', i % 2 ? undefined : { recipient: 'ops', message: `m-${i}` })),
+    );
+    const health = await call(service.base, 'GET', '/health');
+    await blocker.query('COMMIT');
+
+    for (const res of answers) {
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.text)).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
+      expect(res.ms).toBeLessThan(4_000);
+    }
+    expect(health.ms).toBeLessThan(3_000);
+    expect(JSON.parse(health.text).storage.writable).toBe(false);
+    expect((await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status).toBe(201);
+    expect((await call(service.base, 'GET', '/health')).status).toBe(200);
+    expect(service.child.exitCode).toBeNull();
+    console.info(`pool exhausted: 10 requests, all 503, slowest ${Math.max(...answers.map((r) => r.ms))} ms; /health in ${health.ms} ms`);
+  });
+});
