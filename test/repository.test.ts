@@ -41,7 +41,8 @@ const services = {
   'device-control': { port: 3000, portVariable: 'DEVICE_CONTROL_PORT', variables: schemaVariables(DeviceControlConfig) },
   notifications: { port: 9095, portVariable: 'NOTIFICATIONS_PORT', variables: schemaVariables(NotificationsConfig) },
 };
-const aliases = ['MEROSS_EMAIL', 'MEROSS_PASSWORD', 'DEVICE_CONTROL_PORT', 'NOTIFICATIONS_PORT'];
+// POSTGRES_PASSWORD is read by docker-compose.postgres.yml, for its database and the instances' STORAGE_URL.
+const aliases = ['MEROSS_EMAIL', 'MEROSS_PASSWORD', 'DEVICE_CONTROL_PORT', 'NOTIFICATIONS_PORT', 'POSTGRES_PASSWORD'];
 
 describe('.env.example', () => {
   it('lists every variable that a config schema reads', () => {

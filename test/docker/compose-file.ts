@@ -4,7 +4,10 @@ import { load } from 'js-yaml';
 
 /** One service of docker-compose.yml, as far as this project uses the Compose specification. */
 export interface ComposeService {
-  build: { context: string; dockerfile?: string; args?: Record<string, string> };
+  build?: { context: string; dockerfile?: string; args?: Record<string, string> };
+  image?: string;
+  depends_on?: Record<string, { condition: 'service_started' | 'service_healthy' }>;
+  healthcheck?: { test: string[]; interval?: string; timeout?: string; retries?: number };
   volumes: string[];
   environment?: Record<string, string>;
   env_file?: (string | { path: string; required?: boolean })[];
@@ -13,7 +16,7 @@ export interface ComposeService {
   stop_grace_period?: string;
 }
 
-const KNOWN_KEYS = new Set(['build', 'volumes', 'environment', 'env_file', 'ports', 'restart', 'stop_grace_period']);
+const KNOWN_KEYS = new Set(['build', 'image', 'depends_on', 'healthcheck', 'volumes', 'environment', 'env_file', 'ports', 'restart', 'stop_grace_period']);
 
 /** What a test changes, as a compose override file would: more variables, other volume sources, host network. */
 export interface ServiceOverrides {
@@ -25,6 +28,26 @@ export interface ServiceOverrides {
   hostNetwork?: boolean;
   /** `user:` of a compose override: the container starts as this uid:gid instead of root. */
   user?: string;
+  /** The project's network (`docker network create`): the container joins it under its service name, as in Compose. */
+  network?: string;
+}
+
+/** Compose's variable interpolation: `${NAME}`, `${NAME:-default}` (default also when empty), `$$` for `$`. */
+export function interpolate(text: string, variables: Record<string, string | undefined>): string {
+  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string | undefined, fallback: string | undefined) => {
+    if (whole === '$$') return '$';
+    const value = variables[name!];
+    return value === undefined || (value === '' && fallback !== undefined) ? (fallback ?? '') : value;
+  });
+}
+
+function readDotEnv(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const entries = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line.trim()))
+    .filter((match): match is RegExpExecArray => match !== null);
+  return Object.fromEntries(entries.map((match) => [match[1]!, match[2]!]));
 }
 
 /**
@@ -40,7 +63,9 @@ export class ComposeFile {
     /** Where relative bind mounts and env files resolve: the project folder of a fresh host. */
     private readonly projectDir: string,
   ) {
-    const parsed = load(readFileSync(file, 'utf8')) as { name: string; services: Record<string, ComposeService> };
+    // Compose reads variables from the shell and from the project folder's .env.
+    const variables = { ...readDotEnv(join(projectDir, '.env')), ...process.env };
+    const parsed = load(interpolate(readFileSync(file, 'utf8'), variables)) as { name: string; services: Record<string, ComposeService> };
     this.project = parsed.name;
     this.services = parsed.services;
     for (const [name, service] of Object.entries(this.services)) {
@@ -49,13 +74,26 @@ export class ComposeFile {
     }
   }
 
-  /** The name Compose gives the built image. */
+  /** The service's image, or the name Compose gives the one it builds. */
   image(name: string): string {
-    return `${this.project}-${name}`;
+    return this.service(name).image ?? `${this.project}-${name}`;
+  }
+
+  /** The services in the order Compose starts them: each after those it depends on. */
+  startOrder(): string[] {
+    const order: string[] = [];
+    const visit = (name: string) => {
+      if (order.includes(name)) return;
+      for (const dependency of Object.keys(this.service(name).depends_on ?? {})) visit(dependency);
+      order.push(name);
+    };
+    for (const name of Object.keys(this.services)) visit(name);
+    return order;
   }
 
   buildArgs(name: string): string[] {
     const { build } = this.service(name);
+    if (!build) throw new Error(`${name} has no build section`);
     const context = resolve(join(this.file, '..'), build.context);
     const args = Object.entries(build.args ?? {}).flatMap(([key, value]) => ['--build-arg', `${key}=${value}`]);
     return ['build', '--network', 'host', '-q', '-f', join(context, build.dockerfile ?? 'Dockerfile'), ...args, '-t', this.image(name), context];
@@ -80,6 +118,15 @@ export class ComposeFile {
     }
     for (const volume of overrides.extraVolumes ?? []) args.push('-v', volume);
     if (overrides.user) args.push('--user', overrides.user);
+    if (overrides.network) args.push('--network', overrides.network, '--network-alias', name);
+    const health = service.healthcheck;
+    if (health) {
+      const [kind, ...command] = health.test;
+      args.push('--health-cmd', kind === 'CMD-SHELL' ? command.join(' ') : command.join(' '));
+      if (health.interval) args.push('--health-interval', health.interval);
+      if (health.timeout) args.push('--health-timeout', health.timeout);
+      if (health.retries !== undefined) args.push('--health-retries', String(health.retries));
+    }
     if (overrides.hostNetwork) args.push('--network', 'host');
     else for (const port of service.ports ?? []) {
       const containerPort = Number(port.split(':').at(-1));

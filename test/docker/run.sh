@@ -17,4 +17,5 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 bash test/docker/stand-in-base-image.sh
+bash test/docker/stand-in-postgres-image.sh
 npx -y pnpm@10 exec vitest run --config test/docker/vitest.config.ts

@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/processes.js';
+import { PNG } from '../../services/notifications/test/support/files.js';
+import { ComposeFile } from './compose-file.js';
+import { docker, waitHealthy } from './docker-cli.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const file = join(root, 'docker-compose.postgres.yml');
+// A fresh host: an empty project folder; Docker creates ./data/... for the bind mounts.
+const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-pg-'));
+const compose = new ComposeFile(file, projectDir);
+const run = `t${process.pid}`;
+const network = `${compose.project}_default_${run}`;
+const containers: Record<string, string> = {};
+const bases: Record<string, string> = {};
+
+async function call(base: string, method: string, path: string, body?: object) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    signal: AbortSignal.timeout(15_000),
+    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined };
+}
+
+/** The first `event: created` on a stream of `base`, or a rejection after `ms`. */
+function firstCreatedEvent(base: string, recipient: string, ms: number): { ready: Promise<void>; event: Promise<string> } {
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const event = new Promise<string>((resolve, reject) => {
+    const req = get(`${base}/notifications/${recipient}/stream`, (res) => {
+      markReady();
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        const match = /event: created\ndata: (.*)\n/.exec(text);
+        if (match) {
+          req.destroy();
+          resolve(match[1]!);
+        }
+      });
+    });
+    req.on('error', () => undefined);
+    setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no created event within ${ms} ms`));
+    }, ms).unref();
+  });
+  return { ready, event };
+}
+
+beforeAll(async () => {
+  execFileSync(join(root, 'node_modules/.bin/dclint'), ['--max-warnings', '0', '--color', 'false', file], { stdio: 'pipe' });
+  await docker(['network', 'create', network]);
+  for (const service of compose.startOrder()) {
+    if (compose.services[service]!.build) await docker(compose.buildArgs(service), 900_000);
+    const container = `${compose.project}-${service}-${run}`;
+    const port = await freePort();
+    await docker(compose.runArgs(service, container, () => port, { network }));
+    containers[service] = container;
+    bases[service] = `http://127.0.0.1:${port}`;
+    // depends_on: service_healthy, as Compose waits before starting the next.
+    await waitHealthy(container, 120_000);
+  }
+}, 1_800_000);
+
+afterAll(async () => {
+  for (const container of Object.values(containers).reverse()) await docker(['rm', '-f', '-v', container]).catch(() => undefined);
+  await docker(['network', 'rm', network]).catch(() => undefined);
+  rmSync(projectDir, { recursive: true, force: true });
+}, 120_000);
+
+describe.sequential('docker-compose.postgres.yml on a real Docker engine: two instances, one PostgreSQL', () => {
+  it('starts PostgreSQL, then both instances healthy on the shared database', async () => {
+    for (const name of ['notifications-1', 'notifications-2']) {
+      const health = await call(bases[name]!, 'GET', '/health');
+      expect(health.status).toBe(200);
+      expect(health.body?.storage).toMatchObject({ engine: 'postgres', path: 'postgres://postgres:5432/notifications', writable: true });
+    }
+  });
+
+  it('shows what one instance stored on the other, and carries its stream events across', async () => {
+    const one = bases['notifications-1']!;
+    const two = bases['notifications-2']!;
+    const stream = firstCreatedEvent(two, 'household', 15_000);
+    await stream.ready;
+    const created = await call(one, 'POST', '/notifications', { recipient: 'household', message: 'made on instance 1' });
+    expect(created.status).toBe(201);
+    const listed = await call(two, 'GET', '/notifications/household');
+    expect((listed.body as unknown as Array<{ id: string }>).map((n) => n.id)).toEqual([created.body?.id]);
+    expect(JSON.parse(await stream.event)).toMatchObject({ id: created.body?.id, message: 'made on instance 1' });
+  });
+
+  it('serves an attachment uploaded through one instance from the other (shared folder)', async () => {
+    const created = await call(bases['notifications-1']!, 'POST', '/notifications', {
+      recipient: 'household',
+      message: 'with a picture',
+      attachment: { filename: 'door.png', contentType: 'image/png', data: PNG.toString('base64') },
+    });
+    expect(created.status).toBe(201);
+    const res = await fetch(`${bases['notifications-2']}/notifications/single/${String(created.body?.id)}/attachment`);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it('answers 503 while PostgreSQL is stopped and serves again once it is back, without restarting the instances', async () => {
+    const one = bases['notifications-1']!;
+    await docker(['stop', containers.postgres!], 60_000);
+    const down = await call(one, 'POST', '/notifications', { recipient: 'household', message: 'while down' });
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
+    await docker(['start', containers.postgres!], 60_000);
+    await waitHealthy(containers.postgres!, 120_000);
+    const deadline = Date.now() + 30_000;
+    let after = await call(one, 'POST', '/notifications', { recipient: 'household', message: 'after' });
+    while (after.status !== 201 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      after = await call(one, 'POST', '/notifications', { recipient: 'household', message: 'after' });
+    }
+    expect(after.status).toBe(201);
+    for (const name of ['notifications-1', 'notifications-2']) {
+      expect(await docker(['inspect', '-f', '{{.RestartCount}} {{.State.Status}}', containers[name]!])).toBe('0 running');
+    }
+    expect((await call(bases['notifications-2']!, 'GET', '/notifications/household')).body).toHaveLength(3);
+  });
+});
