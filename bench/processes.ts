@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -202,6 +202,33 @@ export function readCpuMs(pid: number): number | undefined {
     // Fields after the command name (which may contain spaces) start at field 3; utime and stime are 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time of a server and its worker processes (PostgreSQL's postmaster and backends): the root's own and reaped
+ * children's time, plus that of the children still running.
+ */
+export function readProcessTreeCpuMs(rootPid: number): number | undefined {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    let ticks = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // exited while listed
+      }
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [ppid, utime, stime, cutime, cstime] = [1, 11, 12, 13, 14].map((i) => Number(fields[i]));
+      if (Number(entry) === rootPid) ticks += utime! + stime! + cutime! + cstime!;
+      else if (ppid === rootPid) ticks += utime! + stime!;
+    }
+    return (ticks * 1000) / clockTicks;
   } catch {
     return undefined;
   }

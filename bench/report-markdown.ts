@@ -1,15 +1,11 @@
 import type { LatencyResult, LoadResult } from './load.js';
 import type { BenchResults, Compared, Fold } from './results.js';
+import { int, mb, ms, pct, row } from './report-format.js';
+import { renderPostgresSection } from './report-postgres.js';
 import type { TargetCheck } from './targets.js';
 
-const int = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US'));
-// autocannon reports whole milliseconds: print those as they are, timed values with two decimals below 10 ms.
-const ms = (n: number | undefined) =>
-  n === undefined || !Number.isFinite(n) ? '–' : `${Number.isInteger(n) || n >= 10 ? n.toFixed(0) : n.toFixed(2)} ms`;
 const cpu = (run: LoadResult) =>
   run.serverCpuUsPerRequest === undefined ? ['–', '–'] : [`${run.serverCpuUsPerRequest.toFixed(0)} µs`, (run.serverCores ?? NaN).toFixed(2)];
-const mb = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '–' : `${n.toFixed(0)} MB`);
-const pct = (ratio: number | undefined) => (ratio === undefined || !Number.isFinite(ratio) ? '–' : `${(ratio * 100).toFixed(1)}%`);
 
 /** A measured value with its unit, as the targets table shows it. */
 export function formatMeasured(check: TargetCheck): string {
@@ -30,10 +26,6 @@ function describeCode(code: BenchResults['code']): string {
 }
 
 const RESULT_MARK: Record<TargetCheck['status'], string> = { met: '**met**', missed: '**MISSED**', 'not measured': 'not measured' };
-
-function row(cells: Array<string | number>): string {
-  return `| ${cells.map((cell) => String(cell).replace(/\|/g, '\\|')).join(' | ')} |`;
-}
 
 const CPU_HEADERS = ['Server CPU / request', 'Server cores busy'];
 
@@ -88,7 +80,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       [machine.durableAppendStart, machine.durableAppendEnd].map((d) => (d ? `${ms(d.p50Ms)} / ${ms(d.p99Ms)}` : '–')).join('; '),
     ]),
     '',
-    '## Targets (issues 3, 4 and 14)',
+    '## Targets (issues 3, 4, 14 and 15)',
     '',
     row(['Source', 'Target', 'Measured', 'Limit', 'Result', 'How']),
     row(['---', '---', '---', '---', '---', '---']),
@@ -172,6 +164,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       '',
     );
   }
+  lines.push(...renderPostgresSection(results));
   const devices = deviceControl.devices;
   lines.push('## device-control: `GET /devices`', '');
   if (devices) {

@@ -70,6 +70,26 @@ export interface MillionStage {
   stopCode?: number | null;
 }
 
+/** Issue 15: the history in PostgreSQL, one instance (and two) on one database. */
+export interface PostgresStage {
+  stored: number;
+  /** Rows written straight in SQL (one INSERT … SELECT per 100,000), then ANALYZE. */
+  seedMs: number;
+  create: Compared;
+  /** Transactions the database committed per create during the run (pg_stat_database.xact_commit delta / requests). */
+  transactionsPerCreate?: number;
+  /** CPU time of the PostgreSQL server (postmaster and backends) per create, warm-up included (µs). */
+  databaseCpuUsPerCreate?: number;
+}
+
+export interface PostgresResults {
+  stages: PostgresStage[];
+  /** First page of a recipient, one request at a time, at 1,000,000 rows. */
+  listP50MsAtMillion?: number;
+  /** Two instances on the same database at 1,000,000 rows, the load split over both; req/s summed. */
+  twoInstances?: { rps: number; oneInstanceRps: number; ratio: number; non2xx: number };
+}
+
 /** Toggle latency from device-control's own bench script, when it exists and ran. */
 export interface ToggleResult {
   status: 'measured' | 'not measured';
@@ -107,6 +127,8 @@ export interface BenchResults {
     /** Issue 14, at 1,000,000 stored. */
     atMillion?: MillionStage;
   };
+  /** Issue 15; absent when the phase did not run. */
+  postgres?: PostgresResults;
   deviceControl: {
     devices?: Compared & { deviceCount: number; bytes: number };
     toggle: ToggleResult;

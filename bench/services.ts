@@ -58,13 +58,13 @@ const MEMORY_PROBE = join(ROOT, 'bench/memory-probe.preload.mjs');
  * The built notification service on a temp history, provider off, no API key; ready when /health answers 200.
  * With `memoryFile`, the memory probe is loaded (see liveMemory).
  */
-export async function startNotifications(storagePath: string, logDir: string, memoryFile?: string): Promise<Running> {
+export async function startNotifications(storagePath: string, logDir: string, memoryFile?: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
   const probe = memoryFile === undefined ? [] : ['--expose-gc', '--import', MEMORY_PROBE];
   const child = spawnNode({
     name: 'notifications',
     args: [...probe, NOTIFICATIONS_MAIN],
-    env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'info', ...(memoryFile ? { BENCH_MEMORY_FILE: memoryFile } : {}) },
+    env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'info', ...(memoryFile ? { BENCH_MEMORY_FILE: memoryFile } : {}), ...env },
     cwd: logDir, // no .env up the tree from a temp dir
     logFile: join(logDir, 'notifications.log'),
   });

@@ -51,6 +51,20 @@ function millionTargets(results: BenchResults): TargetCheck[] {
   ];
 }
 
+/** Issue 15: the history in PostgreSQL. */
+function postgresTargets(results: BenchResults): TargetCheck[] {
+  const p = results.postgres;
+  const { connections } = results.settings;
+  const create = (stored: number) => percent(p?.stages.find((s) => s.stored === stored)?.create.ratio);
+  const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, comparison: TargetCheck['comparison'], basis: string) =>
+    check({ source: 'issue 15', target, measured, unit, limit, comparison, basis });
+  return [
+    at('PostgreSQL: create throughput with 10,000 rows vs bare Express 5, one instance', create(10_000), '%', 50, '>=', `req/s ratio, ${connections} connections`),
+    at('PostgreSQL: create throughput with 1,000,000 rows vs bare Express 5, one instance', create(1_000_000), '%', 50, '>=', `req/s ratio, ${connections} connections`),
+    at("PostgreSQL: first page of a recipient's list with 1,000,000 rows, p50", p?.listP50MsAtMillion, 'ms', 3, '<', 'one request at a time, keep-alive'),
+  ];
+}
+
 /** Every performance target of issues 3 (device-control) and 4 (notifications), in issue order. */
 export function evaluateTargets(results: BenchResults): TargetCheck[] {
   const { connections } = results.settings;
@@ -121,5 +135,6 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
       basis: describeMemoryBasis(results),
     }),
     ...millionTargets(results),
+    ...postgresTargets(results),
   ];
 }

@@ -37,6 +37,17 @@ function results(
       devices: { service: load(2700), ceilingRps: 3000, serviceRps: 2700, ratio: 0.9, cpuRatio: 0.85, deviceCount: 50, bytes: 15_000 },
       toggle: overrides.toggle ?? { status: 'measured', addedP50Ms: 1.2, command: 'node bench/toggle-latency.ts' },
     },
+    postgres: {
+      stages: [10_000, 1_000_000].map((stored) => ({
+        stored,
+        seedMs: 900,
+        create: { service: { ...load(1800), serverCpuUsPerRequest: 400 }, ceilingRps: 3000, serviceRps: 1800, ratio: 0.6 },
+        transactionsPerCreate: 2,
+        databaseCpuUsPerCreate: 250,
+      })),
+      listP50MsAtMillion: 1.1,
+      twoInstances: { rps: 1900, oneInstanceRps: 1800, ratio: 1900 / 1800, non2xx: 0 },
+    },
     problems: [],
   };
 }
@@ -45,8 +56,21 @@ describe('bench targets', () => {
   it('marks every target met when each number is inside its limit', () => {
     const checks = evaluateTargets(results());
 
-    expect(checks).toHaveLength(16);
-    expect(checks.map((c) => c.status)).toEqual(Array(16).fill('met'));
+    expect(checks).toHaveLength(19);
+    expect(checks.map((c) => c.status)).toEqual(Array(19).fill('met'));
+  });
+
+  it("marks issue 15's rows missed below half the ceiling or past 3 ms, and not measured without the PostgreSQL phase", () => {
+    const res = results();
+    res.postgres!.stages[1]!.create.ratio = 0.49;
+    res.postgres!.listP50MsAtMillion = 3.2;
+    const byTarget = Object.fromEntries(evaluateTargets(res).map((c) => [c.target, c.status]));
+    expect(byTarget['PostgreSQL: create throughput with 10,000 rows vs bare Express 5, one instance']).toBe('met');
+    expect(byTarget['PostgreSQL: create throughput with 1,000,000 rows vs bare Express 5, one instance']).toBe('missed');
+    expect(byTarget["PostgreSQL: first page of a recipient's list with 1,000,000 rows, p50"]).toBe('missed');
+    const { postgres: _gone, ...withoutPostgres } = results();
+    const none = evaluateTargets(withoutPostgres).filter((c) => c.source === 'issue 15');
+    expect(none.map((c) => c.status)).toEqual(Array(3).fill('not measured'));
   });
 
   it("marks issue 14's rows missed past their limits, and not measured when the stage did not run", () => {
@@ -86,6 +110,24 @@ describe('bench report', () => {
     expect(markdown).toContain('| issue 4 | startup with 100,000 stored | 3400 ms | < 3,000 ms | **MISSED** |');
     expect(markdown).toContain('| Test CPU | 2 | 4.0 GB | v20.20.2 | linux x64 | 0.10 / 0.20 | –; – |');
     expect(markdown).toContain('`pnpm bench`, run 2026-11-22T05:00:00.000Z (200 s) on commit abc1234.');
+  });
+
+  it('renders the PostgreSQL section with costs per create and what N instances would carry', () => {
+    const res = results();
+
+    const markdown = renderMarkdown(res, evaluateTargets(res));
+
+    expect(markdown).toContain('| 1,000,000 | 900 ms | 1,800 | 10 ms | 40 ms | 400 µs | 250 µs | 2.00 | 0 | **60.0%** |');
+    expect(markdown).toContain('**1,900 req/s** against 1,800 for one');
+    // 2,500 creates/s per instance (400 µs), 8,000 for the database (250 µs on two cores).
+    expect(markdown).toContain('| 2 | 5,000 | the instances\' CPU |');
+    expect(markdown).toContain('| 4 | 8,000 | the database\'s CPU (2 cores) |');
+  });
+
+  it('leaves the PostgreSQL section out when the phase did not run', () => {
+    const { postgres: _gone, ...res } = results();
+
+    expect(renderMarkdown(res, evaluateTargets(res))).not.toContain('## notifications on PostgreSQL');
   });
 
   it('draws one point per history size and the three reference levels in the SVG', () => {
