@@ -130,6 +130,25 @@ describe('PostgreSQL history shared by several instances', () => {
     expect(Number(counted[0]!.n)).toBe(1);
   });
 
+  it('stores creates that arrive together in their order with the counts right, and fails only a duplicate id among them', async () => {
+    const url = await freshDatabase();
+    const a = await instance(url);
+    const records = Array.from({ length: 40 }, (_, i) => makeRecord({ recipient: i % 4 ? 'alice' : 'bob' }));
+    await Promise.all(records.map((record) => a.insert(record)));
+
+    const duplicate = { ...makeRecord(), id: records[5]!.id };
+    const next = [makeRecord(), makeRecord(), duplicate, makeRecord()];
+    const outcomes = await Promise.all(next.map((record) => a.insert(record).then(() => 'stored', (err: Error) => err.message)));
+
+    expect(outcomes).toEqual(['stored', 'stored', `Notification id ${duplicate.id} already exists`, 'stored']);
+    const page = await a.list('bob', { limit: 50, unreadOnly: false });
+    expect(page.items.map((r) => r.id)).toEqual([...next.filter((r) => r !== duplicate), ...records].filter((r) => r.recipient === 'bob').reverse().map((r) => r.id));
+    expect(await a.recipients()).toEqual([
+      { recipient: 'alice', total: 33, unread: 33 },
+      { recipient: 'bob', total: 10, unread: 10 },
+    ]);
+  });
+
   it("carries events to the other instance's streams with the stored record, and to its jobs marked remote", async () => {
     const url = await freshDatabase();
     const a = await instance(url, { instanceId: 'a' });

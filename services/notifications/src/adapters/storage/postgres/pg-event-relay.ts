@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { EventRelay, NotificationEvent } from '../../../domain/notification-events.js';
 import type { NotificationRepository } from '../../../domain/notification-repository.js';
+import { GroupWriter } from './group-writer.js';
 
 const CHANNEL = 'notifications_events';
 const RECONNECT_MIN_MS = 500;
@@ -27,6 +28,16 @@ export class PgEventRelay implements EventRelay {
   private retryMs = RECONNECT_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /**
+   * Events under load leave in one NOTIFY statement, one batch at a time so they keep their order. PostgreSQL folds
+   * identical payloads of one transaction into one: harmless here, since the receiver reads the row's latest state.
+   */
+  private readonly outgoing = new GroupWriter<string>(
+    async (payloads) => {
+      await this.pool.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [CHANNEL, payloads]);
+    },
+    { maxInFlight: 1, maxBatch: 500 },
+  );
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,7 +52,7 @@ export class PgEventRelay implements EventRelay {
     if (event.type === 'deleted') wire.i = event.id;
     else if (event.type === 'read-all') Object.assign(wire, { u: event.updated, a: event.readAt });
     else wire.i = event.notification.id;
-    this.pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(wire)]).catch((err: Error) => this.log('warn', `an event could not be shared with the other instances: ${err.message}`));
+    this.outgoing.add(JSON.stringify(wire)).catch((err: Error) => this.log('warn', `an event could not be shared with the other instances: ${err.message}`));
   }
 
   async start(receive: (event: NotificationEvent) => void): Promise<void> {

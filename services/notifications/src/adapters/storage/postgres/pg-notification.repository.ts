@@ -5,6 +5,7 @@ import type { ListQuery, NotificationPage, NotificationRepository, RecipientSumm
 import type { Delivery, NotificationPatch, NotificationRecord } from '../../../domain/notification.js';
 import { describeRecordProblem } from '../record-shape.js';
 import { describeDatabase, isDuplicateKey, storageUnavailable } from './pg-errors.js';
+import { GroupWriter } from './group-writer.js';
 import { LOCK_RETENTION, migrate } from './pg-migrations.js';
 
 /** Connection and claim settings of the PostgreSQL history. */
@@ -23,7 +24,19 @@ export interface PgSettings {
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
+/** One row of a multi-row INSERT, as the statement reads it from JSON. */
+interface InsertRow {
+  id: string;
+  recipient: string;
+  record: NotificationRecord;
+  lease_owner: string | null;
+  lease_ms: number | null;
+}
+
 const STATS_TIMEOUT_MS = 2_000;
+/** Multi-row INSERTs being written at once, and rows in one at most. */
+const INSERTS_IN_FLIGHT = 2;
+const INSERT_BATCH = 200;
 /** Pending ones a sweep takes at a time. */
 const PENDING_BATCH = 500;
 
@@ -39,6 +52,12 @@ export class PgNotificationRepository implements NotificationRepository {
   private lastWriteAt: string | null = null;
   private lastError: string | null = null;
   private records = 0;
+  /** Creates under load share one multi-row INSERT (see GroupWriter). */
+  private readonly inserts = new GroupWriter<InsertRow>((rows) => this.insertRows(rows), {
+    maxInFlight: INSERTS_IN_FLIGHT,
+    maxBatch: INSERT_BATCH,
+    retryAlone: isDuplicateKey,
+  });
 
   constructor(private readonly settings: PgSettings) {
     this.instanceId = settings.instanceId ?? `notifications-${randomUUID().slice(0, 8)}`;
@@ -77,13 +96,7 @@ export class PgNotificationRepository implements NotificationRepository {
     if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
     const lease = this.leaseOf(record.delivery);
     try {
-      await this.write('INSERT INTO notifications (id, recipient, record, lease_owner, lease_until) VALUES ($1, $2, $3, $4, now() + $5 * interval \'1 millisecond\')', [
-        record.id,
-        record.recipient,
-        JSON.stringify(record),
-        lease.owner,
-        lease.afterMs,
-      ]);
+      await this.inserts.add({ id: record.id, recipient: record.recipient, record, lease_owner: lease.owner, lease_ms: lease.afterMs });
     } catch (err) {
       if (isDuplicateKey(err)) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
       throw err;
@@ -221,6 +234,16 @@ export class PgNotificationRepository implements NotificationRepository {
       lastWriteAt: this.lastWriteAt,
       lastError: this.lastError,
     };
+  }
+
+  private async insertRows(rows: InsertRow[]): Promise<void> {
+    // The rows keep their order (seq follows it); the counts trigger runs once for the statement.
+    await this.write(
+      `INSERT INTO notifications (id, recipient, record, lease_owner, lease_until)
+       SELECT r.id, r.recipient, r.record, r.lease_owner, now() + r.lease_ms * interval '1 millisecond'
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, recipient text, record jsonb, lease_owner text, lease_ms double precision)`,
+      [JSON.stringify(rows)],
+    );
   }
 
   /** Where a delivery's claim ends: a pending one stays this instance's until its planned attempt and a lease beyond. */
