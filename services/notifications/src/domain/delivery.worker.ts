@@ -6,6 +6,9 @@ import type { Delivery, NotificationRecord } from './notification.js';
 import type { PushMessage, PushProvider } from './push-provider.js';
 import { toPushMessage } from './push-message.js';
 
+/** The longest delay one Node timer holds (2^31 - 1 ms, about 24.8 days). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** Settings of the delivery worker. */
 export interface DeliverySettings extends RetryPolicy {
   /** Connections to the provider at once (Pushover allows 2). */
@@ -56,7 +59,7 @@ export class DeliveryWorker {
         continue;
       }
       const at = record.delivery.nextAttemptAt ? Date.parse(record.delivery.nextAttemptAt) : now;
-      this.schedule(record.id, Math.max(0, at - now));
+      this.schedule(record.id, this.untilDue(record, at - now));
       scheduled += 1;
     }
     if (scheduled > 0) this.ctx.logger.info({ count: scheduled }, 'resuming pending deliveries');
@@ -95,13 +98,19 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
+  /**
+   * Waits `delayMs`, however long: a wait for a monthly quota reset exceeds what one timer can hold (Node would fire
+   * it after 1 ms), so it is waited out in steps.
+   */
   private schedule(id: string, delayMs: number): void {
     if (this.stopped) return;
     clearTimeout(this.timers.get(id));
+    const step = Math.min(Math.max(0, delayMs), LONGEST_TIMER_MS);
     const timer = setTimeout(() => {
       this.timers.delete(id);
-      void this.attempt(id);
-    }, delayMs);
+      if (delayMs > step) this.schedule(id, delayMs - step);
+      else void this.attempt(id);
+    }, step);
     timer.unref();
     this.timers.set(id, timer);
   }
@@ -154,13 +163,25 @@ export class DeliveryWorker {
    * maximum age (or the notification's own ttl, when shorter) ends as `expired`.
    */
   private expiry(record: NotificationRecord): Delivery | undefined {
-    const limits = [this.settings.maxAgeMs, record.ttl === undefined ? undefined : record.ttl * 1000].filter((n): n is number => n !== undefined);
-    if (limits.length === 0) return undefined;
-    const maxAgeMs = Math.min(...limits);
+    const maxAgeMs = this.maxAgeOf(record);
+    if (maxAgeMs === undefined) return undefined;
     const ageMs = this.ctx.clock.now().getTime() - Date.parse(record.delivery.resentAt ?? record.createdAt);
     if (!(ageMs > maxAgeMs)) return undefined;
     const { nextAttemptAt: _next, ...rest } = record.delivery;
     return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(maxAgeMs / 1000)} s it may wait` };
+  }
+
+  private maxAgeOf(record: NotificationRecord): number | undefined {
+    const limits = [this.settings.maxAgeMs, record.ttl === undefined ? undefined : record.ttl * 1000].filter((n): n is number => n !== undefined);
+    return limits.length === 0 ? undefined : Math.min(...limits);
+  }
+
+  /** The wait before the next attempt, cut short where the delivery expires (a quota wait may end past that). */
+  private untilDue(record: NotificationRecord, delayMs: number): number {
+    const maxAgeMs = this.maxAgeOf(record);
+    if (maxAgeMs === undefined) return Math.max(0, delayMs);
+    const expiresInMs = Date.parse(record.delivery.resentAt ?? record.createdAt) + maxAgeMs - this.ctx.clock.now().getTime() + 1;
+    return Math.max(0, Math.min(delayMs, expiresInMs));
   }
 
   private async record(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
@@ -171,7 +192,7 @@ export class DeliveryWorker {
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
     if (delivery.status === 'pending') {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
-      this.schedule(id, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now().getTime());
+      this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now().getTime()));
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed; will retry');
     } else if (delivery.status === 'failed' || delivery.status === 'unknown') {
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, delivery.status === 'unknown' ? 'emergency may have been delivered; not resent' : 'delivery failed permanently');

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
@@ -66,5 +66,50 @@ describe('stale deliveries', () => {
 
     expect((await repository.get('quota'))?.delivery).toMatchObject({ status: 'pending', nextAttemptAt: reset, error: expect.stringContaining('waiting for the reset') });
     expect(provider.sent).toHaveLength(1);
+  });
+
+  describe('with a quota reset weeks away (fake timers)', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    async function quotaWait(resetInDays: number, maxAgeMs: number) {
+      vi.useFakeTimers({ now: NOW });
+      const repository = new InMemoryNotificationRepository();
+      await repository.open();
+      await repository.insert({ ...pending('quota', 0), delivery: { status: 'pending', attempts: 0 } });
+      const reset = new Date(NOW + resetInDays * 86_400_000).toISOString();
+      const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
+      const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date() }, logger: silentLogger };
+      const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs });
+      await worker.resume();
+      await vi.advanceTimersByTimeAsync(10);
+      return { repository, provider, worker };
+    }
+
+    it('waits past what one timer holds (40 days) without sending again, then sends once the quota is reset', async () => {
+      const { repository, provider, worker } = await quotaWait(40, 60 * 86_400_000);
+      expect(provider.sent).toHaveLength(1);
+
+      await vi.advanceTimersByTimeAsync(39 * 86_400_000);
+      expect(provider.sent).toHaveLength(1);
+      expect((await repository.get('quota'))?.delivery.status).toBe('pending');
+
+      await vi.advanceTimersByTimeAsync(86_400_000);
+      await worker.stop();
+      expect(provider.sent).toHaveLength(2);
+      expect((await repository.get('quota'))?.delivery).toMatchObject({ status: 'sent', attempts: 2 });
+    });
+
+    it('expires a delivery at its maximum age while it waits for a later quota reset', async () => {
+      const { repository, provider, worker } = await quotaWait(6 / 24, 3_600_000);
+
+      await vi.advanceTimersByTimeAsync(3_600_000 + 10);
+      const delivery = (await repository.get('quota'))?.delivery;
+      await worker.stop();
+
+      expect(delivery).toMatchObject({ status: 'expired', attempts: 1 });
+      expect(provider.sent).toHaveLength(1);
+    });
   });
 });
