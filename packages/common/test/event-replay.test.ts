@@ -4,27 +4,37 @@ import { EventReplay } from '../src/index.js';
 describe('EventReplay', () => {
   it('answers the events after an id, filtered, oldest first', () => {
     const replay = new EventReplay<{ who: string }>(10);
-    for (const who of ['a', 'b', 'a', 'a']) replay.push({ who });
+    const ids = ['a', 'b', 'a', 'a'].map((who) => replay.push({ who }));
 
-    expect(replay.since('1', (d) => d.who === 'a')).toEqual([
-      { id: 3, data: { who: 'a' } },
-      { id: 4, data: { who: 'a' } },
+    expect(replay.since(ids[0]!, (d) => d.who === 'a')).toEqual([
+      { id: ids[2], data: { who: 'a' } },
+      { id: ids[3], data: { who: 'a' } },
     ]);
-    expect(replay.since('4')).toEqual([]);
+    expect(replay.since(ids[3]!)).toEqual([]);
+    expect(replay.since(replay.start)).toHaveLength(4);
   });
 
   it('says reload (undefined) when missed events were dropped, or for an id it never gave', () => {
     const replay = new EventReplay<number>(3);
-    for (let i = 0; i < 6; i += 1) replay.push(i);
+    const ids = [0, 1, 2, 3, 4, 5].map((i) => replay.push(i));
 
-    expect(replay.since('3')).toEqual([
-      { id: 4, data: 3 },
-      { id: 5, data: 4 },
-      { id: 6, data: 5 },
+    expect(replay.since(ids[2]!)).toEqual([
+      { id: ids[3], data: 3 },
+      { id: ids[4], data: 4 },
+      { id: ids[5], data: 5 },
     ]);
-    expect(replay.since('2')).toBeUndefined();
-    expect(replay.since('7')).toBeUndefined();
-    expect(replay.since('abc')).toBeUndefined();
-    expect(replay.since('-1')).toBeUndefined();
+    expect(replay.since(ids[1]!)).toBeUndefined();
+    expect(replay.since(`${replay.epoch}-7`)).toBeUndefined();
+    for (const id of ['abc', '-1', '3', `${replay.epoch}-x`]) expect(replay.since(id)).toBeUndefined();
+  });
+
+  it('never takes an id of another process (a restart, another instance) for one of its own', () => {
+    const before = new EventReplay<number>(10);
+    const now = new EventReplay<number>(10);
+    const old = [1, 2, 3].map((i) => before.push(i));
+    [1, 2, 3, 4].forEach((i) => now.push(i));
+
+    expect(now.epoch).not.toBe(before.epoch);
+    expect(now.since(old[1]!)).toBeUndefined();
   });
 });

@@ -10,7 +10,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
   const replay = new EventReplay<DeviceEvent>(EVENT_REPLAY_SIZE);
   const streams = new Set<EventStream>();
   devices.onEvent((event) => {
-    const id = String(replay.push(event));
+    const id = replay.push(event);
     for (const stream of streams) stream.send(event.type, event, id);
   });
   api.route({
@@ -33,7 +33,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
       if (lastEventId !== undefined) {
         const missed = replay.since(lastEventId);
         if (missed === undefined) stream.send('reset', { reason: 'the events since your Last-Event-ID are no longer kept: reload the state' });
-        else for (const { id, data } of missed) stream.send(data.type, data, String(id));
+        else for (const { id, data } of missed) stream.send(data.type, data, id);
       }
       streams.add(stream);
       res.on('close', () => streams.delete(stream));

@@ -12,7 +12,7 @@ export type NotificationEvent =
   | { type: 'read-all'; recipient: string; updated: number; readAt: string };
 
 /** `remote`: published by another instance sharing the store (through the relay). */
-type Listener = (event: NotificationEvent, id: number, remote: boolean) => void;
+type Listener = (event: NotificationEvent, id: string, remote: boolean) => void;
 
 /** Carries events between service instances that share one store, so every instance's streams see every change. */
 export interface EventRelay {
@@ -37,6 +37,11 @@ export class NotificationEvents {
   async connect(relay: EventRelay): Promise<void> {
     this.relay = relay;
     await relay.start((event) => this.fanOut(event, true));
+  }
+
+  /** The id before the first event kept: missedSince(replayStart) gives them all. */
+  get replayStart(): string {
+    return this.replay.start;
   }
 
   /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */

@@ -24,8 +24,8 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     },
     handler: ({ params }, req, res) => {
       const stream = hub.open(req, res);
-      const send = ({ type, recipient: _recipient, ...data }: NotificationEvent, id: number) =>
-        stream.send(type, 'notification' in data ? data.notification : data, String(id));
+      const send = ({ type, recipient: _recipient, ...data }: NotificationEvent, id: string) =>
+        stream.send(type, 'notification' in data ? data.notification : data, id);
       const lastEventId = lastEventIdOf(req);
       if (lastEventId !== undefined) {
         const missed = ctx.events.missedSince(params.recipient, lastEventId);

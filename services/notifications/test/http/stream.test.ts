@@ -4,6 +4,9 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
 
+/** The running number of an event id (`<epoch>-<n>`). */
+const seq = (id: string | undefined) => Number(id?.split('-')[1]);
+
 interface SseEvent {
   event: string;
   data: unknown;
@@ -97,17 +100,20 @@ describe('GET /notifications/:recipient/stream', () => {
     await eventually(() => again.events.filter((e) => e.event === 'created').length === 1);
     const three = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'three' })).body.id;
     await eventually(() => again.events.filter((e) => e.event === 'created').length === 2);
-    const stale = await subscribe(port, 'ops', { 'Last-Event-ID': '0' });
+    const stale = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0]}-0` });
     const unknown = await subscribe(port, 'ops', { 'Last-Event-ID': '424242' });
-    await eventually(() => unknown.events.some((e) => e.event === 'reset'));
+    // An id of the same shape from before a restart (another epoch) is never taken for one of this process.
+    const restarted = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0] === '0badf00d' ? '0badf00e' : '0badf00d'}-1` });
+    await eventually(() => unknown.events.some((e) => e.event === 'reset') && restarted.events.some((e) => e.event === 'reset'));
 
     expect(again.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([two, three]);
-    expect(again.events.map((e) => Number(e.id))).toEqual([...again.events.map((e) => Number(e.id))].sort((a, b) => a - b));
-    expect(Number(again.events[0]!.id)).toBeGreaterThan(Number(lastSeen));
-    // Id 0: nothing was ever dropped, so everything of ops since the start is replayed.
+    expect(again.events.map((e) => seq(e.id))).toEqual([...again.events.map((e) => seq(e.id))].sort((a, b) => a - b));
+    expect(seq(again.events[0]!.id)).toBeGreaterThan(seq(lastSeen));
+    // Number 0 of this epoch: nothing was ever dropped, so everything of ops since the start is replayed.
     expect(stale.events.filter((e) => e.event === 'created').length).toBeGreaterThanOrEqual(1);
     expect(unknown.events.map((e) => e.event)).toEqual(['reset']);
-    for (const s of [again, stale, unknown]) s.res.destroy();
+    expect(restarted.events.map((e) => e.event)).toEqual(['reset']);
+    for (const s of [again, stale, unknown, restarted]) s.res.destroy();
     t.hub.closeAll();
   });
 });
