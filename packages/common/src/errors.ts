@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'RECIPIENT_NOT_MAPPED'
   | 'NOTIFICATION_NOT_RESENDABLE'
   | 'ATTACHMENT_NOT_FOUND'
+  | 'NOTIFICATION_EXISTS'
   | 'STORAGE_UNAVAILABLE'
   | 'PROVIDER_ERROR'
   | 'PROVIDER_UNAVAILABLE'
@@ -49,6 +50,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
   RECIPIENT_NOT_MAPPED: { status: 400, error: 'Recipient not in the recipient map', solution: 'Add the recipient to RECIPIENTS_FILE (or RECIPIENTS), or set UNMAPPED_RECIPIENTS=default to send it to PROVIDER_USER_KEY' },
   NOTIFICATION_NOT_RESENDABLE: { status: 409, error: 'Notification cannot be resent', solution: 'Only a delivery that is failed, expired or unknown can be resent; see its delivery.status' },
+  NOTIFICATION_EXISTS: { status: 409, error: 'Notification already stored', solution: 'Ids are unique: this one is in the history already' },
   ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
   STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
   PROVIDER_ERROR: { status: 502, error: 'Push provider rejected the request', solution: 'See the error text' },

@@ -4,7 +4,7 @@ import { createPushProvider } from './adapters/pushover/create-push-provider.js'
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
 import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
-import { PgNotificationRepository } from './adapters/storage/postgres/pg-notification.repository.js';
+import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
 import type { Config } from './config.js';
 import type { ServiceAdapters } from './service-runner.js';
@@ -26,16 +26,22 @@ function buildStorage(config: Config, logger: Logger): Pick<ServiceAdapters, 're
     };
   }
   const log = (level: 'info' | 'warn' | 'error', message: string) => storageLog[level](message);
-  const repository = new PgNotificationRepository({
-    url: config.STORAGE_URL,
+  const repository = pgRepositoryOf(config, config.STORAGE_URL, log);
+  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log) };
+}
+
+/** The PostgreSQL history at `url` with the configured pool and timeouts. */
+export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log'], overrides: Partial<PgSettings> = {}): PgNotificationRepository {
+  return new PgNotificationRepository({
+    url,
     poolMax: config.PG_POOL_MAX,
     connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
     // Longer than any attempt can take: a claim only lapses when its instance is gone.
     leaseMs: 2 * (config.PROVIDER_TIMEOUT_MS + 2_000) + 10_000,
-    log,
+    ...(log === undefined ? {} : { log }),
+    ...overrides,
   });
-  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log) };
 }
 
 /** The production adapters: the history, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */

@@ -14,7 +14,8 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     responses: {
       200: {
         description:
-          'Events `created`, `read`, `unread`, `delivery` (data: the notification), `deleted` (data: {id}), ' +
+          'Events `created`, `read`, `unread`, `delivery`, `acknowledged` (an emergency acknowledged on a phone), ' +
+          '`alarm-ended` (an emergency expired or cancelled) (data: the notification), `deleted` (data: {id}), ' +
           '`read-all` (data: {updated, readAt}); a comment line as heartbeat. Each event has an id: reconnect with ' +
           `Last-Event-ID to get what you missed (the last ${EVENT_REPLAY_SIZE} events of all recipients are kept); a \`reset\` ` +
           'event says too much was missed: reload.',

@@ -34,7 +34,7 @@ export class InMemoryNotificationRepository implements NotificationRepository {
     this.write(`insert ${record.id}`);
     const problem = describeRecordProblem(record);
     if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
-    if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
+    if (this.index.get(record.id) !== undefined) throw new AppError('NOTIFICATION_EXISTS', `Notification id ${record.id} already exists`);
     this.index.put(record);
   }
 

@@ -179,7 +179,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   async insert(record: NotificationRecord): Promise<void> {
     const problem = describeRecordProblem(record);
     if (problem !== undefined) throw new AppError('INTERNAL', `Refusing to store notification ${record.id}: ${problem}`);
-    if (this.index.get(record.id) !== undefined) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
+    if (this.index.get(record.id) !== undefined) throw new AppError('NOTIFICATION_EXISTS', `Notification id ${record.id} already exists`);
     // The index keeps its own encoded copy: the caller's object is not aliased.
     await this.commit([record], []);
   }

@@ -98,7 +98,7 @@ export class PgNotificationRepository implements NotificationRepository {
     try {
       await this.inserts.add({ id: record.id, recipient: record.recipient, record, lease_owner: lease.owner, lease_ms: lease.afterMs });
     } catch (err) {
-      if (isDuplicateKey(err)) throw new AppError('INTERNAL', `Notification id ${record.id} already exists`);
+      if (isDuplicateKey(err)) throw new AppError('NOTIFICATION_EXISTS', `Notification id ${record.id} already exists`);
       throw err;
     }
   }
