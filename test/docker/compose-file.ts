@@ -30,6 +30,8 @@ export interface ServiceOverrides {
   user?: string;
   /** The project's network (`docker network create`): the container joins it under its service name, as in Compose. */
   network?: string;
+  /** `docker compose run --rm <service> <command…>`: a one-off command in the service's setting, no ports or restarts. */
+  oneOff?: string[];
 }
 
 /** Compose's variable interpolation: `${NAME}`, `${NAME:-default}` (default also when empty), `$$` for `$`. */
@@ -102,7 +104,8 @@ export class ComposeFile {
   /** `docker run -d` arguments; published ports bind to 127.0.0.1 on the host port `hostPort` picks. */
   runArgs(name: string, container: string, hostPort: (containerPort: number) => number, overrides: ServiceOverrides = {}): string[] {
     const service = this.service(name);
-    const args = ['run', '-d', '--name', container];
+    const oneOff = overrides.oneOff;
+    const args = ['run', oneOff ? '--rm' : '-d', '--name', container];
     for (const entry of service.env_file ?? []) {
       const { path, required = true } = typeof entry === 'string' ? { path: entry } : entry;
       const file = resolve(this.projectDir, path);
@@ -119,6 +122,7 @@ export class ComposeFile {
     for (const volume of overrides.extraVolumes ?? []) args.push('-v', volume);
     if (overrides.user) args.push('--user', overrides.user);
     if (overrides.network) args.push('--network', overrides.network, '--network-alias', name);
+    if (oneOff) return [...args, this.image(name), ...oneOff];
     const health = service.healthcheck;
     if (health) {
       const [kind, ...command] = health.test;

@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/processes.js';
 import { PNG } from '../../services/notifications/test/support/files.js';
+import type { NotificationRecord } from '../../services/notifications/src/domain/notification.js';
+import { YamlNotificationRepository } from '../../services/notifications/src/adapters/storage/yaml-notification.repository.js';
 import { ComposeFile } from './compose-file.js';
 import { docker, waitHealthy } from './docker-cli.js';
 
@@ -107,6 +109,42 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
     const res = await fetch(`${bases['notifications-2']}/notifications/single/${String(created.body?.id)}/attachment`);
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it('imports a YAML history with `docker compose run … node dist/import-history.js`, and both instances list it', async () => {
+    const shared = join(projectDir, 'data/notifications-shared');
+    const yaml = new YamlNotificationRepository(join(shared, 'notifications.yaml'));
+    await yaml.open();
+    const records = Array.from({ length: 300 }, (_, i): NotificationRecord => ({
+      id: `01JIMPORT${String(i).padStart(17, '0')}`,
+      recipient: 'imported',
+      title: 'Backup',
+      message: `night ${i}`,
+      priority: 0,
+      read: i % 3 === 0,
+      readAt: i % 3 === 0 ? '2026-01-02T00:00:00.000Z' : null,
+      createdAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 1000).toISOString(),
+      delivery: { status: 'sent', attempts: 1 },
+    }));
+    await Promise.all(records.map((record) => yaml.insert(record)));
+    await yaml.close();
+
+    const output = await docker(
+      compose.runArgs('notifications-1', `${compose.project}-import-${run}`, () => 0, {
+        network,
+        environment: { STORAGE_PATH: '/app/data/notifications.yaml' },
+        oneOff: ['node', 'dist/import-history.js'],
+      }),
+      120_000,
+    );
+
+    expect(output).toContain('copied 300, already there 0, of 300');
+    for (const base of [bases['notifications-1']!, bases['notifications-2']!]) {
+      const res = await fetch(`${base}/notifications/imported?limit=5`);
+      expect(res.headers.get('x-total-count')).toBe('300');
+      expect(res.headers.get('x-unread-count')).toBe('200');
+      expect(((await res.json()) as Array<{ message: string }>).map((n) => n.message)).toEqual(['night 299', 'night 298', 'night 297', 'night 296', 'night 295']);
+    }
   });
 
   it('answers 503 while PostgreSQL is stopped and serves again once it is back, without restarting the instances', async () => {
