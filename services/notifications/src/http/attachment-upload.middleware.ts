@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { AppError } from '@homeops/common';
 import busboy from 'busboy';
 import express, { type RequestHandler } from 'express';
@@ -73,7 +74,34 @@ const multipart: RequestHandler = (req, _res, next) => {
   req.pipe(parser);
 };
 
-const bigJson = express.json({ limit: CREATE_JSON_LIMIT });
+/** Set by the generic reader's `verify` on a UTF-8 body whose bytes are not valid UTF-8. */
+const NOT_UTF8 = Symbol('body is not valid UTF-8');
+
+const bigJson = express.json({
+  limit: CREATE_JSON_LIMIT,
+  verify: (req, _res, raw) => {
+    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if ((charset === undefined || charset === 'utf-8' || charset === 'utf8') && !isUtf8(raw)) Object.assign(req, { [NOT_UTF8]: true });
+  },
+});
+
+/**
+ * A body with bytes that are not UTF-8 is decoded with U+FFFD in their place, which would pass as text and lose what
+ * was sent: a 400 naming the fields that hold such a replacement (the whole body when none does).
+ */
+function notUtf8(body: unknown): AppError {
+  const paths: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === 'string') {
+      if (value.includes('\uFFFD')) paths.push(path);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) walk(inner, `${path}.${key}`);
+    }
+  };
+  walk(body, 'body');
+  const details = (paths.length > 0 ? paths : ['body']).map((path) => ({ path, message: 'holds bytes that are not valid UTF-8: send text as UTF-8' }));
+  return new AppError('VALIDATION_FAILED', 'The request body is not valid UTF-8', { details });
+}
 
 /** Bodies the lean reader takes; bigger or unusual ones go through express.json. */
 const SMALL_JSON_BYTES = 64 * 1024;
@@ -93,11 +121,14 @@ function parseJsonBody(body: Buffer): unknown {
   // JSON whitespace: space, tab, line feed, carriage return.
   while (at < text.length && (text[at] === ' ' || text[at] === '\t' || text[at] === '\n' || text[at] === '\r')) at++;
   if (text[at] !== '{' && text[at] !== '[') throw new AppError('MALFORMED_JSON');
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch {
     throw new AppError('MALFORMED_JSON');
   }
+  if (!isUtf8(body)) throw notUtf8(parsed);
+  return parsed;
 }
 
 /**
@@ -161,5 +192,8 @@ export const createBodyParsers: RequestHandler = (req, res, next) => {
       solution: 'Send Content-Type: application/json, or multipart/form-data with the file as a part',
     });
   }
-  return bigJson(req, res, next);
+  return bigJson(req, res, (err?: unknown) => {
+    if (err === undefined && (req as unknown as Record<symbol, unknown>)[NOT_UTF8]) return next(notUtf8(req.body));
+    next(err);
+  });
 };

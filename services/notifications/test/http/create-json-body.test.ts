@@ -65,6 +65,17 @@ describe('POST /notifications JSON bodies: the lean reader answers exactly like 
     });
   }
 
+  it('answers 400 naming the fields that hold bytes which are not UTF-8, with either reader', async () => {
+    const body = Buffer.concat([Buffer.from('{"recipient":"ops","title":"ok","message":"caf'), Buffer.from([0xe9]), Buffer.from(' au lait'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    for (const framing of ['length', 'chunked'] as const) {
+      const res = await post(body, 'application/json', framing);
+
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'The request body is not valid UTF-8', details: [{ path: 'body.message', message: 'holds bytes that are not valid UTF-8: send text as UTF-8' }] });
+    }
+    expect(await post(Buffer.from('{"recipient":"ops","message":"a real \uFFFD is text"}'), 'application/json', 'length')).toMatchObject({ status: 201 });
+  });
+
   it('stores what it read', async () => {
     const res = await post(Buffer.from('{"recipient":"ops","message":"m é ✓"}'), 'application/json', 'length');
     expect(res.status).toBe(201);
