@@ -1,20 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { measureLatency, measureThroughput, type LoadRequest, type LoadResult } from './load.js';
+import { measureLatency, measureThroughput, type LoadResult } from './load.js';
 import { assertAlive, compare, describeRun, type PhaseContext } from './phase.js';
 import { httpGet, makeTempDir, readMemory, removeTempDir, stopChild } from './processes.js';
 import type { BenchResults, CreateStage, Fold, MillionStage } from './results.js';
-import { liveMemory, resetPeakRss, seedHistory, startBare, startNotifications, type Running } from './services.js';
+import { CREATE_BODY, createRequest, LIST_PATH, liveMemory, resetPeakRss, seedHistory, startBare, startNotifications, type Running } from './services.js';
 
 const STORED = [0, 10_000, 100_000, 1_000_000];
 const MILLION = 1_000_000;
-const LIST_PATH = '/notifications/recipient-0';
-const CREATE_BODY = JSON.stringify({
-  recipient: 'recipient-0',
-  title: 'Backup finished',
-  message: 'Nightly backup of /srv on server-12 completed in 4 min 12 s (2.1 GB). Next run tonight at 02:00.',
-  priority: 0,
-});
 
 const FOLDED = /^Folded (\d+) notifications .* in (\d+) ms$/;
 
@@ -39,7 +32,6 @@ function foldsLogged(logFile: string): Fold[] {
   return folds;
 }
 
-const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });
 
 async function createOnce(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CREATE_BODY });

@@ -2,22 +2,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startPostgresCluster, type PostgresCluster } from '../services/notifications/test/support/postgres-cluster.js';
-import { measureLatency, measureThroughput, type LoadRequest, type LoadResult } from './load.js';
+import { measureLatency, measureThroughput, type LoadResult } from './load.js';
 import { assertAlive, compare, describeRun, type PhaseContext } from './phase.js';
 import { makeTempDir, readProcessTreeCpuMs, removeTempDir, stopChild } from './processes.js';
 import type { BenchResults, PostgresStage } from './results.js';
-import { ROOT, startBare, startNotifications, type Running } from './services.js';
+import { CREATE_BODY, createRequest, LIST_PATH, ROOT, startBare, startNotifications, type Running } from './services.js';
 
 const MILLION = 1_000_000;
 const SEED_BATCH = 100_000;
-const LIST_PATH = '/notifications/recipient-0';
-const CREATE_BODY = JSON.stringify({
-  recipient: 'recipient-0',
-  title: 'Backup finished',
-  message: 'Nightly backup of /srv on server-12 completed in 4 min 12 s (2.1 GB). Next run tonight at 02:00.',
-  priority: 0,
-});
-const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });
 
 /** Rows like the YAML bench's (services/notifications/bench/storage-bench-data.ts), written in SQL: `from` to `to` - 1. */
 function seedSql(from: number, to: number): string {

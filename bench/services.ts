@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSimulatedDevices } from '../services/device-control/src/adapters/simulator/simulated-devices.js';
+import type { LoadRequest } from './load.js';
 import { freePort, makeTempDir, spawnNode, tailOf, waitUntilReady, type Child } from './processes.js';
 
 /** The repository root (bench/ sits in it). */
@@ -141,3 +142,13 @@ export function resetPeakRss(pid: number): boolean {
     return false;
   }
 }
+
+/** The list every notifications run reads, and the create every run posts (a monitoring alert's size). */
+export const LIST_PATH = '/notifications/recipient-0';
+export const CREATE_BODY = JSON.stringify({
+  recipient: 'recipient-0',
+  title: 'Backup finished',
+  message: 'Nightly backup of /srv on server-12 completed in 4 min 12 s (2.1 GB). Next run tonight at 02:00.',
+  priority: 0,
+});
+export const createRequest = (port: number): LoadRequest => ({ port, method: 'POST', path: '/notifications', body: CREATE_BODY });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
+import { queryRows } from '../support/postgres-database.js';
 import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -26,16 +27,6 @@ async function start(env: Record<string, string>): Promise<ServiceProcess> {
   const service = await startServiceProcess(env, 30_000);
   cleanups.push(() => service.kill('SIGKILL'));
   return service;
-}
-
-async function query<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 async function call(base: string, method: string, path: string, body?: object, timeoutMs = 8_000) {
@@ -100,12 +91,12 @@ describe('several instances on one PostgreSQL, under faults', () => {
     const diedAt = Date.now();
     await Promise.all(load);
 
-    const stored = new Set((await query<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
+    const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
     expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
     expect(acked.size).toBeGreaterThan(100);
     // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
     const finishedMs = await until(
-      async () => Number((await query<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
+      async () => Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
       60_000,
       'every delivery sent',
     );
@@ -160,7 +151,7 @@ describe('several instances on one PostgreSQL, under faults', () => {
     expect(health.ms).toBeLessThan(3_000);
     expect(JSON.parse(health.text).storage).toMatchObject({ engine: 'postgres', writable: false });
     expect(service.child.exitCode).toBeNull();
-    const stored = new Set((await query<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
+    const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
     expect([...acked].filter((id) => !stored.has(id))).toEqual([]);
     expect((await call(service.base, 'GET', '/health')).status).toBe(200);
     console.info(`database restart: ${whileDown.length} answers while down, all 503 (slowest ${Math.max(...whileDown.map((r) => r.ms))} ms), recovered ${recoveredMs} ms after the start, ${acked.size} acknowledged, 0 lost`);

@@ -6,7 +6,7 @@ import { PgNotificationRepository, type PgSettings } from '../../src/adapters/st
 import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
 import { eventually } from '../support/test-app.js';
 import { makeRecord } from './make-record.js';
-import { freshDatabase } from '../support/postgres-database.js';
+import { freshDatabase, queryRows } from '../support/postgres-database.js';
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -20,30 +20,20 @@ async function instance(url: string, settings: Partial<PgSettings> = {}): Promis
   return repo;
 }
 
-async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
-  const client = new pg.Client(url);
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 describe('PostgreSQL history shared by several instances', () => {
   it('migrates once when instances start together, and a second start changes nothing', async () => {
     const url = await freshDatabase();
     await Promise.all([instance(url), instance(url), instance(url)]);
-    const versions = await sql<{ version: number }>(url, 'SELECT version FROM schema_migrations');
+    const versions = await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations');
     expect(versions.map((v) => v.version)).toEqual([1]);
     await instance(url);
-    expect(await sql(url, 'SELECT version FROM schema_migrations')).toHaveLength(1);
+    expect(await queryRows(url, 'SELECT version FROM schema_migrations')).toHaveLength(1);
   });
 
   it('refuses to start on a schema newer than it knows', async () => {
     const url = await freshDatabase();
     await instance(url);
-    await sql(url, "INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
+    await queryRows(url, "INSERT INTO schema_migrations (version, name) VALUES (999, 'from the future')");
     const repo = new PgNotificationRepository({ url, poolMax: 2, connectTimeoutMs: 2_000, queryTimeoutMs: 5_000, leaseMs: 30_000 });
     opened.push(repo);
     await expect(repo.open()).rejects.toThrow(/version 999, newer than this release knows/);
@@ -87,7 +77,7 @@ describe('PostgreSQL history shared by several instances', () => {
     const b = await instance(url, { instanceId: 'b' });
     const records = Array.from({ length: 40 }, () => makeRecord({ delivery: { status: 'pending', attempts: 0 } }));
     for (const record of records) await a.insert(record);
-    await sql(url, 'UPDATE notifications SET lease_until = NULL, lease_owner = NULL');
+    await queryRows(url, 'UPDATE notifications SET lease_until = NULL, lease_owner = NULL');
     const [fromA, fromB] = await Promise.all([a.pending(), b.pending()]);
     const ids = [...fromA, ...fromB].map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -126,7 +116,7 @@ describe('PostgreSQL history shared by several instances', () => {
       { recipient: 'alice', total: 2, unread: 1 },
       { recipient: 'bob', total: 3, unread: 0 },
     ]);
-    const counted = await sql<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE recipient = 'alice' AND NOT read");
+    const counted = await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE recipient = 'alice' AND NOT read");
     expect(Number(counted[0]!.n)).toBe(1);
   });
 

@@ -17,3 +17,14 @@ export async function freshDatabase(): Promise<string> {
   }
   return admin.replace(/\/postgres$/, `/${name}`);
 }
+
+/** The rows of one statement on its own connection (for checks from outside the service). */
+export async function queryRows<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
