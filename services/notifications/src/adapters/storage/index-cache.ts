@@ -96,7 +96,7 @@ async function snapshotKey(fs: StorageFs, path: string): Promise<{ bytes: number
   let bytes = 0;
   let crc = 0;
   try {
-    for await (const block of fs.readBlocks(path, BLOCK_BYTES)) {
+    for await (const block of fs.readBlocks(path, BLOCK_BYTES, true)) {
       bytes += block.length;
       crc = crc32(block, crc);
     }
@@ -107,49 +107,103 @@ async function snapshotKey(fs: StorageFs, path: string): Promise<{ bytes: number
   return { bytes, crc };
 }
 
+/** The cache file read front to back through one reused block: never the whole file in memory at once. */
+class CacheReader {
+  private carry = Buffer.alloc(0);
+  private pos = 0;
+  /** Where the bytes counted in the body's checksum end (the header and trailer are not in it). */
+  private counted = 0;
+  private counting = false;
+  crc = 0;
+
+  constructor(private readonly blocks: AsyncIterator<Buffer>) {}
+
+  /** The next `n` bytes when they are read already (most entries: no await per record), else undefined. */
+  takeNow(n: number): Buffer | undefined {
+    if (this.carry.length - this.pos < n) return undefined;
+    this.pos += n;
+    return this.carry.subarray(this.pos - n, this.pos);
+  }
+
+  /** The next `n` bytes, valid until the next call; undefined at the end of the file. */
+  async take(n: number): Promise<Buffer | undefined> {
+    while (this.carry.length - this.pos < n) {
+      const next = await this.blocks.next();
+      if (next.done) return undefined;
+      this.countUpTo(this.pos);
+      // The unread rest and the new block, copied out of the reused block buffer.
+      this.carry = Buffer.concat([this.carry.subarray(this.pos), next.value]);
+      this.pos = 0;
+      this.counted = 0;
+    }
+    const bytes = this.carry.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return bytes;
+  }
+
+  /** From here on, what is taken counts toward the body's checksum (or, with false, no longer does). */
+  count(on: boolean): void {
+    if (on) this.counted = this.pos;
+    else this.countUpTo(this.pos);
+    this.counting = on;
+  }
+
+  private countUpTo(end: number): void {
+    if (this.counting && end > this.counted) this.crc = crc32(this.carry.subarray(this.counted, end), this.crc);
+    this.counted = end;
+  }
+
+  async atEnd(): Promise<boolean> {
+    return this.carry.length === this.pos && (await this.blocks.next()).done === true;
+  }
+}
+
 /**
  * The index from the cache, or why it cannot be used (no cache, made from another snapshot, damaged): then the
- * snapshot must be parsed.
+ * snapshot must be parsed. The records are checked against the body's checksum once all are read; an index built
+ * from a damaged cache is dropped.
  */
 export async function readIndexCache(fs: StorageFs, path: string): Promise<{ index: NotificationIndex; key: CacheKey } | { unusable: string }> {
-  let data: Buffer;
+  const reader = new CacheReader(fs.readBlocks(cachePath(path), BLOCK_BYTES, true)[Symbol.asyncIterator]());
+  let header: Buffer | undefined;
   try {
-    data = await fs.readFile(cachePath(path));
+    header = await reader.take(HEADER_BYTES);
   } catch (error) {
     if (isNotFound(error)) return { unusable: 'no index cache' };
     throw error;
   }
-  if (data.length < HEADER_BYTES + 4 || data.toString('latin1', 0, 16) !== MAGIC) return { unusable: 'the index cache has an unknown format' };
-  const end = data.length - 4;
-  const count = data.readUInt32LE(16);
-  const key: CacheKey = { generation: data.readDoubleLE(20), snapshotBytes: data.readDoubleLE(28), snapshotCrc: data.readUInt32LE(36) };
-  const nameCount = data.readUInt32LE(40);
-  if (crc32(data.subarray(HEADER_BYTES, end)) !== data.readUInt32LE(end)) return { unusable: 'the index cache is damaged (checksum)' };
+  if (header === undefined || header.toString('latin1', 0, 16) !== MAGIC) return { unusable: 'the index cache has an unknown format' };
+  const count = header.readUInt32LE(16);
+  const key: CacheKey = { generation: header.readDoubleLE(20), snapshotBytes: header.readDoubleLE(28), snapshotCrc: header.readUInt32LE(36) };
+  const nameCount = header.readUInt32LE(40);
   const snapshot = await snapshotKey(fs, path);
   if (snapshot === undefined || snapshot.bytes !== key.snapshotBytes || snapshot.crc !== key.snapshotCrc) {
     return { unusable: 'the index cache was made from another snapshot' };
   }
-  let pos = HEADER_BYTES;
+  const damaged = { unusable: 'the index cache has a different length than its records' };
+  reader.count(true);
   const names: string[] = [];
   for (let i = 0; i < nameCount; i++) {
-    const length = data.readUInt32LE(pos);
-    names.push(data.toString('utf8', pos + 4, pos + 4 + length));
-    pos += 4 + length;
+    const length = (await reader.take(4))?.readUInt32LE(0);
+    const name = length === undefined ? undefined : await reader.take(length);
+    if (name === undefined) return damaged;
+    names.push(name.toString('utf8'));
   }
   const index = new NotificationIndex();
   for (let i = 0; i < count; i++) {
-    const length = data.readUInt32LE(pos);
-    const flags = data[pos + 16]!;
-    index.insertEncoded({
-      bytes: data.subarray(pos + ENTRY_HEAD, pos + ENTRY_HEAD + length),
-      time: data.readDoubleLE(pos + 4),
-      recipient: names[data.readUInt32LE(pos + 12)]!,
-      read: (flags & 1) !== 0,
-      pending: (flags & 2) !== 0,
-      ringing: (flags & 4) !== 0,
-    });
-    pos += ENTRY_HEAD + length;
+    const head = reader.takeNow(ENTRY_HEAD) ?? (await reader.take(ENTRY_HEAD));
+    if (head === undefined) return damaged;
+    const time = head.readDoubleLE(4);
+    const recipient = names[head.readUInt32LE(12)];
+    const flags = head[16]!;
+    const length = head.readUInt32LE(0);
+    const bytes = reader.takeNow(length) ?? (await reader.take(length));
+    if (bytes === undefined || recipient === undefined) return damaged;
+    index.insertEncoded({ bytes, time, recipient, read: (flags & 1) !== 0, pending: (flags & 2) !== 0, ringing: (flags & 4) !== 0 });
   }
-  if (pos !== end) return { unusable: 'the index cache has a different length than its records' };
+  reader.count(false);
+  const trailer = await reader.take(4);
+  if (trailer === undefined || !(await reader.atEnd())) return damaged;
+  if (trailer.readUInt32LE(0) !== reader.crc) return { unusable: 'the index cache is damaged (checksum)' };
   return { index, key };
 }

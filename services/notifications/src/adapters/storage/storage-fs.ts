@@ -16,7 +16,8 @@ export interface StorageFs {
   open(path: string, flags: 'a' | 'w' | 'r'): Promise<StorageFile>;
   readFile(path: string): Promise<Buffer>;
   /** The file in blocks of about `blockBytes`, so a large file is never in memory at once. */
-  readBlocks(path: string, blockBytes: number): AsyncIterable<Buffer>;
+  /** With `reuse`, every block is read into the same buffer: the caller must be done with one before asking for the next. */
+  readBlocks(path: string, blockBytes: number, reuse?: boolean): AsyncIterable<Buffer>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(dir: string): Promise<string[]>;
@@ -67,11 +68,13 @@ async function readWhole(path: string): Promise<Buffer> {
   }
 }
 
-async function* readBlocks(path: string, blockBytes: number): AsyncIterable<Buffer> {
+async function* readBlocks(path: string, blockBytes: number, reuse = false): AsyncIterable<Buffer> {
   const handle = await open(path, 'r');
+  // One buffer for a whole file read at startup leaves no hundreds of MB of blocks for the garbage collector.
+  const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined;
   try {
     for (let position = 0; ; ) {
-      const buffer = Buffer.allocUnsafe(blockBytes);
+      const buffer = shared ?? Buffer.allocUnsafe(blockBytes);
       const { bytesRead } = await handle.read(buffer, 0, blockBytes, position);
       if (bytesRead === 0) return;
       position += bytesRead;
