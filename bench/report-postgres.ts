@@ -39,9 +39,10 @@ function scalingLines(postgres: PostgresResults): string[] {
   return [
     `On paper, from the costs measured at ${int(last.stored)} rows: an instance spends ${us(last.create.service.serverCpuUsPerRequest)} of CPU per create on one core ` +
       `(about ${int(1e6 / last.create.service.serverCpuUsPerRequest!)} creates/s per instance on a machine of its own), the database ${us(last.databaseCpuUsPerCreate)} ` +
-      `(about ${int(2e6 / last.databaseCpuUsPerCreate!)} creates/s on two cores like these) in ${last.transactionsPerCreate?.toFixed(1) ?? '–'} transactions per create ` +
-      '(the INSERT, its counts trigger in the same transaction, and the NOTIFY that tells the other instances). Each commit waits for its WAL flush (fsync on), ' +
-      "and creates for the same recipient also queue on that recipient's counts row until the commit, so one recipient's creates are bounded by the flush latency however many instances there are.",
+      `(about ${int(2e6 / last.databaseCpuUsPerCreate!)} creates/s on two cores like these), with ${last.transactionsPerCreate?.toFixed(2) ?? '–'} database transactions per create: ` +
+      'creates that arrive while a write is under way share the next INSERT statement (one round trip, one commit, one WAL flush, one update of the counts row per recipient) ' +
+      'and their events one NOTIFY. The estimate assumes those costs per create hold; with the load spread over more instances each one batches less, ' +
+      "so the database's share grows toward its cost for a create alone. Creates for one recipient queue on that recipient's counts row, one batch per WAL flush, however many instances there are.",
     '',
     row(['Instances (one machine each)', 'Creates/s carried', 'Bound by']),
     row(['---:', '---:', '---']),
