@@ -27,7 +27,7 @@ export async function copyHistory(
     do {
       const page = await from.list(recipient, { limit: PAGE, ...(before === undefined ? {} : { before }) });
       // Oldest first within a page: records created in the same millisecond keep their order in the target.
-      const outcomes = await Promise.all([...page.items].reverse().map((record) => to.insert(record).then(() => true, (err: unknown) => alreadyThere(err))));
+      const outcomes = await Promise.all([...page.items].reverse().map((record) => to.insert(record).then(() => true, alreadyThere)));
       for (const copied of outcomes) report[copied ? 'copied' : 'skipped'] += 1;
       before = page.nextCursor ?? undefined;
       progress(report);

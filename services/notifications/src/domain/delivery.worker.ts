@@ -163,24 +163,26 @@ export class DeliveryWorker {
    * maximum age (or the notification's own ttl, when shorter) ends as `expired`.
    */
   private expiry(record: NotificationRecord): Delivery | undefined {
-    const maxAgeMs = this.maxAgeOf(record);
-    if (maxAgeMs === undefined) return undefined;
-    const ageMs = this.ctx.clock.now().getTime() - Date.parse(record.delivery.resentAt ?? record.createdAt);
-    if (!(ageMs > maxAgeMs)) return undefined;
+    const limit = this.ageLimitOf(record);
+    if (limit === undefined) return undefined;
+    const ageMs = this.ctx.clock.now().getTime() - limit.from;
+    if (!(ageMs > limit.maxAgeMs)) return undefined;
     const { nextAttemptAt: _next, ...rest } = record.delivery;
-    return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(maxAgeMs / 1000)} s it may wait` };
+    return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(limit.maxAgeMs / 1000)} s it may wait` };
   }
 
-  private maxAgeOf(record: NotificationRecord): number | undefined {
+  /** How long the delivery may stay pending (the maximum age, or its ttl when shorter), counted from creation or resend. */
+  private ageLimitOf(record: NotificationRecord): { from: number; maxAgeMs: number } | undefined {
     const limits = [this.settings.maxAgeMs, record.ttl === undefined ? undefined : record.ttl * 1000].filter((n): n is number => n !== undefined);
-    return limits.length === 0 ? undefined : Math.min(...limits);
+    if (limits.length === 0) return undefined;
+    return { from: Date.parse(record.delivery.resentAt ?? record.createdAt), maxAgeMs: Math.min(...limits) };
   }
 
   /** The wait before the next attempt, cut short where the delivery expires (a quota wait may end past that). */
   private untilDue(record: NotificationRecord, delayMs: number): number {
-    const maxAgeMs = this.maxAgeOf(record);
-    if (maxAgeMs === undefined) return Math.max(0, delayMs);
-    const expiresInMs = Date.parse(record.delivery.resentAt ?? record.createdAt) + maxAgeMs - this.ctx.clock.now().getTime() + 1;
+    const limit = this.ageLimitOf(record);
+    if (limit === undefined) return Math.max(0, delayMs);
+    const expiresInMs = limit.from + limit.maxAgeMs - this.ctx.clock.now().getTime() + 1;
     return Math.max(0, Math.min(delayMs, expiresInMs));
   }
 
