@@ -43,7 +43,7 @@ export const createErrorHandler = (logger: Logger): ErrorRequestHandler => (err,
     res.destroy();
     return;
   }
-  const body: ErrorBody = { error: appError.message, solution: appError.solution };
+  const body: ErrorBody = { error: appError.message, solution: appError.solution, code: appError.code };
   if (appError.details) body.details = appError.details;
   if (appError.retryAfterSeconds !== undefined) {
     res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.retryAfterSeconds))));

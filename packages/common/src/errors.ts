@@ -2,9 +2,15 @@
 export type ErrorCode =
   | 'VALIDATION_FAILED'
   | 'MALFORMED_JSON'
+  | 'JSON_TOO_DEEP'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNAUTHORIZED'
+  | 'TOO_MANY_AUTH_FAILURES'
+  | 'CROSS_ORIGIN_REFUSED'
+  | 'HOST_NOT_ALLOWED'
+  | 'TOO_MANY_STREAMS'
+  | 'SERVER_BUSY'
   | 'ROUTE_NOT_FOUND'
   | 'DEVICE_NOT_FOUND'
   | 'DEVICE_NOT_CONTROLLABLE'
@@ -20,6 +26,7 @@ export type ErrorCode =
   | 'ATTACHMENT_NOT_FOUND'
   | 'NOTIFICATION_EXISTS'
   | 'STORAGE_UNAVAILABLE'
+  | 'STORAGE_FULL'
   | 'PROVIDER_ERROR'
   | 'PROVIDER_UNAVAILABLE'
   | 'SERVICE_UNAVAILABLE'
@@ -35,9 +42,23 @@ interface ErrorEntry {
 export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   VALIDATION_FAILED: { status: 400, error: 'Invalid request', solution: 'Fix the fields listed in details and retry' },
   MALFORMED_JSON: { status: 400, error: 'Malformed JSON body', solution: 'Send a valid JSON document with Content-Type: application/json' },
+  JSON_TOO_DEEP: { status: 400, error: 'JSON nested too deeply', solution: 'Send JSON nested at most 32 levels deep' },
   PAYLOAD_TOO_LARGE: { status: 413, error: 'Request body too large', solution: 'Send a smaller body' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported content type', solution: 'Send the body as application/json' },
   UNAUTHORIZED: { status: 401, error: 'Missing or invalid API key', solution: 'Send the key as "Authorization: Bearer <key>" or "X-API-Key: <key>"' },
+  TOO_MANY_AUTH_FAILURES: { status: 429, error: 'Too many wrong API keys from this address', solution: 'Wait for the time given in Retry-After, then send the right key' },
+  CROSS_ORIGIN_REFUSED: {
+    status: 403,
+    error: 'Request from another web origin refused',
+    solution: "Send changes from this service's own dashboard, or from a script (curl, Node-RED, Home Assistant), not from another site's page",
+  },
+  HOST_NOT_ALLOWED: {
+    status: 421,
+    error: 'Host name not allowed',
+    solution: 'Use the IP address, localhost, a .local/.lan/.home.arpa/.internal name, or add the name to ALLOWED_HOSTS',
+  },
+  TOO_MANY_STREAMS: { status: 429, error: 'Too many open event streams', solution: 'Close other event streams (tabs, scripts) and retry after Retry-After' },
+  SERVER_BUSY: { status: 503, error: 'Too many large requests at once', solution: 'Retry after the time given in Retry-After' },
   ROUTE_NOT_FOUND: { status: 404, error: 'Route not found', solution: 'See /docs for the list of routes' },
   DEVICE_NOT_FOUND: { status: 404, error: 'Device not found', solution: 'Run POST /devices/sync, then GET /devices for the known uuids' },
   DEVICE_NOT_CONTROLLABLE: { status: 409, error: 'Device not controllable', solution: 'Check synchronization' },
@@ -53,6 +74,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   NOTIFICATION_EXISTS: { status: 409, error: 'Notification already stored', solution: 'Ids are unique: this one is in the history already' },
   ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
   STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
+  STORAGE_FULL: { status: 507, error: 'Attachment storage is full', solution: 'Delete old notifications with attachments, or raise ATTACHMENTS_MAX_BYTES' },
   PROVIDER_ERROR: { status: 502, error: 'Push provider rejected the request', solution: 'See the error text' },
   PROVIDER_UNAVAILABLE: { status: 503, error: 'Push provider unavailable', solution: 'Retry later' },
   SERVICE_UNAVAILABLE: { status: 503, error: 'Service unavailable', solution: 'Retry later' },

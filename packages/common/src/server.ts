@@ -36,8 +36,12 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify(
     tooLarge
-      ? { error: 'Request headers or URL too long', solution: 'Send a shorter URL and fewer or smaller headers' }
-      : { error: 'Malformed HTTP request', solution: 'Send a valid HTTP/1.1 request; percent-encode non-ASCII characters in the URL' },
+      ? { error: 'Request headers or URL too long', solution: 'Send a shorter URL and fewer or smaller headers', code: 'HEADERS_TOO_LARGE' }
+      : {
+          error: 'Malformed HTTP request',
+          solution: 'Send a valid HTTP/1.1 request; percent-encode non-ASCII characters in the URL',
+          code: 'MALFORMED_REQUEST',
+        },
   );
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

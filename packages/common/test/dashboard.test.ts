@@ -50,6 +50,6 @@ describe('the dashboard', () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
     expect(unbuilt.status).toBe(404);
-    expect(unbuilt.body).toEqual({ error: 'The dashboard is not built', solution: expect.stringContaining('pnpm build') });
+    expect(unbuilt.body).toEqual({ error: 'The dashboard is not built', solution: expect.stringContaining('pnpm build'), code: 'ROUTE_NOT_FOUND' });
   });
 });

@@ -59,7 +59,7 @@ describe('error middleware', () => {
   it('writes a thrown AppError with the status from the table', async () => {
     const res = await request(buildApp().app).get('/thrown');
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: 'Device not controllable', solution: 'Check synchronization' });
+    expect(res.body).toEqual({ error: 'Device not controllable', solution: 'Check synchronization', code: 'DEVICE_NOT_CONTROLLABLE' });
   });
 
   it('writes a rejected AppError and sets Retry-After', async () => {
@@ -73,7 +73,7 @@ describe('error middleware', () => {
     const { app, text } = buildApp();
     const res = await request(app).get('/unexpected').set('X-Request-Id', 'req-500');
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: 'Internal server error', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'Internal server error', solution: expect.any(String), code: 'INTERNAL' });
     expect(JSON.stringify(res.body)).not.toContain('hunter2');
     expect(res.text).not.toContain('secret.js');
     const logged = text();
@@ -85,7 +85,7 @@ describe('error middleware', () => {
     const res = await request(buildApp().app).post('/things/1').set('Content-Type', 'application/json').send('{bad');
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String), code: 'MALFORMED_JSON' });
   });
 
   it('answers a body over the limit with 413', async () => {
@@ -100,7 +100,7 @@ describe('error middleware', () => {
   it('answers an unknown route with a JSON 404', async () => {
     const res = await request(buildApp().app).get('/nope');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'No route for GET /nope', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'No route for GET /nope', solution: expect.any(String), code: 'ROUTE_NOT_FOUND' });
   });
 
   it('answers a bad percent-encoding in the path with 400, not 500', async () => {
@@ -159,7 +159,7 @@ describe('API key authentication', () => {
     for (const headers of [{}, { 'X-API-Key': 'wrong' }, { Authorization: 'Bearer wrong' }, { Authorization: key }]) {
       const res = await request(app).post('/things/1').set(headers).send({ count: 1 });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Missing or invalid API key', solution: expect.any(String) });
+      expect(res.body).toEqual({ error: 'Missing or invalid API key', solution: expect.any(String), code: 'UNAUTHORIZED' });
     }
   });
 

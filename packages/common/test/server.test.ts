@@ -33,7 +33,7 @@ describe('serve', () => {
     const port = await start();
     const answer = await rawRequest(port, 'GET /caf\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ error: 'Malformed HTTP request', solution: expect.any(String) });
+    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '')).toEqual({ error: 'Malformed HTTP request', solution: expect.any(String), code: 'MALFORMED_REQUEST' });
   });
 
   it('answers headers over the limit with 431 and the error body', async () => {

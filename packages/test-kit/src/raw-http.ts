@@ -107,7 +107,7 @@ export function percentEncodeBytes(bytes: Uint8Array): string {
   return [...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
 }
 
-/** Asserts the common `{ error, solution }` JSON body of a failure. */
+/** Asserts the common `{ error, solution, code }` JSON body of a failure. */
 export function expectErrorBody(response: RawResponse, context: string): void {
   expect(response.headers['content-type'], `${context}: content type of a ${response.status}`).toMatch(/^application\/json/);
   let body: unknown;
@@ -116,5 +116,9 @@ export function expectErrorBody(response: RawResponse, context: string): void {
   } catch {
     throw new Error(`${context}: the ${response.status} body is not JSON: ${response.body.toString('utf8').slice(0, 200)}`);
   }
-  expect(body, `${context}: body of a ${response.status}`).toMatchObject({ error: expect.any(String), solution: expect.any(String) });
+  expect(body, `${context}: body of a ${response.status}`).toMatchObject({
+    error: expect.any(String),
+    solution: expect.any(String),
+    code: expect.stringMatching(/^[A-Z_]+$/),
+  });
 }

@@ -148,6 +148,6 @@ describe('GET /notifications/single/:id/attachment', () => {
   it('returns 404 for an unknown id', async () => {
     const res = await request((await buildTestApp()).app).get('/notifications/single/NOPE/attachment');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'No notification with id NOPE', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'No notification with id NOPE', solution: expect.any(String), code: 'NOTIFICATION_NOT_FOUND' });
   });
 });

@@ -151,7 +151,7 @@ describe('POST /notifications', () => {
   it('returns 400 with the common body for malformed JSON', async () => {
     const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'application/json').send('{"recipient":');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String), code: 'MALFORMED_JSON' });
   });
 
   it('returns 503 and stores nothing when the history cannot be written', async () => {

@@ -104,6 +104,6 @@ describe('GET /notifications/single/:id', () => {
   it('returns 404 with the common error body for an unknown id', async () => {
     const res = await request((await buildTestApp()).app).get('/notifications/single/01UNKNOWN');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'No notification with id 01UNKNOWN', solution: expect.any(String) });
+    expect(res.body).toEqual({ error: 'No notification with id 01UNKNOWN', solution: expect.any(String), code: 'NOTIFICATION_NOT_FOUND' });
   });
 });

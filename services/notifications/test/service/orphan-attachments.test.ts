@@ -84,7 +84,7 @@ describe('startup sweep of orphaned attachments', () => {
     await after.stop();
 
     expect(res.status).toBe(404);
-    expect(body).toEqual({ error: `Notification ${id} has no attachment`, solution: expect.any(String) });
+    expect(body).toEqual({ error: `Notification ${id} has no attachment`, solution: expect.any(String), code: 'ATTACHMENT_NOT_FOUND' });
     expect(record.status).toBe(200);
     expect(removal.status).toBe(204);
   });
