@@ -15,3 +15,4 @@ export { processInfo } from './process-info.js';
 export { sendJson } from './send-json.js';
 export { withTimeout, TimeoutError } from './timeout.js';
 export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';
+export { assertJsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
