@@ -2,9 +2,12 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Api } from './api.js';
 import { requireApiKey } from './auth.js';
+import { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 import { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 import { createErrorHandler, notFoundHandler } from './error-middleware.js';
+import { assertJsonDepth } from './json-depth.js';
 import type { Logger } from './logger.js';
+import { refuseCrossOriginWrites, requireAllowedHost } from './request-guards.js';
 import { requestLog } from './request-log.js';
 
 /** Paths reachable without the API key. */
@@ -15,6 +18,10 @@ export interface HttpAppOptions {
   api: Api;
   /** When set, every route but PUBLIC_PATHS requires it. */
   apiKey?: string | undefined;
+  /** Host names answered besides the safe ones (ALLOWED_HOSTS; see isAllowedHost). */
+  allowedHosts?: readonly string[];
+  /** How many wrong keys an address may send per minute (default 10). */
+  authThrottle?: AuthThrottleOptions;
   /** Largest JSON body accepted, e.g. `100kb`. */
   jsonLimit?: string;
   /** Middleware mounted after auth and before the JSON parser (e.g. a multipart parser). */
@@ -91,21 +98,52 @@ function inSeries(handlers: express.RequestHandler[]): express.RequestHandler {
   };
 }
 
+/** The access settings of a parsed config (HttpAccessShape) as createHttpApp options. */
+export function httpAccessOptions(config: {
+  API_KEY?: string | undefined;
+  ALLOWED_HOSTS?: readonly string[];
+  AUTH_MAX_FAILURES_PER_MINUTE?: number;
+}): Pick<HttpAppOptions, 'apiKey' | 'allowedHosts' | 'authThrottle'> {
+  return {
+    apiKey: config.API_KEY,
+    allowedHosts: config.ALLOWED_HOSTS ?? [],
+    authThrottle: { maxFailures: config.AUTH_MAX_FAILURES_PER_MINUTE ?? 10 },
+  };
+}
+
 /** The baseline both services share: ids and access log, security headers, auth, JSON, docs, 404 and errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  const baseline = [requestLog(options.logger), replayStaticHeaders(helmet(HELMET_OPTIONS))];
+  // One spelling per route: '/Notifications' or '/notifications/' must not reach a handler past a parser or a check
+  // that matched the exact path.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  const baseline = [
+    requestLog(options.logger),
+    replayStaticHeaders(helmet(HELMET_OPTIONS)),
+    requireAllowedHost(options.allowedHosts ?? []),
+    refuseCrossOriginWrites,
+  ];
   if (options.apiKey) {
-    baseline.push(requireApiKey(options.apiKey, options.dashboard ? [...PUBLIC_PATHS, ...DASHBOARD_PATHS] : PUBLIC_PATHS));
-  } else {
-    options.logger.warn('API_KEY is not set: every route is open to anyone who can reach this port');
+    const publicPaths = options.dashboard ? [...PUBLIC_PATHS, ...DASHBOARD_PATHS] : PUBLIC_PATHS;
+    baseline.push(requireApiKey(options.apiKey, publicPaths, new AuthThrottle(options.authThrottle)));
   }
   baseline.push(...(options.beforeJson ?? []));
   const json = express.json({ limit: options.jsonLimit ?? '100kb' });
+  const parseJson: express.RequestHandler = (req, res, next) =>
+    json(req, res, (err?: unknown) => {
+      if (err !== undefined) return next(err);
+      try {
+        assertJsonDepth(req.body);
+      } catch (error) {
+        return next(error);
+      }
+      next();
+    });
   // A body a route's own parser (beforeJson) already read is not looked at again.
-  baseline.push((req, res, next) => (req.body === undefined ? json(req, res, next) : next()));
+  baseline.push((req, res, next) => (req.body === undefined ? parseJson(req, res, next) : next()));
   app.use(inSeries(baseline));
   options.api.mountRoutes(app);
   options.api.mountDocs(app);

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Logger } from './logger.js';
@@ -14,7 +14,27 @@ export interface ServeOptions {
   graceMs?: number;
   /** Listen for SIGTERM/SIGINT and exit when done (entry files); off for embedded use. */
   handleSignals?: boolean;
+  /** Limits on clients; the defaults suit a home server (see SERVER_LIMITS). */
+  limits?: Partial<ServerLimits>;
 }
+
+/** How long a client may take and how many may connect at once. */
+export interface ServerLimits {
+  /** A client that has not sent its whole header block by then is cut off. */
+  headersTimeoutMs: number;
+  /** The whole request, body included (a 7 MB upload over a slow link fits). */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** Open connections at once, event streams included; more are closed as they arrive. */
+  maxConnections: number;
+}
+
+export const SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+};
 
 /** A listening server and the function that stops it gracefully. */
 export interface RunningServer {
@@ -22,6 +42,25 @@ export interface RunningServer {
   port: number;
   stop(): Promise<void>;
 }
+
+const CLIENT_ERRORS: Record<string, [status: number, body: string]> = {
+  HPE_HEADER_OVERFLOW: [
+    431,
+    JSON.stringify({ error: 'Request headers or URL too long', solution: 'Send a shorter URL and fewer or smaller headers', code: 'HEADERS_TOO_LARGE' }),
+  ],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    JSON.stringify({ error: 'Request took too long to arrive', solution: 'Send the headers and body without pauses', code: 'REQUEST_TIMEOUT' }),
+  ],
+  default: [
+    400,
+    JSON.stringify({
+      error: 'Malformed HTTP request',
+      solution: 'Send a valid HTTP/1.1 request; percent-encode non-ASCII characters in the URL',
+      code: 'MALFORMED_REQUEST',
+    }),
+  ],
+};
 
 /**
  * Requests Node's parser refuses (bad bytes in the target, headers over the limit) never reach Express;
@@ -32,17 +71,7 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
     socket.destroy();
     return;
   }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    tooLarge
-      ? { error: 'Request headers or URL too long', solution: 'Send a shorter URL and fewer or smaller headers', code: 'HEADERS_TOO_LARGE' }
-      : {
-          error: 'Malformed HTTP request',
-          solution: 'Send a valid HTTP/1.1 request; percent-encode non-ASCII characters in the URL',
-          code: 'MALFORMED_REQUEST',
-        },
-  );
+  const [status, body] = CLIENT_ERRORS[err.code ?? ''] ?? CLIENT_ERRORS.default!;
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -53,15 +82,27 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger } = options;
   const graceMs = options.graceMs ?? 10_000;
-  const server = app.listen(options.port, options.host ?? '0.0.0.0');
+  const limits = { ...SERVER_LIMITS, ...options.limits };
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default): a slow client would outlive them.
+      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+    },
+    app,
+  );
+  server.maxConnections = limits.maxConnections;
   server.on('clientError', answerClientError);
+  server.listen(options.port, options.host ?? '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  logger.info({ port, host: options.host ?? '0.0.0.0' }, 'listening');
+  logger.info({ port, host: options.host ?? '127.0.0.1' }, 'listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

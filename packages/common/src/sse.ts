@@ -1,10 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { AppError } from './errors.js';
 
 export interface EventStreamOptions {
   heartbeatMs?: number;
   /** A client whose unread backlog exceeds this many bytes is disconnected (it may reconnect). */
   maxBufferedBytes?: number;
+}
+
+/** Limits on open streams, so one client cannot hold every socket and timer of the process. */
+export interface EventStreamLimits {
+  /** Streams open at once, all clients together. */
+  maxStreams?: number;
+  /** Streams open at once from one client address. */
+  maxStreamsPerAddress?: number;
 }
 
 /** One open Server-Sent Events response. */
@@ -17,15 +26,32 @@ export interface EventStream {
 /** Tracks open event streams so shutdown can end them and /health can count them. */
 export class EventStreamHub {
   private readonly streams = new Set<EventStream>();
+  private readonly perAddress = new Map<string, number>();
+  private readonly maxStreams: number;
+  private readonly maxStreamsPerAddress: number;
 
-  constructor(private readonly defaults: EventStreamOptions = {}) {}
+  constructor(private readonly defaults: EventStreamOptions & EventStreamLimits = {}) {
+    this.maxStreams = defaults.maxStreams ?? 200;
+    this.maxStreamsPerAddress = defaults.maxStreamsPerAddress ?? 20;
+  }
 
   get size(): number {
     return this.streams.size;
   }
 
-  /** Turns the response into an event stream; the returned stream closes itself when the client leaves. */
+  /**
+   * Turns the response into an event stream; the returned stream closes itself when the client leaves. Throws
+   * TOO_MANY_STREAMS (429) before writing anything when a limit is reached.
+   */
   open(req: Request, res: Response, options: EventStreamOptions = {}): EventStream {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const fromAddress = this.perAddress.get(address) ?? 0;
+    if (this.streams.size >= this.maxStreams || fromAddress >= this.maxStreamsPerAddress) {
+      const whose = fromAddress >= this.maxStreamsPerAddress ? `${this.maxStreamsPerAddress} from one address` : `${this.maxStreams} in all`;
+      throw new AppError('TOO_MANY_STREAMS', `Too many open event streams (at most ${whose})`, { retryAfterSeconds: 5 });
+    }
+    this.perAddress.set(address, fromAddress + 1);
+    const perAddress = this.perAddress;
     const heartbeatMs = options.heartbeatMs ?? this.defaults.heartbeatMs ?? 15_000;
     const maxBuffered = options.maxBufferedBytes ?? this.defaults.maxBufferedBytes ?? 1024 * 1024;
     res.status(200);
@@ -58,6 +84,9 @@ export class EventStreamHub {
         closed = true;
         clearInterval(heartbeat);
         streams.delete(stream);
+        const left = (perAddress.get(address) ?? 1) - 1;
+        if (left > 0) perAddress.set(address, left);
+        else perAddress.delete(address);
         res.end();
         // A client that stopped reading never drains; do not wait for it.
         if (res.writableLength > 0) res.destroy();

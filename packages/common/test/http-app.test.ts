@@ -152,7 +152,7 @@ describe('request ids', () => {
 });
 
 describe('API key authentication', () => {
-  const key = 'k'.repeat(24);
+  const key = 'k'.repeat(32);
 
   it('refuses a protected route without a key or with a wrong key', async () => {
     const { app } = buildApp(key);
@@ -176,9 +176,7 @@ describe('API key authentication', () => {
     expect((await request(app).get('/docs/')).status).toBe(200);
   });
 
-  it('logs once that the service is open when no key is set, and never logs the key', async () => {
-    const open = buildApp();
-    expect(open.lines.filter((l) => l.includes('API_KEY is not set'))).toHaveLength(1);
+  it('never logs the key', async () => {
     const closed = buildApp(key);
     await request(closed.app).get('/health').set('Authorization', `Bearer ${key}`);
     expect(closed.text()).not.toContain(key);

@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type RunningServer } from '../src/index.js';
+import { serve, type RunningServer, type ServerLimits } from '../src/index.js';
 import { captureLogger } from './helpers.js';
 
 function rawRequest(port: number, request: string): Promise<string> {
@@ -22,12 +22,46 @@ describe('serve', () => {
     running = undefined;
   });
 
-  async function start(handler: express.RequestHandler = (_req, res) => void res.json({ ok: true })) {
+  async function start(handler: express.RequestHandler = (_req, res) => void res.json({ ok: true }), limits: Partial<ServerLimits> = {}) {
     const app = express();
     app.get('/{*any}', handler);
-    running = await serve({ app, port: 0, host: '127.0.0.1', logger: captureLogger().logger, graceMs: 500 });
+    running = await serve({ app, port: 0, host: '127.0.0.1', logger: captureLogger().logger, graceMs: 500, limits });
     return running.port;
   }
+
+  it('listens on loopback when no host is given', async () => {
+    const app = express();
+    running = await serve({ app, port: 0, logger: captureLogger().logger, graceMs: 500 });
+    expect(running.server.address()).toMatchObject({ address: '127.0.0.1' });
+  });
+
+  it('cuts off a client that sends its headers slowly, with 408 and the error body', async () => {
+    const port = await start(undefined, { headersTimeoutMs: 1_000 });
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    const drip = setInterval(() => socket.writable && socket.write('X-Slow: y\r\n'), 200);
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n');
+    await new Promise((resolve) => socket.on('close', resolve));
+    clearInterval(drip);
+    const seconds = (performance.now() - started) / 1000;
+    expect(seconds).toBeLessThan(3.5);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(answer.split('\r\n\r\n')[1] ?? '').code).toBe('REQUEST_TIMEOUT');
+  });
+
+  it('closes connections past the cap as they arrive and serves the ones within it', async () => {
+    const port = await start(undefined, { maxConnections: 2 });
+    const held = await Promise.all([0, 1].map(() => new Promise<Socket>((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); })));
+    // The server counts a connection once it accepted it: wait until both are counted.
+    await expect.poll(() => new Promise((resolve) => running!.server.getConnections((_e, n) => resolve(n)))).toBe(2);
+    await expect(rawRequest(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).resolves.toBe('');
+    held[0]!.destroy();
+    await expect.poll(() => new Promise((resolve) => running!.server.getConnections((_e, n) => resolve(n)))).toBe(1);
+    expect(await rawRequest(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    held[1]!.destroy();
+  });
 
   it('answers a request target with raw non-ASCII bytes with 400 and the error body', async () => {
     const port = await start();

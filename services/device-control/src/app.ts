@@ -1,4 +1,4 @@
-import { Api, createHttpApp, type EventStreamHub, type Logger } from '@homeops/common';
+import { Api, createHttpApp, httpAccessOptions, type EventStreamHub, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
@@ -29,15 +29,18 @@ export interface AppDeps {
   clock?: Clock;
 }
 
+/** The settings createApp reads; the access ones default to a service without a key on loopback. */
+export type AppConfig = Pick<Config, 'API_KEY'> & Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'ALLOW_OPEN_LAN'>>;
+
 /** Builds the Express app; never listens and starts nothing (the entry file starts the device service). */
-export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Express {
+export function createApp(deps: AppDeps, config: AppConfig): Express {
   const clock = deps.clock ?? systemClock;
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
     description: 'Lists the devices of a Meross cloud account and switches their channels.',
   });
-  registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now() });
+  registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now(), openLan: config.ALLOW_OPEN_LAN ?? false });
   registerDeviceRoutes(api, deps.devices);
   registerGarageDoorRoutes(api, deps.devices);
   registerCoverRoutes(api, deps.devices);
@@ -46,5 +49,5 @@ export function createApp(deps: AppDeps, config: Pick<Config, 'API_KEY'>): Expre
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });
 }

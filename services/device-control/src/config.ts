@@ -1,4 +1,4 @@
-import { ApiKeySchema, LogLevelSchema, loadConfig, loadConfigOrExit, z, type LoadConfigOptions } from '@homeops/common';
+import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type LoadConfigOptions } from '@homeops/common';
 import type { DeviceServiceOptions } from './domain/device.service.js';
 
 type Env = Record<string, string | undefined>;
@@ -45,9 +45,7 @@ const positiveInt = (min: number, max: number, fallback: number) =>
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  LOG_LEVEL: LogLevelSchema,
-  API_KEY: ApiKeySchema,
+  ...HttpAccessShape,
   CLOUD_EMAIL: z.string().min(3, 'must be the e-mail address of the Meross account').optional(),
   CLOUD_PASSWORD: z.string().min(1).optional(),
   CLOUD_MFA_CODE: z.string().regex(/^\d{6}$/, 'must be the 6-digit code of the authenticator app').optional(),

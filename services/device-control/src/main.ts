@@ -1,4 +1,5 @@
-import { createLogger, EventStreamHub, serve, type Logger } from '@homeops/common';
+import { dirname, join } from 'node:path';
+import { createLogger, EventStreamHub, serve, withResolvedAccess, type Logger } from '@homeops/common';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp } from './app.js';
@@ -35,8 +36,15 @@ function createCloud(config: Config, logger: Logger): DeviceCloud {
   }
 }
 
-const config = readConfig();
-const logger = createLogger({ service: SERVICE_NAME, level: config.LOG_LEVEL });
+const read = readConfig();
+const logger = createLogger({ service: SERVICE_NAME, level: read.LOG_LEVEL });
+let config: Config & { HOST: string };
+try {
+  config = await withResolvedAccess(read, join(dirname(read.CLOUD_TOKEN_FILE), 'api-key'), logger);
+} catch (err) {
+  logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
+  process.exit(1);
+}
 let cloud: DeviceCloud;
 try {
   cloud = createCloud(config, logger);
@@ -44,7 +52,11 @@ try {
   logger.fatal({ error: (err as Error).message }, 'cannot start the cloud backend');
   process.exit(1);
 }
-const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000 });
+const hub = new EventStreamHub({
+  heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000,
+  maxStreams: config.SSE_MAX_STREAMS,
+  maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
+});
 const devices = new DeviceService(cloud, deviceServiceOptions(config), logger);
 const app = createApp({ logger, cloud, devices, hub }, config);
 await serve({

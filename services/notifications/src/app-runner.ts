@@ -12,11 +12,14 @@ export interface AppOptions {
   storagePath: string;
   /** `postgres://…`: the history in PostgreSQL instead of the YAML file, shareable by several instances. */
   storageUrl?: string;
-  /** Interface to bind; default 0.0.0.0 like the service. */
+  /**
+   * Interface to bind; default 127.0.0.1 without `apiKey`, 0.0.0.0 with one. Another address without `apiKey` gets a
+   * generated key kept in `api-key` beside the history (see the service's README).
+   */
   host?: string;
   /** Pushover credentials; omitted: PROVIDER_* / PUSHOVER_* environment variables; `false`: delivery off. */
   provider?: { userKey: string; apiToken: string; apiUrl?: string; timeoutMs?: number } | false;
-  /** Require this key (16+ characters) on every route but /health and /docs. */
+  /** Require this key (32+ characters, no whitespace) on every route but /health and /docs. */
   apiKey?: string;
   /** A pino logger of the host application; default: JSON lines on stdout at `logLevel`. */
   logger?: Logger;

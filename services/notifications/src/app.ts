@@ -1,4 +1,4 @@
-import { Api, createHttpApp, EventStreamHub, type Logger } from '@homeops/common';
+import { Api, createHttpApp, EventStreamHub, httpAccessOptions, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
@@ -51,7 +51,29 @@ export type AppConfig = Pick<
   | 'DELIVERY_CONCURRENCY'
 > &
   // Optional for callers who built this type before they existed (library users): the config defaults when absent.
-  Partial<Pick<Config, 'DELIVERY_MAX_AGE_SECONDS' | 'EMERGENCY_RETRY_SECONDS' | 'EMERGENCY_EXPIRE_SECONDS' | 'EMERGENCY_POLL_SECONDS'>>;
+  Partial<
+    Pick<
+      Config,
+      | 'DELIVERY_MAX_AGE_SECONDS'
+      | 'EMERGENCY_RETRY_SECONDS'
+      | 'EMERGENCY_EXPIRE_SECONDS'
+      | 'EMERGENCY_POLL_SECONDS'
+      | 'ALLOWED_HOSTS'
+      | 'AUTH_MAX_FAILURES_PER_MINUTE'
+      | 'ALLOW_OPEN_LAN'
+      | 'SSE_MAX_STREAMS'
+      | 'SSE_MAX_STREAMS_PER_ADDRESS'
+    >
+  >;
+
+/** The event stream hub of an app: heartbeats and the limits on open streams. */
+export function createStreamHub(config: AppConfig): EventStreamHub {
+  return new EventStreamHub({
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+    ...(config.SSE_MAX_STREAMS === undefined ? {} : { maxStreams: config.SSE_MAX_STREAMS }),
+    ...(config.SSE_MAX_STREAMS_PER_ADDRESS === undefined ? {} : { maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS }),
+  });
+}
 
 /** The domain objects of one app. */
 export interface Domain {
@@ -94,7 +116,7 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
   const { ctx, delivery, emergencies } = buildDomain(deps, config);
-  const hub = deps.hub ?? new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
+  const hub = deps.hub ?? createStreamHub(config);
   const create = {
     delivery,
     deliveryEnabled: deps.provider.enabled,
@@ -114,6 +136,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     emergencies: () => emergencies?.size ?? 0,
     streams: () => hub.size,
     startedAt: Date.now(),
+    openLan: config.ALLOW_OPEN_LAN ?? false,
   });
   registerNotificationRoutes(api, routes);
   registerAttachmentRoutes(api, routes);
@@ -121,5 +144,5 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerRecipientRoutes(api, routes);
   registerStreamRoutes(api, routes);
   registerSoundRoutes(api, deps.provider);
-  return createHttpApp({ logger: deps.logger, api, apiKey: config.API_KEY, dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
 }

@@ -1,4 +1,4 @@
-import { ApiKeySchema, LogLevelSchema, loadConfig, loadConfigOrExit, z } from '@homeops/common';
+import { HttpAccessShape, loadConfig, loadConfigOrExit, z } from '@homeops/common';
 
 const positiveInt = () => z.coerce.number().int().positive();
 const httpUrl = z
@@ -9,9 +9,7 @@ const httpUrl = z
 export const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(9095),
-    HOST: z.string().default('0.0.0.0'),
-    LOG_LEVEL: LogLevelSchema,
-    API_KEY: ApiKeySchema,
+    ...HttpAccessShape,
     STORAGE_PATH: z.string().min(1).default('./data/notifications.yaml'),
     // PostgreSQL instead of the YAML file: several instances may share it. DATABASE_URL is read when it is a postgres one.
     STORAGE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),

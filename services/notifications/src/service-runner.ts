@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import { EventStreamHub, serve, type Logger } from '@homeops/common';
-import { buildDomain, createApp } from './app.js';
+import { dirname, join } from 'node:path';
+import { serve, withResolvedAccess, type Logger } from '@homeops/common';
+import { buildDomain, createApp, createStreamHub } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import { sweepOrphanAttachments } from './domain/attachment-sweep.job.js';
@@ -31,12 +32,13 @@ export interface RunningService {
  * again if listening fails.
  */
 export async function startService(
-  config: Config,
+  settings: Config,
   logger: Logger,
   adapters: ServiceAdapters,
   options: { handleSignals: boolean },
 ): Promise<RunningService> {
   const { repository, attachments, provider } = adapters;
+  const config = await withResolvedAccess(settings, join(dirname(settings.STORAGE_PATH), 'api-key'), logger);
   await repository.open();
   if (!provider.enabled) {
     logger.warn(
@@ -44,7 +46,7 @@ export async function startService(
         'are not set. Notifications are stored with delivery "skipped" and never reach a device.',
     );
   }
-  const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
+  const hub = createStreamHub(config);
   const base = { logger, repository, attachments, provider, hub };
   const { ctx, delivery, emergencies } = buildDomain(base, config);
   if (adapters.relay) await ctx.events.connect(adapters.relay);

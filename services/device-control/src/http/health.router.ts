@@ -1,4 +1,4 @@
-import { type Api, type EventStreamHub, z } from '@homeops/common';
+import { type Api, type EventStreamHub, OPEN_LAN_PROBLEM, sendHealth, z } from '@homeops/common';
 import type { CloudStatus, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
@@ -67,6 +67,8 @@ export interface HealthDeps {
   hub: EventStreamHub;
   startedAt: number;
   now: () => number;
+  /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
+  openLan?: boolean;
 }
 
 /** Why the service is degraded: each problem in a sentence, empty when all is well. */
@@ -98,7 +100,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     summary: 'Service, cloud session, sync and device status',
     tags: ['health'],
     responses: {
-      200: { description: 'Serving', schema: HealthSchema },
+      200: { description: 'Serving. Without the key (when one is set) only status, service and version', schema: HealthSchema },
       503: { description: 'The cloud session waits for a person: fix the credentials, or send an MFA code', schema: HealthSchema },
     },
     handler: (_input, _req, res) => {
@@ -106,8 +108,9 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
       const { backend, state, lastError, retryAt, action, tokenStore } = cloud;
       const health = deps.devices.health();
       const problems = findProblems(cloud, health);
+      if (deps.openLan) problems.push(OPEN_LAN_PROBLEM);
       const status = NEEDS_A_PERSON.has(state) ? 'error' : problems.length === 0 ? 'ok' : 'degraded';
-      res.status(status === 'error' ? 503 : 200).json({
+      sendHealth(res, status === 'error' ? 503 : 200, {
         status,
         problems,
         service: SERVICE_NAME,

@@ -1,4 +1,4 @@
-import { type Api, processInfo, z } from '@homeops/common';
+import { type Api, OPEN_LAN_PROBLEM, processInfo, sendHealth, z } from '@homeops/common';
 import type { DeliveryWorker } from '../domain/delivery.worker.js';
 import type { NotificationRepository } from '../domain/notification-repository.js';
 import type { PushProvider } from '../domain/push-provider.js';
@@ -13,6 +13,8 @@ export interface HealthDeps {
   emergencies: () => number;
   streams: () => number;
   startedAt: number;
+  /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
+  openLan?: boolean;
 }
 
 const HealthSchema = z
@@ -73,6 +75,7 @@ async function assess(deps: HealthDeps) {
   for (const check of provider.recipients ?? []) {
     if (check.state === 'invalid') problems.push(`recipient ${check.recipient}: ${check.problem ?? 'its key is not valid'}`);
   }
+  if (deps.openLan) problems.push(OPEN_LAN_PROBLEM);
   const status = !storage.writable ? 'error' : problems.length > 0 ? 'degraded' : 'ok';
   return { status, storage, provider, problems } as const;
 }
@@ -85,12 +88,12 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
     summary: 'Service status and diagnostics',
     tags: ['health'],
     responses: {
-      200: { description: 'Serving (status ok or degraded)', schema: HealthSchema },
+      200: { description: 'Serving (status ok or degraded). Without the key (when one is set) only status, service and version', schema: HealthSchema },
       503: { description: 'The history cannot be written (status error)', schema: HealthSchema },
     },
     handler: async (_input, _req, res) => {
       const { status, storage, provider, problems } = await assess(deps);
-      res.status(status === 'error' ? 503 : 200).json({
+      sendHealth(res, status === 'error' ? 503 : 200, {
         status,
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
