@@ -3,6 +3,7 @@ import { open, readFile, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { AppError } from '@homeops/common';
+import { FILE_MODE } from './storage-fs.js';
 
 /** Who holds a lock: enough to tell a live holder from a dead one whose pid was reused (containers restart as pid 1). */
 interface LockOwner {
@@ -97,7 +98,7 @@ export class FileLock {
   async acquire(target: string): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const handle = await open(this.path, 'wx', 0o644);
+        const handle = await open(this.path, 'wx', FILE_MODE);
         const me = currentOwner();
         await handle.writeFile(`${me.pid}\n${me.host}\n${me.bootId}\n${me.startTime}\n`);
         await handle.sync();

@@ -85,16 +85,35 @@ async function* readBlocks(path: string, blockBytes: number, reuse = false): Asy
   }
 }
 
+/** Owner-only: the history and attachments are private to the household; created so, and tightened when reopened. */
+export const FILE_MODE = 0o600;
+/** Owner-only folders (the data and attachments folders), set only on folders the storage creates. */
+export const DIR_MODE = 0o700;
+
+// A file left by an older version (0644) is tightened the first time it is written again; a file we do not own is
+// left as it is (fchmod would fail), since refusing to write it would take the history down for a permission bit.
+async function openPrivate(path: string, flags: 'a' | 'w' | 'r'): Promise<FileHandle> {
+  const handle = await open(path, flags, FILE_MODE);
+  if (flags === 'r') return handle;
+  try {
+    if (((await handle.stat()).mode & 0o077) !== 0) await handle.chmod(FILE_MODE).catch(() => undefined);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  return handle;
+}
+
 /** The real file system (node:fs/promises). */
 export const nodeStorageFs: StorageFs = {
-  open: async (path, flags) => wrap(await open(path, flags, 0o644)),
+  open: async (path, flags) => wrap(await openPrivate(path, flags)),
   readFile: readWhole,
   readBlocks,
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   readdir: (dir) => readdir(dir),
   mkdir: async (dir) => {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: DIR_MODE });
   },
   syncDir: async (dir) => {
     const handle = await open(dir, 'r');
