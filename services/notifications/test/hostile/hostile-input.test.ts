@@ -228,6 +228,23 @@ describe('notifications under hostile input (real service, real YAML history)', 
     }
   });
 
+  it('answers JSON nested deeper than 32 levels with 400 JSON_TOO_DEEP on every route that reads a body, and keeps serving', { timeout: 30_000 }, async () => {
+    // 30,000 deep fits the 100 KiB limit of the other routes; a byte that is not UTF-8 sent the old report into its recursion.
+    const deep = Buffer.concat([Buffer.from(`{"x":${'['.repeat(30_000)}"`), Buffer.from([0xff]), Buffer.from(`"${']'.repeat(30_000)}}`)]);
+    const targets = routes
+      .filter((r) => r.method !== 'GET')
+      .map((r) => ({ method: r.method, target: r.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'recipient' ? 'alice' : 'no-such-id')) }));
+    for (const { method, target } of targets) {
+      const res = await assertSafe({ method, target, headers: [['Content-Type', 'application/json']], body: deep });
+      expect({ route: `${method} ${target}`, status: res.status, code: (JSON.parse(res.body.toString('utf8')) as { code: string }).code }).toEqual({
+        route: `${method} ${target}`,
+        status: 400,
+        code: 'JSON_TOO_DEEP',
+      });
+    }
+    expect((await sendRaw(service.port, { method: 'GET', target: '/health' })).status).toBe(200);
+  });
+
   it('answers an empty body with a JSON content type as a validation failure, not a crash', async () => {
     const res = await assertSafe({ method: 'POST', target: '/notifications', headers: [['Content-Type', 'application/json']], body: '' });
     expect(res.status).toBe(400);
