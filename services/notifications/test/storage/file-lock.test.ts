@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileLock } from '../../src/adapters/storage/file-lock.js';
+import { readLockFile } from '../../src/adapters/storage/lock-owner.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
@@ -64,6 +65,42 @@ describe('YamlNotificationRepository lock', () => {
     }
   });
 
+});
+
+describe('FileLock takeover of a stale lock', () => {
+  async function staleLock(): Promise<{ path: string; marker: string }> {
+    const path = join(await makeTempDir(), 'notifications.yaml.lock');
+    const dead = startProcess('');
+    await dead.exited;
+    await writeFile(path, `${dead.pid}\n${hostname()}\n`);
+    return { path, marker: `${path}.reap-${(await readLockFile(path))!.key}` };
+  }
+
+  it('takes over a stale lock whose earlier taker died mid-takeover, and removes what that taker left', async () => {
+    const { path, marker } = await staleLock();
+    const deadTaker = startProcess('');
+    await deadTaker.exited;
+    await writeFile(marker, `${deadTaker.pid}\n${hostname()}\n\n\nabc\n`);
+
+    await new FileLock(path).acquire('the history');
+
+    expect((await readFile(path, 'utf8')).startsWith(`${process.pid}\n${hostname()}\n`)).toBe(true);
+    expect(await readdir(join(path, '..'))).toEqual(['notifications.yaml.lock']);
+  });
+
+  it('leaves a stale lock to a live process that is taking it over, and names that process', async () => {
+    const { path, marker } = await staleLock();
+    const taker = startProcess('setTimeout(() => {}, 30000)');
+    try {
+      await writeFile(marker, `${taker.pid}\n${hostname()}\n\n\nabc\n`);
+      await expect(new FileLock(path).acquire('the history')).rejects.toMatchObject({
+        code: 'STORAGE_UNAVAILABLE',
+        message: expect.stringContaining(`already in use by process ${taker.pid}`),
+      });
+    } finally {
+      taker.kill();
+    }
+  });
 });
 
 describe('FileLock held from another host (another container on the same data)', () => {
