@@ -10,9 +10,13 @@ export interface RawStream {
 }
 
 /** Opens `GET path` as an event stream; `read: false` connects and never reads a byte (a stalled consumer). */
-export function openRawStream(port: number, path: string, options: { headers?: Record<string, string>; read?: boolean } = {}): Promise<RawStream> {
+export function openRawStream(
+  port: number,
+  path: string,
+  options: { headers?: Record<string, string>; read?: boolean; localAddress?: string } = {},
+): Promise<RawStream> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host: '127.0.0.1', port, ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
     let text = '';
     let closed = false;
     socket.setEncoding('utf8');

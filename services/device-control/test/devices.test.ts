@@ -126,6 +126,7 @@ describe('GET /devices/:uuid', () => {
     expect(res.body).toEqual({
       error: 'Device missing-7 not found',
       solution: 'Run POST /devices/sync, then GET /devices for the known uuids',
+      code: 'DEVICE_NOT_FOUND',
     });
   });
 });

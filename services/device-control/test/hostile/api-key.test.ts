@@ -11,13 +11,14 @@ import {
 } from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
-const API_KEY = 'hostile-test-key-0123456789';
+const API_KEY = 'hostile-test-key-0123456789-abcdefghij';
 
 let app: ServedApp;
 let routes: Route[];
 
 beforeAll(async () => {
-  app = await serveTestApp({ apiKey: API_KEY });
+  // Every route × every wrong key from one address: far past the guess throttle, which has its own test below.
+  app = await serveTestApp({ apiKey: API_KEY, authFailuresPerMinute: 100_000 });
   routes = await fetchDocumentedRoutes(app.port);
 });
 
@@ -73,6 +74,26 @@ describe('device-control with API_KEY set: every route from /openapi.json', () =
       const res = await sendRaw(app.port, { method: 'GET', target });
       expect([401, 404], `${target} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`).toContain(res.status);
       expectErrorBody(res, target);
+    }
+    expect((await sendRaw(app.port, { method: 'GET', target: '//devices' })).status).toBe(401);
+  });
+});
+
+describe('device-control with API_KEY set: guessing the key', () => {
+  it('refuses an address with 429 and Retry-After after 10 wrong keys in a minute, even the right key', async () => {
+    const guarded = await serveTestApp({ apiKey: API_KEY });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        statuses.push((await sendRaw(guarded.port, { method: 'GET', target: '/devices', headers: [['X-API-Key', `guess-${i}-${API_KEY}`]] })).status);
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+      const right = await sendRaw(guarded.port, { method: 'GET', target: '/devices', headers: [['X-API-Key', API_KEY]] });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(50);
+      expectErrorBody(right, 'after 12 guesses');
+    } finally {
+      await guarded.stop();
     }
   });
 });

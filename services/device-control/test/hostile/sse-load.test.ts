@@ -45,8 +45,28 @@ describe('device-control /events under load', () => {
     expect(reader.text().length).toBeGreaterThan(received);
   });
 
-  it('serves 500 concurrent event-stream clients: one button press reaches every one of them', { timeout: 60_000 }, async () => {
+  it('refuses the 21st stream from one address and the 201st in all with 429, under the default limits', { timeout: 30_000 }, async () => {
     const app = await serveTestApp();
+    apps.push(app);
+    const opened = await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events')));
+    streams.push(...opened);
+    await until(() => app.hub.size === 20, 5_000, '20 streams open');
+    const refused = await openRawStream(app.port, '/events');
+    streams.push(refused);
+    await refused.waitFor(/^HTTP\/1\.1 429 [^]*"code":"TOO_MANY_STREAMS"/, 5_000);
+    // 200 in all, from ten addresses of 127.0.0.0/8.
+    for (let host = 2; host <= 10; host++) {
+      streams.push(...(await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events', { localAddress: `127.0.0.${host}` })))));
+    }
+    await until(() => app.hub.size === 200, 10_000, '200 streams open');
+    const past = await openRawStream(app.port, '/events', { localAddress: '127.0.0.11' });
+    streams.push(past);
+    await past.waitFor(/^HTTP\/1\.1 429 /, 5_000);
+    expect(app.hub.size).toBe(200);
+  });
+
+  it('serves 500 concurrent event-stream clients (limits raised to 500): one button press reaches every one of them', { timeout: 60_000 }, async () => {
+    const app = await serveTestApp({ streamLimits: { maxStreams: 500, maxStreamsPerAddress: 500 } });
     apps.push(app);
     const clients: RawStream[] = [];
     for (let i = 0; i < 500; i += 50) {

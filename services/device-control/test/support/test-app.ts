@@ -1,4 +1,4 @@
-import { createLogger, EventStreamHub, type Logger } from '@homeops/common';
+import { createLogger, EventStreamHub, type EventStreamLimits, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
@@ -19,6 +19,9 @@ export interface TestAppOptions {
   cloud?: FakeDeviceCloud;
   service?: Partial<DeviceServiceOptions>;
   apiKey?: string;
+  /** Wrong keys an address may send per minute (default: the service's default). */
+  authFailuresPerMinute?: number;
+  streamLimits?: EventStreamLimits;
   clock?: Clock;
   heartbeatMs?: number;
   /** Silent unless given (tests that inspect the log pass a capturing one). */
@@ -31,7 +34,7 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
   const logger = options.logger ?? createLogger({ service: 'test', level: 'silent' });
-  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000 });
+  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000, ...options.streamLimits });
   const devices = new DeviceService(
     cloud,
     {
@@ -48,6 +51,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   );
   const app = createApp({ logger, cloud, devices, hub, ...(options.clock ? { clock: options.clock } : {}) }, {
     API_KEY: options.apiKey,
+    ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
   });
   if (options.start !== false) await devices.start();
   return {
