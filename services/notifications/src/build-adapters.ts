@@ -3,6 +3,7 @@ import type { Logger } from '@homeops/common';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
+import { nodeStorageFs } from './adapters/storage/storage-fs.js';
 import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
@@ -48,7 +49,7 @@ export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log
 export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
   return {
     ...buildStorage(config, logger),
-    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH)),
+    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, { maxBytes: config.ATTACHMENTS_MAX_BYTES }),
     provider: createPushProvider({
       userKey: config.PROVIDER_USER_KEY,
       apiToken: config.PROVIDER_API_TOKEN,

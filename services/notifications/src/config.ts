@@ -16,6 +16,7 @@ export const ConfigSchema = z
     DATABASE_URL: z.string().optional(),
     // Attachment files; default a folder beside STORAGE_PATH. Instances sharing PostgreSQL must share this folder too.
     ATTACHMENTS_DIR: z.string().min(1).optional(),
+    ATTACHMENTS_MAX_BYTES: z.coerce.number().int().min(0).default(1024 ** 3), // total of the attachment files (1 GiB); 0: no limit
     PG_POOL_MAX: positiveInt().max(1000).default(10),
     PG_CONNECT_TIMEOUT_MS: positiveInt().default(5_000),
     PG_QUERY_TIMEOUT_MS: positiveInt().default(10_000),

@@ -6,7 +6,7 @@ export interface SweepResult {
 
 /** Attachment bytes kept beside the history file, one file per notification id. */
 export interface AttachmentStore {
-  /** Writes durably (fsync) before resolving. */
+  /** Writes durably (fsync) before resolving; refuses with STORAGE_FULL, storing nothing, past the store's byte budget. */
   save(id: string, data: Buffer): Promise<void>;
   /** Resolves the bytes, or undefined when there is none. */
   read(id: string): Promise<Buffer | undefined>;

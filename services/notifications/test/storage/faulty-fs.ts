@@ -39,6 +39,7 @@ export class FaultyFs implements StorageFs {
   readBlocks = nodeStorageFs.readBlocks;
   unlink = nodeStorageFs.unlink;
   readdir = nodeStorageFs.readdir;
+  sizeOf = nodeStorageFs.sizeOf;
   mkdir = nodeStorageFs.mkdir;
   syncDir = nodeStorageFs.syncDir;
 

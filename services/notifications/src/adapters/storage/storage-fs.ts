@@ -1,4 +1,4 @@
-import { open, mkdir, readdir, rename, unlink } from 'node:fs/promises';
+import { open, mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 
 /** An open file as the storage uses it: whole appends, syncs, truncation. */
@@ -21,6 +21,8 @@ export interface StorageFs {
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   readdir(dir: string): Promise<string[]>;
+  /** Bytes of a file (ENOENT when it is gone). */
+  sizeOf(path: string): Promise<number>;
   mkdir(dir: string): Promise<void>;
   /** fsync of a directory, so a rename or a new file survives a power cut. */
   syncDir(dir: string): Promise<void>;
@@ -112,6 +114,7 @@ export const nodeStorageFs: StorageFs = {
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   readdir: (dir) => readdir(dir),
+  sizeOf: async (path) => (await stat(path)).size,
   mkdir: async (dir) => {
     await mkdir(dir, { recursive: true, mode: DIR_MODE });
   },
