@@ -6,9 +6,12 @@ describe('config', () => {
   it('has working defaults: port 9095, ./data/notifications.yaml, Pushover API, delivery off', () => {
     const config = parseConfig();
     expect(config.RETENTION_MAX_AGE_DAYS).toBeUndefined();
+    // No HOST: the service settles it at start (loopback without a key).
+    expect(config.HOST).toBeUndefined();
     expect(config).toMatchObject({
       PORT: 9095,
-      HOST: '0.0.0.0',
+      ALLOW_OPEN_LAN: false,
+      ALLOWED_HOSTS: [],
       STORAGE_PATH: './data/notifications.yaml',
       PROVIDER_API_URL: 'https://api.pushover.net',
       PROVIDER_USER_KEY: undefined,

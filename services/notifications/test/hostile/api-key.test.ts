@@ -11,13 +11,14 @@ import {
 } from '@homeops/test-kit';
 import { makeStorageDir, removeDir, startRealService, type RunningTestService } from './running-service.js';
 
-const API_KEY = 'hostile-test-key-0123456789';
+const API_KEY = 'hostile-test-key-0123456789-abcdefghij';
 
 let service: RunningTestService;
 let routes: Route[];
 
 beforeAll(async () => {
-  service = await startRealService(await makeStorageDir(), { API_KEY });
+  // Every route × every wrong key from one address: far past the guess throttle, tested on its own below.
+  service = await startRealService(await makeStorageDir(), { API_KEY, AUTH_MAX_FAILURES_PER_MINUTE: '100000' });
   routes = await fetchDocumentedRoutes(service.port);
 });
 
@@ -79,5 +80,36 @@ describe('notifications with API_KEY set: every route from /openapi.json', () =>
     // Under /docs, Swagger UI answers any sub-path with its own page; never with notification data.
     const docs = await sendRaw(service.port, { method: 'GET', target: '/docs/..%2fnotifications%2falice' });
     expect(docs.headers['content-type'] ?? '').not.toMatch(/json/);
+    for (const target of ['//recipients', '//notifications/alice']) {
+      expect((await sendRaw(service.port, { method: 'GET', target })).status, target).toBe(401);
+    }
+  });
+
+  it('shows only status, service and version on /health without the key, and everything with it', async () => {
+    const open = await sendRaw(service.port, { method: 'GET', target: '/health' });
+    expect(Object.keys(JSON.parse(open.body.toString('utf8')) as object).sort()).toEqual(['service', 'status', 'version']);
+    const full = await sendRaw(service.port, { method: 'GET', target: '/health', headers: [['X-API-Key', API_KEY]] });
+    expect(JSON.parse(full.body.toString('utf8'))).toMatchObject({ storage: { path: expect.any(String) }, process: { pid: expect.any(Number) } });
+  });
+});
+
+describe('notifications with API_KEY set: guessing the key', () => {
+  it('refuses an address with 429 and Retry-After after 10 wrong keys in a minute, even the right key', async () => {
+    const dir = await makeStorageDir();
+    const guarded = await startRealService(dir, { API_KEY });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        statuses.push((await sendRaw(guarded.port, { method: 'GET', target: '/recipients', headers: [['X-API-Key', `guess-${i}-${API_KEY}`]] })).status);
+      }
+      expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+      const right = await sendRaw(guarded.port, { method: 'GET', target: '/recipients', headers: [['X-API-Key', API_KEY]] });
+      expect(right.status).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(50);
+      expectErrorBody(right, 'after 12 guesses');
+    } finally {
+      await guarded.stop();
+      await removeDir(dir);
+    }
   });
 });

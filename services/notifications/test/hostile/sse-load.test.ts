@@ -15,9 +15,9 @@ afterEach(async () => {
   }
 });
 
-/** The service's app (default hub limits) on a real server on 127.0.0.1. */
-async function listen(): Promise<{ t: TestApp; port: number; server: Server }> {
-  const t = await buildTestApp({ repository: 'memory' });
+/** The service's app (default hub limits unless raised) on a real server on 127.0.0.1. */
+async function listen(limits: { SSE_MAX_STREAMS?: number; SSE_MAX_STREAMS_PER_ADDRESS?: number } = {}): Promise<{ t: TestApp; port: number; server: Server }> {
+  const t = await buildTestApp({ repository: 'memory', config: limits });
   const server = t.app.listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise((resolve) => server.once('listening', resolve));
@@ -65,8 +65,26 @@ describe('notifications event stream under load', () => {
     await reader.waitFor('"id":"slow-999999"', 10_000);
   });
 
-  it('serves 500 concurrent event-stream clients: one create reaches every one of them', { timeout: 60_000 }, async () => {
+  it('refuses the 21st stream from one address and the 201st in all with 429, under the default limits', { timeout: 30_000 }, async () => {
     const { t, port } = await listen();
+    streams.push(...(await Promise.all(Array.from({ length: 20 }, () => openRawStream(port, '/notifications/ops/stream')))));
+    await eventually(() => t.hub.size === 20, 5_000);
+    const refused = await openRawStream(port, '/notifications/ops/stream');
+    streams.push(refused);
+    await refused.waitFor(/^HTTP\/1\.1 429 [^]*"code":"TOO_MANY_STREAMS"/, 5_000);
+    for (let host = 2; host <= 10; host++) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => openRawStream(port, '/notifications/ops/stream', { localAddress: `127.0.0.${host}` })));
+      streams.push(...batch);
+    }
+    await eventually(() => t.hub.size === 200, 10_000);
+    const past = await openRawStream(port, '/notifications/ops/stream', { localAddress: '127.0.0.11' });
+    streams.push(past);
+    await past.waitFor(/^HTTP\/1\.1 429 /, 5_000);
+    expect(t.hub.size).toBe(200);
+  });
+
+  it('serves 500 concurrent event-stream clients (limits raised to 500): one create reaches every one of them', { timeout: 60_000 }, async () => {
+    const { t, port } = await listen({ SSE_MAX_STREAMS: 500, SSE_MAX_STREAMS_PER_ADDRESS: 500 });
     const clients: RawStream[] = [];
     for (let i = 0; i < 500; i += 50) {
       const batch = await Promise.all(Array.from({ length: 50 }, () => openRawStream(port, '/notifications/fan-out/stream')));

@@ -7,7 +7,7 @@ import { acceptedAnswer, startFakePushover, type FakeAnswer } from '../faults/fa
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { PNG } from '../support/files.js';
 
-const API_KEY = 'api-key-secret-Zq81mXw0pLr5';
+const API_KEY = 'api-key-secret-Zq81mXw0pLr5-kT4vNq9sWb2y';
 const FAMILY_KEY = 'fAmIlYgRoUpKeY0000000000000042';
 const SECRETS = { USER_KEY, API_TOKEN, API_KEY, FAMILY_KEY };
 

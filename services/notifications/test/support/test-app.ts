@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, EventStreamHub, type Logger } from '@homeops/common';
+import { createLogger, type EventStreamHub, type Logger } from '@homeops/common';
 import { afterEach } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
@@ -9,7 +9,7 @@ import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-noti
 import { freshDatabase } from './postgres-database.js';
 import type { Express } from 'express';
 import { attachmentDirOf } from '../../src/build-adapters.js';
-import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
+import { buildDomain, createApp, createStreamHub, type AppConfig } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { AttachmentStore } from '../../src/domain/attachment-store.js';
 import type { Clock } from '../../src/domain/clock.js';
@@ -84,7 +84,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const repository = real?.repository ?? (options.repository === 'memory' || !options.repository ? new InMemoryNotificationRepository() : options.repository);
   const attachments = options.attachments ?? real?.attachments ?? new InMemoryAttachmentStore();
   const provider = options.provider ?? new FakePushProvider();
-  const hub = new EventStreamHub({ heartbeatMs: config.SSE_HEARTBEAT_MS });
+  const hub = createStreamHub(config);
   const base = { logger: silentLogger, repository, attachments, provider, hub, ...(options.clock ? { clock: options.clock } : {}) };
   const { ctx, delivery } = buildDomain(base, config);
   const app = createApp({ ...base, events: ctx.events, delivery }, config);
