@@ -100,7 +100,9 @@ export class Api {
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
         : { description: r.description };
     }
-    for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const]) {
+    // What the baseline in front of every route may answer (see createHttpApp).
+    const baseline: ErrorCode[] = spec.method === 'get' ? ['HOST_NOT_ALLOWED'] : ['HOST_NOT_ALLOWED', 'CROSS_ORIGIN_REFUSED'];
+    for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const, ...baseline]) {
       const { status, error } = ERROR_TABLE[code];
       const existing = responses[status];
       responses[status] = {

@@ -18,6 +18,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
     path: '/events',
     summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync and session',
     tags: ['events'],
+    errors: ['TOO_MANY_STREAMS'],
     responses: {
       200: {
         description:
