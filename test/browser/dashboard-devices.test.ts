@@ -220,7 +220,7 @@ describe('device-control dashboard when the account budget is spent', () => {
 });
 
 describe('device-control dashboard behind an API key', () => {
-  const KEY = 'lan-dashboard-key-4711';
+  const KEY = 'lan-dashboard-key-4711-0123456789abcdef';
   let running: ServiceChild;
   beforeAll(async () => {
     running = await startService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY });
@@ -260,7 +260,7 @@ describe('device-control dashboard behind an API key', () => {
 describe('device-control dashboard against the emulated Meross cloud', () => {
   let setup: EmulatedSetup;
   beforeAll(async () => {
-    setup = await startEmulatedSetup('dashboard');
+    setup = await startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST });
   }, 60_000);
   afterAll(async () => setup?.stop());
 

@@ -205,7 +205,7 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
 });
 
 describe('notifications inbox behind an API key', () => {
-  const KEY = 'inbox-key-0815-lan';
+  const KEY = 'inbox-key-0815-lan-0123456789abcdef';
   let running: ServiceChild;
   beforeAll(async () => {
     running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY });

@@ -6,6 +6,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
 export const LAN_HOST = 'homelab.test';
 
+/** The name of a hostile page's site (another origin, another site) on the same loopback. */
+export const ATTACKER_HOST = 'attacker.test';
+
 /** Debian's Chromium; never a downloaded browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -14,7 +17,7 @@ export interface PageTrouble {
   problems: string[];
 }
 
-/** Headless Debian Chromium (a fresh temporary profile each launch) that resolves LAN_HOST to 127.0.0.1, with no proxy. */
+/** Headless Debian Chromium (a fresh temporary profile each launch) that resolves LAN_HOST and ATTACKER_HOST to 127.0.0.1, with no proxy. */
 export async function launchLanBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (Debian), or set CHROMIUM_PATH`);
@@ -25,7 +28,7 @@ export async function launchLanBrowser(): Promise<{ browser: Browser; close(): P
     args: [
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-proxy-server',
-      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
+      `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1, MAP ${ATTACKER_HOST} 127.0.0.1`,
     ],
   });
   return { browser, close: () => browser.close() };

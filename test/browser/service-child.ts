@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort } from '../../bench/processes.js';
+import { LAN_HOST } from './lan-browser.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -15,14 +16,14 @@ export interface ServiceChild {
   stop(): Promise<void>;
 }
 
-/** Starts `services/<name>/src/main.ts` with `env` (plus HOST, PORT); resolves once /health answers. */
+/** Starts `services/<name>/src/main.ts` with `env` (plus HOST, PORT, and ALLOWED_HOSTS naming LAN_HOST, the name the pages use); resolves once /health answers. */
 export async function startService(name: string, env: Record<string, string>): Promise<ServiceChild> {
   const port = await freePort();
   const cwd = mkdtempSync(join(tmpdir(), `browser-${name}-`));
   const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', TSX, join(root, `services/${name}/src/main.ts`)], {
     cwd,
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ALLOWED_HOSTS: LAN_HOST, LOG_LEVEL: 'warn', ...env },
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
