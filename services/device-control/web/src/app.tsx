@@ -4,13 +4,13 @@ import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
-import type { ChannelEvent, Cover, Device, GarageDoor, Health, Light } from './types.js';
+import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light } from './types.js';
 
 /** The devices page: a card per device, live from GET /events, with the session and budget on top. */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
   const [devices, setDevices] = useState<Device[] | null>(null);
-  const [health, setHealth] = useState<Health | null>(null);
+  const [health, setHealth] = useState<Health | HealthSummary | null>(null);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [syncNote, setSyncNote] = useState<string | null>(null);
@@ -35,7 +35,7 @@ export function App({ client }: { client: ApiClient }) {
   const loadHealth = useCallback(async () => {
     // /health answers 503 with its body while the session waits for a person: that body is still the truth.
     const response = await client.fetch('/health').catch(() => null);
-    if (response) setHealth((await response.json().catch(() => null)) as Health | null);
+    if (response) setHealth((await response.json().catch(() => null)) as Health | HealthSummary | null);
   }, [client]);
   const loadDevice = useCallback(
     async (uuid: string) => {

@@ -1,13 +1,21 @@
 import { type ApiClient, type ErrorBody, ErrorNote, type StreamState, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import type { Health } from './types.js';
+import type { Health, HealthSummary } from './types.js';
 
 const STATE_CLASS: Record<string, string> = { connected: 'ok', connecting: 'warn', 'backing-off': 'warn' };
 const WINDOW_NAME = { hour: 'hour', burst: 'minute' } as const;
 
 /** The cloud session, the message budget per window and the live stream, from /health. */
-export function StatusBar({ client, health, stream, onChange }: { client: ApiClient; health: Health | null; stream: StreamState; onChange(): Promise<void> }) {
+export function StatusBar({ client, health, stream, onChange }: { client: ApiClient; health: Health | HealthSummary | null; stream: StreamState; onChange(): Promise<void> }) {
   if (!health) return <div class="statusbar" role="status">Checking the service…</div>;
+  // Asked without the key: the service tells only its status until one is entered.
+  if (!('cloud' in health)) {
+    return (
+      <div class="statusbar" role="status" aria-label="Service status">
+        <span>Service {health.status}</span>
+      </div>
+    );
+  }
   const { cloud } = health;
   return (
     <div class="statusbar" role="status" aria-label="Service status">

@@ -16,9 +16,15 @@ export interface Device {
   lastSeenAt: string | null;
 }
 
-/** The part of GET /health the status bar shows. */
-export interface Health {
+/** GET /health as anyone gets it: without the key (when one is set) there is nothing more. */
+export interface HealthSummary {
   status: 'ok' | 'degraded' | 'error';
+  service: string;
+  version: string;
+}
+
+/** The part of GET /health (asked with the key, or with none set) the status bar shows. */
+export interface Health extends HealthSummary {
   problems: string[];
   backend: 'meross' | 'simulator';
   cloud: { state: string; action: string | null; retryAt: string | null };
