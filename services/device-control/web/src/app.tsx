@@ -1,5 +1,5 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
@@ -24,12 +24,25 @@ export function App({ client }: { client: ApiClient }) {
   const [hubs, setHubs] = useState<Record<string, SubDevice[]>>({});
   const setHubOf = useCallback((uuid: string, list: SubDevice[]) => setHubs((all) => ({ ...all, [uuid]: list })), []);
 
+  // Channel events that arrive while the list is being read go on top of what the read answers: the read and the
+  // stream are separate requests, so the answer may predate an event the stream already delivered. An answer to an
+  // earlier read that comes after a later one's is dropped.
+  const arrivingDuringReads = useRef(new Set<ChannelEvent[]>());
+  const reads = useRef({ started: 0, shown: 0 });
   const loadDevices = useCallback(async () => {
+    const arrived: ChannelEvent[] = [];
+    const mine = ++reads.current.started;
+    arrivingDuringReads.current.add(arrived);
     try {
-      setDevices((await client.json<Device[]>('GET', '/devices')).body);
+      const list = (await client.json<Device[]>('GET', '/devices')).body;
+      if (mine < reads.current.shown) return;
+      reads.current.shown = mine;
+      setDevices(arrived.reduce(applyChannel, list));
       setProblem(null);
     } catch (error) {
       if (!client.keyNeeded) setProblem(toErrorBody(error));
+    } finally {
+      arrivingDuringReads.current.delete(arrived);
     }
   }, [client]);
   const loadHealth = useCallback(async () => {
@@ -53,15 +66,17 @@ export function App({ client }: { client: ApiClient }) {
   }, [version, loadDevices, loadHealth]);
 
   useEffect(() => {
-    let opened = 0;
     return openEventStream(client, '/events', {
       onState: setStream,
-      // Events may have been missed while the stream was down.
-      onOpen: () => void (opened++ > 0 && loadDevices()),
+      // Read once the stream is open, the first time too: a change before it opened (a state first read after the
+      // page's first list, a drop) is in this list, and every later one comes on the stream.
+      onOpen: () => void loadDevices(),
       onEvent: ({ type, data }) => {
         const event = data as Partial<ChannelEvent> & { uuid?: string; device?: { uuid: string } };
-        if (type === 'channel') setDevices((list) => list && applyChannel(list, event as ChannelEvent));
-        else if (type === 'hub') {
+        if (type === 'channel') {
+          for (const arrived of arrivingDuringReads.current) arrived.push(event as ChannelEvent);
+          setDevices((list) => list && applyChannel(list, event as ChannelEvent));
+        } else if (type === 'hub') {
           const { uuid, subdevices } = data as { uuid: string; subdevices: SubDevice[] };
           setHubOf(uuid, subdevices);
         } else if (type === 'light') {
