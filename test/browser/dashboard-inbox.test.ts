@@ -204,6 +204,41 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
   }, 60_000);
 });
 
+describe('notifications inbox on an empty history', () => {
+  let running: ServiceChild;
+  beforeAll(async () => {
+    running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml' });
+  }, 60_000);
+  afterAll(async () => running?.stop());
+
+  it("shows a script's first notification within seconds without a reload, and a second new recipient appears in the picker", async () => {
+    const api = apiOf(running.port);
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    await page.getByText('No notifications yet').waitFor();
+    await page.getByText('Live: on').waitFor();
+    // The page puts the recipient it chose into the address (#recipient=…): a same-document navigation, not a reload.
+    let loads = 0;
+    page.on('load', () => (loads += 1));
+    const picker = page.getByRole('navigation', { name: 'Recipients' });
+
+    await api.create({ recipient: 'gina', title: 'Hello from cron', message: 'The first one' });
+    await itemOf(page, 'Hello from cron').waitFor({ timeout: 5_000 });
+    await api.create({ recipient: 'hank', title: 'For someone else', message: 'The second recipient' });
+    await picker.getByRole('button', { name: /^hank/ }).waitFor({ timeout: 5_000 });
+
+    expect(await picker.getByRole('button').allTextContents()).toEqual(['gina1', 'hank1']);
+    expect(await page.getByRole('heading', { name: /^Inbox/ }).textContent()).toBe('Inbox of gina');
+    expect(await itemOf(page, 'For someone else').count()).toBe(0);
+    expect(await page.getByText('No notifications yet').count()).toBe(0);
+    expect(page.url()).toMatch(/#recipient=gina$/);
+    expect(loads).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
 describe('notifications inbox behind an API key', () => {
   const KEY = 'inbox-key-0815-lan-0123456789abcdef';
   let running: ServiceChild;

@@ -11,7 +11,7 @@ const RECORD_EVENTS = ['created', 'read', 'unread', 'delivery', 'acknowledged', 
 
 const hashRecipient = () => new URLSearchParams(location.hash.slice(1)).get('recipient');
 
-/** The inbox page: recipients with unread badges, the chosen one's history live from its stream, a send form. */
+/** The inbox page: recipients with unread badges live from the stream of every recipient, the chosen one's history, a send form. */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
   const [recipients, setRecipients] = useState<RecipientSummary[] | null>(null);
@@ -43,8 +43,6 @@ export function App({ client }: { client: ApiClient }) {
 
   useEffect(() => {
     void loadRecipients();
-    const timer = setInterval(() => void loadRecipients(), 15_000);
-    return () => clearInterval(timer);
   }, [version, loadRecipients]);
 
   // The app's sounds (custom ones included); the form offers the built-in list until they arrive.
@@ -53,29 +51,40 @@ export function App({ client }: { client: ApiClient }) {
   }, [client, version]);
 
   const { reset, loadPage, upsert, remove, markAllRead } = inbox;
+  // The recipient whose inbox is shown, for the stream's events; `reopened` counts the stream's reconnections.
+  const shown = useRef(recipient);
+  const [reopened, setReopened] = useState(0);
   useEffect(() => {
+    shown.current = recipient;
     if (recipient === null) return;
     history.replaceState(null, '', `#${new URLSearchParams({ recipient })}`);
     reset();
     void loadPage(null);
+  }, [version, recipient, reopened, reset, loadPage]);
+
+  // One stream of every recipient's events, open whatever is chosen: a recipient's first notification (on an empty
+  // history too) reaches the picker as it happens, and the inbox shown follows its own events.
+  useEffect(() => {
     let opened = 0;
-    return openEventStream(client, `/notifications/${encodeURIComponent(recipient)}/stream`, {
+    return openEventStream(client, '/events', {
       onState: setStream,
       onOpen: () => {
         // Reopened after a drop: what changed meanwhile is read again.
-        if (opened++ > 0) {
-          reset();
-          void loadPage(null);
-        }
+        if (opened++ === 0) return;
+        void loadRecipients();
+        setReopened((n) => n + 1);
       },
       onEvent: ({ type, data }) => {
-        if (type === 'deleted') remove((data as { id: string }).id);
-        else if (type === 'read-all') markAllRead((data as { readAt: string }).readAt);
-        else if (RECORD_EVENTS.includes(type)) upsert(data as Notification);
+        const event = data as Partial<Notification> & { id: string; recipient: string; readAt: string };
+        if (event.recipient === shown.current) {
+          if (type === 'deleted') remove(event.id);
+          else if (type === 'read-all') markAllRead(event.readAt);
+          else if (RECORD_EVENTS.includes(type)) upsert(data as Notification);
+        }
         void loadRecipients();
       },
     });
-  }, [client, version, recipient, reset, loadPage, upsert, remove, markAllRead, loadRecipients]);
+  }, [client, version, upsert, remove, markAllRead, loadRecipients]);
 
   // The first page on screen: what the speed target of the inbox measures.
   useEffect(() => {

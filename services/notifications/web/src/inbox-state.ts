@@ -10,6 +10,8 @@ export function nextCursor(link: string | null): string | null {
   return target ? new URL(target, location.origin).searchParams.get('before') : null;
 }
 
+const newestFirst = (list: Notification[]) => list.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+
 /** The loaded pages of one recipient's inbox, newest first, and what changes them. */
 export function useInbox(client: ApiClient, recipient: string | null) {
   const [items, setItems] = useState<Notification[]>([]);
@@ -38,7 +40,11 @@ export function useInbox(client: ApiClient, recipient: string | null) {
         if (before) query.set('before', before);
         const { body, headers } = await client.json<Notification[]>('GET', `/notifications/${encodeURIComponent(recipient)}?${query}`);
         if (mine !== generation.current) return;
-        setItems((list) => (before ? [...list, ...body.filter((n) => !list.some((m) => m.id === n.id))] : body));
+        setItems((list) => {
+          const merged = [...list, ...body.filter((n) => !list.some((m) => m.id === n.id))];
+          // A first page meets what the stream brought while it loaded (reset emptied the list): those are newer.
+          return before ? merged : newestFirst(merged);
+        });
         setNext(nextCursor(headers.get('Link')));
         setLoaded(true);
         setProblem(null);
