@@ -3,14 +3,19 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ByteBudget } from './byte-budget.js';
 import { CREATE_JSON_MAX_BYTES, jsonTooLarge, readLargeJson } from './large-json.reader.js';
 import { attachmentTooLarge, MULTIPART_MAX_BYTES, readMultipart } from './multipart.reader.js';
-import { readSmallJson, smallJsonLength } from './small-json.reader.js';
+import { isPlainJson, readPlainJson } from './plain-json.reader.js';
 import { closeWithoutReading } from './unread-body.js';
 
 /**
- * Large create bodies held at once, counted in body bytes: four 7 MiB creates, each with what is parsed from it,
- * measured in bench/large-creates.ts. Shared by every app in the process, as the memory is.
+ * Large create bodies held at once, counted in body bytes: room for one body at the JSON limit, smaller ones beside
+ * it. What adds resident memory is mostly garbage not yet collected, so it grows with what is parsed at once
+ * (bench/large-creates.ts, 30 concurrent 7 MB creates: 32 MiB added 142-216 MB, 16 MiB 122-156 MB in about 1 s,
+ * 8 MiB 92-103 MB in 1.4-2.8 s; the target is 150). Shared by every app in the process, as the memory is.
  */
-const LARGE_BODIES = new ByteBudget({ capacity: 32 * 1024 * 1024, maxWaitMs: 30_000 });
+export const largeBodyBudget = new ByteBudget({ capacity: 8 * 1024 * 1024, maxWaitMs: 30_000 });
+
+/** Bodies this small are read at once, without waiting for a share of the budget. */
+const SMALL_BODY_BYTES = 64 * 1024;
 
 // Exactly the path Express (strict, case-sensitive routing) sends to the create handler; the plain URL first: req.path parses it.
 const isCreate = (req: Request) => req.method === 'POST' && (req.url === '/notifications' || req.path === '/notifications');
@@ -21,10 +26,16 @@ interface BodyReader {
   read: (req: Request, res: Response, next: Parameters<RequestHandler>[2]) => void;
 }
 
+const PLAIN_JSON: BodyReader = {
+  maxBytes: CREATE_JSON_MAX_BYTES,
+  tooLarge: jsonTooLarge,
+  read: (req, _res, next) => readPlainJson(req, next, Number(req.headers['content-length'])),
+};
 const MULTIPART: BodyReader = { maxBytes: MULTIPART_MAX_BYTES, tooLarge: attachmentTooLarge, read: readMultipart };
 const LARGE_JSON: BodyReader = { maxBytes: CREATE_JSON_MAX_BYTES, tooLarge: jsonTooLarge, read: readLargeJson };
 
 function readerOf(req: Request): BodyReader {
+  if (isPlainJson(req)) return PLAIN_JSON;
   if (req.is('multipart/form-data')) return MULTIPART;
   if (req.is(['application/json', 'application/*+json']) === false) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', `POST /notifications takes JSON or multipart/form-data, not ${req.headers['content-type']}`, {
@@ -46,8 +57,6 @@ function expectedBytes(req: Request, reader: BodyReader): number {
 export function createBodyParsersWith(budget: ByteBudget): RequestHandler {
   return (req, res, next) => {
     if (!isCreate(req)) return next();
-    const small = smallJsonLength(req);
-    if (small !== undefined) return readSmallJson(req, next, small);
     let reader: BodyReader;
     try {
       reader = readerOf(req);
@@ -60,7 +69,7 @@ export function createBodyParsersWith(budget: ByteBudget): RequestHandler {
       return next(reader.tooLarge());
     }
     const bytes = expectedBytes(req, reader);
-    if (bytes === 0) return reader.read(req, res, next);
+    if (bytes <= SMALL_BODY_BYTES) return reader.read(req, res, next);
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     budget.acquire(bytes, gone.signal).then(
@@ -79,4 +88,4 @@ export function createBodyParsersWith(budget: ByteBudget): RequestHandler {
 }
 
 /** The create body parsers with the process's budget for large bodies. */
-export const createBodyParsers: RequestHandler = createBodyParsersWith(LARGE_BODIES);
+export const createBodyParsers: RequestHandler = createBodyParsersWith(largeBodyBudget);

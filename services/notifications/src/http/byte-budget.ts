@@ -32,6 +32,11 @@ export class ByteBudget {
     return this.#free;
   }
 
+  /** Requests waiting for their share. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
   /**
    * Resolves with the release function once `bytes` (at most the capacity) are free; rejects with SERVER_BUSY after
    * maxWaitMs, or with the signal's reason when it aborts first.
