@@ -44,9 +44,9 @@ export class NotificationEvents {
     return this.replay.start;
   }
 
-  /** The events of `recipient` after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
-  missedSince(recipient: string, lastEventId: string): Array<ReplayedEvent<NotificationEvent>> | undefined {
-    return this.replay.since(lastEventId, (event) => event.recipient === recipient);
+  /** The events of `recipient` (of every one when undefined) after `lastEventId`, oldest first; undefined when some are no longer kept (reload). */
+  missedSince(recipient: string | undefined, lastEventId: string): Array<ReplayedEvent<NotificationEvent>> | undefined {
+    return this.replay.since(lastEventId, (event) => recipient === undefined || event.recipient === recipient);
   }
 
   /** Calls `listener` for every event of `recipient`; returns the unsubscribe function. */

@@ -3,22 +3,25 @@ import { EVENT_REPLAY_SIZE, type NotificationEvent } from '../domain/notificatio
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { RecipientParamsSchema } from './notification.schemas.js';
 
-/** Live feed of one recipient as Server-Sent Events. */
+const EVENTS_DESCRIPTION =
+  'Events `created`, `read`, `unread`, `delivery`, `acknowledged` (an emergency acknowledged on a phone), ' +
+  '`alarm-ended` (an emergency expired or cancelled) (data: the notification), `deleted` (data: {id}), ' +
+  '`read-all` (data: {updated, readAt}); a comment line as heartbeat. Each event has an id: reconnect with ' +
+  `Last-Event-ID to get what you missed (the last ${EVENT_REPLAY_SIZE} events of all recipients are kept); a \`reset\` ` +
+  'event says too much was missed: reload.';
+
+/** Live feeds as Server-Sent Events: of one recipient, and of every recipient (GET /events). */
 export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesDeps): void {
   api.route({
     method: 'get',
     path: '/notifications/{recipient}/stream',
     summary: "Live feed of a recipient's notifications (Server-Sent Events)",
     tags: ['notifications'],
+    errors: ['TOO_MANY_STREAMS'],
     params: RecipientParamsSchema,
     responses: {
       200: {
-        description:
-          'Events `created`, `read`, `unread`, `delivery`, `acknowledged` (an emergency acknowledged on a phone), ' +
-          '`alarm-ended` (an emergency expired or cancelled) (data: the notification), `deleted` (data: {id}), ' +
-          '`read-all` (data: {updated, readAt}); a comment line as heartbeat. Each event has an id: reconnect with ' +
-          `Last-Event-ID to get what you missed (the last ${EVENT_REPLAY_SIZE} events of all recipients are kept); a \`reset\` ` +
-          'event says too much was missed: reload.',
+        description: EVENTS_DESCRIPTION,
         contentType: 'text/event-stream',
         schema: z.string(),
       },
@@ -34,6 +37,36 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
         else for (const { id, data } of missed) send(data, id);
       }
       const unsubscribe = ctx.events.subscribe(params.recipient, (event, id) => {
+        if (stream.closed) return unsubscribe();
+        send(event, id);
+      });
+      res.on('close', unsubscribe);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/events',
+    summary: "Live feed of every recipient's notifications (Server-Sent Events): what the inbox page follows",
+    tags: ['notifications'],
+    errors: ['TOO_MANY_STREAMS'],
+    responses: {
+      200: {
+        description: `${EVENTS_DESCRIPTION} As on a recipient's stream, with the recipient in every event's data (\`deleted\`: {recipient, id}; \`read-all\`: {recipient, updated, readAt}).`,
+        contentType: 'text/event-stream',
+        schema: z.string(),
+      },
+    },
+    handler: (_input, req, res) => {
+      const stream = hub.open(req, res);
+      const send = ({ type, ...data }: NotificationEvent, id: string) => stream.send(type, 'notification' in data ? data.notification : data, id);
+      const lastEventId = lastEventIdOf(req);
+      if (lastEventId !== undefined) {
+        const missed = ctx.events.missedSince(undefined, lastEventId);
+        if (missed === undefined) stream.send('reset', { reason: 'the events since your Last-Event-ID are no longer kept: reload the list' });
+        else for (const { id, data } of missed) send(data, id);
+      }
+      const unsubscribe = ctx.events.subscribeAll((event, id) => {
         if (stream.closed) return unsubscribe();
         send(event, id);
       });

@@ -65,6 +65,7 @@ describe('GET /openapi.json', () => {
   it('documents every route of the service', async () => {
     const res = await request((await buildTestApp()).app).get('/openapi.json');
     expect(Object.keys(res.body.paths).sort()).toEqual([
+      '/events',
       '/health',
       '/notifications',
       '/notifications/single/{id}',
