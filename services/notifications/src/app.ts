@@ -138,11 +138,12 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     startedAt: Date.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
+  // Before /notifications/single/{id}, which would take the stream of a recipient named "single" (ids never read "stream").
+  registerStreamRoutes(api, routes);
   registerNotificationRoutes(api, routes);
   registerAttachmentRoutes(api, routes);
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
-  registerStreamRoutes(api, routes);
   registerSoundRoutes(api, deps.provider);
   return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
 }

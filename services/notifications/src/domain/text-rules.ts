@@ -9,6 +9,17 @@ export function isCleanText(text: string): boolean {
 // A high surrogate not followed by a low one, or a low one not preceded by a high one (no `u` flag: code units).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+// Control (Cc), format (Cf: bidi overrides, zero-width characters, BOM) and line/paragraph separators.
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/**
+ * A name shown in lists and put in URLs: printable, so two names that look alike are alike, and no dot segment
+ * (`.`, `..`), which every URL client rewrites before it is sent.
+ */
+export function isPrintableName(name: string): boolean {
+  return !INVISIBLE_OR_CONTROL.test(name) && name !== '.' && name !== '..';
+}
+
 /** Schemes a link in a notification may not use: they run code or carry content instead of pointing somewhere. */
 const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
 

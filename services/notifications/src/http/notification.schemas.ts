@@ -1,5 +1,5 @@
 import { z } from '@homeops/common';
-import { isAcceptedUrl, isCleanText } from '../domain/text-rules.js';
+import { isAcceptedUrl, isCleanText, isPrintableName } from '../domain/text-rules.js';
 
 const CLEAN_TEXT = 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)';
 const text = () => z.string().refine(isCleanText, CLEAN_TEXT);
@@ -20,7 +20,11 @@ export const AttachmentInputSchema = z
 /** POST /notifications: Pushover's limits, checked before anything is stored. */
 export const CreateNotificationBodySchema = z
   .object({
-    recipient: text().min(1).max(256).openapi({ description: 'Whose history this belongs to' }),
+    recipient: text()
+      .min(1)
+      .max(256)
+      .refine(isPrintableName, 'must be printable: no control, bidi or zero-width characters, and not "." or ".."')
+      .openapi({ description: 'Whose history this belongs to' }),
     title: text().max(250).default(''),
     message: text().min(1).max(1024),
     priority: z.number().int().min(-2).max(2).default(0).openapi({

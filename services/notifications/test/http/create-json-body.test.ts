@@ -83,6 +83,22 @@ describe('POST /notifications JSON bodies: the lean reader answers exactly like 
   });
 });
 
+describe('POST /notifications spelled otherwise', () => {
+  it.each(['/notifications/', '/Notifications', '/NOTIFICATIONS', '//notifications'])('%s never reaches the create handler past the create parser', async (path) => {
+    const body = Buffer.concat([Buffer.from('{"recipient":"spelling","message":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (r) => {
+        r.resume();
+        r.on('end', () => resolve(r.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+    expect(res).toBe(404);
+  });
+});
+
 describe('POST /notifications with a body cut short', () => {
   it('stores nothing when the client goes away mid-body, and keeps serving', async () => {
     const { connect } = await import('node:net');
