@@ -11,6 +11,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 // Control (Cc), format (Cf: bidi overrides, zero-width characters, BOM) and line/paragraph separators.
 const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+const EVERY_INVISIBLE_OR_CONTROL = new RegExp(INVISIBLE_OR_CONTROL.source, 'gu');
+
+/** The text without control, bidi, zero-width and line separator characters (which make a name read as another). */
+export function withoutInvisible(text: string): string {
+  return text.replace(EVERY_INVISIBLE_OR_CONTROL, '');
+}
 
 /**
  * A name shown in lists and put in URLs: printable, so two names that look alike are alike, and no dot segment

@@ -1,4 +1,5 @@
 import { type Api, z } from '@homeops/common';
+import { downloadFilename } from '../domain/attachment-type.js';
 import { readAttachment } from '../domain/notification-queries.use-case.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { IdParamsSchema } from './notification.schemas.js';
@@ -22,7 +23,7 @@ export function registerAttachmentRoutes(api: Api, { ctx }: NotificationRoutesDe
     handler: async ({ params }, _req, res) => {
       const { meta, data } = await readAttachment(ctx, params.id);
       // Always a download, never rendered inline: the bytes come from whoever created the notification.
-      res.attachment(meta.filename);
+      res.attachment(downloadFilename(meta.filename, meta.contentType));
       res.setHeader('Content-Type', meta.contentType);
       res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
       res.send(data);

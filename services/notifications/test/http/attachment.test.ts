@@ -137,6 +137,23 @@ describe('GET /notifications/single/:id/attachment', () => {
     expect(res.body).toEqual(PDF);
   });
 
+  it.each([
+    ['a bidi override and another extension', '\u202Etxt.bat', PNG, 'image/png', 'txt.bat', 'txt.bat.png'],
+    ['zero-width characters', 'do\u200Bor\u200D.png\uFEFF', PNG, 'image/png', 'door.png', 'door.png'],
+    ['no extension', 'report', PDF, 'application/pdf', 'report', 'report.pdf'],
+    ['an extension of its type', 'door.JPEG', JPEG, 'image/jpeg', 'door.JPEG', 'door.JPEG'],
+    ['an executable extension on text', 'run.cmd', TEXT, 'text/plain', 'run.cmd', 'run.cmd.txt'],
+  ])('offers a name with %s without invisible characters and with an extension of its checked type', async (_what, filename, data, contentType, stored, offered) => {
+    const { app } = await buildTestApp();
+    const created = await request(app).post('/notifications').send({ ...valid, attachment: asJson(data, contentType, filename) });
+
+    const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`);
+
+    expect(created.body.attachment.filename).toBe(stored);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-disposition']).toBe(`attachment; filename=${offered}`);
+  });
+
   it('returns 404 ATTACHMENT_NOT_FOUND for a notification without attachment', async () => {
     const { app } = await buildTestApp();
     const created = await request(app).post('/notifications').send(valid);
