@@ -15,6 +15,8 @@ declare module 'pushover-notifications' {
 
   class Pushover {
     constructor(options: Pushover.Options);
+    /** The multipart delimiter line: "--" and the boundary (drawn with Math.random unless replaced). */
+    boundary: string;
     send(fields: Record<string, unknown>, callback: Pushover.Callback): void;
     errors(data: unknown, res?: IncomingMessage): void;
   }

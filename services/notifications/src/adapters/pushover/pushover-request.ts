@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import Pushover from 'pushover-notifications';
 
@@ -83,6 +84,31 @@ function terminateLastPart(fields: PushoverFields): PushoverFields {
   return last === undefined ? fields : { ...fields, [last]: `${String(fields[last])}\r\n` };
 }
 
+const drawBoundary = () => `homeops-${randomBytes(24).toString('hex')}`;
+
+const holds = (value: PushoverFields[string], text: string): boolean =>
+  typeof value === 'object' ? value.data.includes(text) || value.name.includes(text) || (value.type ?? '').includes(text) : String(value).includes(text);
+
+/**
+ * The multipart boundary: 192 bits from the CSPRNG (the library draws Math.random), drawn again in the unlikely case
+ * that a value holds it. Values go as they are (a message keeps its line breaks): with a boundary that occurs in no
+ * value, no CR/LF or "--" in a value can end its part or start another (RFC 2046 5.1.1).
+ */
+export function chooseBoundary(fields: PushoverFields, draw: () => string = drawBoundary): string {
+  for (;;) {
+    const boundary = draw();
+    if (!Object.values(fields).some((value) => holds(value, boundary))) return boundary;
+  }
+}
+
+/** The file name and type go into a part's headers, where a line break or quote would forge headers: refused. */
+function assertHeaderSafe(file: PushoverFields[string] | undefined): void {
+  if (typeof file !== 'object') return;
+  if (/[\r\n"]/.test(file.name) || /[\r\n]/.test(file.type ?? '')) {
+    throw new Error('The attachment name or type holds a line break or quote, which would break the multipart headers');
+  }
+}
+
 /**
  * Posts one message through pushover-notifications and resolves with whatever came back, whatever the
  * status; rejects only when no response arrived (network error, abort). Never throws asynchronously.
@@ -111,7 +137,11 @@ export function postMessage(
     // (`null`); the body is judged by classify-response.ts instead.
     client.errors = () => undefined;
     try {
-      client.send(terminateLastPart(fields), (error, data, res) => {
+      assertHeaderSafe(fields.file);
+      const body = terminateLastPart(fields);
+      // The library writes `boundary` as the delimiter line ("--" and the boundary) and strips the dashes for the header.
+      client.boundary = `--${chooseBoundary(body)}`;
+      client.send(body, (error, data, res) => {
         const status = res?.statusCode;
         if (error) settle(() => reject(error));
         else if (!res || status === undefined) settle(() => reject(new Error('Pushover request ended without a response')));
