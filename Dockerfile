@@ -4,7 +4,9 @@
 # The build stage compiles the service with its workspace packages and builds its dashboard (Vite); the
 # runtime stage holds only the compiled code, the dashboard's static files and the production dependencies,
 # owned by root so the service cannot rewrite itself.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24 LTS: security fixes until April 2028 (22's end in April 2027). The docker suite builds and tests the
+# image on this same major (test/docker/stand-in-base-image.sh reads it from here); bare use needs 20.19 or later.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 ARG SERVICE
