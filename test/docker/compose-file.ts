@@ -14,9 +14,17 @@ export interface ComposeService {
   ports?: string[];
   restart?: string;
   stop_grace_period?: string;
+  cap_add?: string[];
+  cap_drop?: string[];
+  read_only?: boolean;
+  security_opt?: string[];
+  tmpfs?: string[];
 }
 
-const KNOWN_KEYS = new Set(['build', 'image', 'depends_on', 'healthcheck', 'volumes', 'environment', 'env_file', 'ports', 'restart', 'stop_grace_period']);
+const KNOWN_KEYS = new Set([
+  'build', 'image', 'depends_on', 'healthcheck', 'volumes', 'environment', 'env_file', 'ports', 'restart', 'stop_grace_period',
+  'cap_add', 'cap_drop', 'read_only', 'security_opt', 'tmpfs',
+]);
 
 /** What a test changes, as a compose override file would: more variables, other volume sources, host network. */
 export interface ServiceOverrides {
@@ -120,6 +128,11 @@ export class ComposeFile {
       args.push('-v', [resolved, target, mode].filter(Boolean).join(':'));
     }
     for (const volume of overrides.extraVolumes ?? []) args.push('-v', volume);
+    for (const capability of service.cap_drop ?? []) args.push('--cap-drop', capability);
+    for (const capability of service.cap_add ?? []) args.push('--cap-add', capability);
+    for (const option of service.security_opt ?? []) args.push('--security-opt', option);
+    if (service.read_only) args.push('--read-only');
+    for (const mount of service.tmpfs ?? []) args.push('--tmpfs', mount);
     if (overrides.user) args.push('--user', overrides.user);
     if (overrides.network) args.push('--network', overrides.network, '--network-alias', name);
     if (oneOff) return [...args, this.image(name), ...oneOff];

@@ -55,8 +55,26 @@ export async function waitHealthy(name: string, timeoutMs = 90_000): Promise<voi
 
 /** The user id the container's main process (PID 1) runs as. */
 export async function mainProcessUid(name: string): Promise<number> {
+  return (await mainProcessPrivileges(name)).uid;
+}
+
+/** What the kernel says of the main process's (PID 1) privileges: its uid, no_new_privs and capability sets (hex). */
+export async function mainProcessPrivileges(name: string): Promise<{ uid: number; noNewPrivs: number; capEff: string; capPrm: string; capBnd: string; capAmb: string }> {
   const status = await docker(['exec', name, 'cat', '/proc/1/status']);
-  return Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+  const field = (key: string) => new RegExp(`^${key}:\\s+(\\S+)`, 'm').exec(status)?.[1] ?? '';
+  return {
+    uid: Number(field('Uid')),
+    noNewPrivs: Number(field('NoNewPrivs')),
+    capEff: field('CapEff'),
+    capPrm: field('CapPrm'),
+    capBnd: field('CapBnd'),
+    capAmb: field('CapAmb'),
+  };
+}
+
+/** The key a service generated in its data folder, read as the README says: `docker compose exec -T <service> cat /app/data/api-key`. */
+export async function generatedApiKey(name: string): Promise<string> {
+  return (await docker(['exec', '-i', name, 'cat', '/app/data/api-key'])).trim();
 }
 
 /** `docker stop` with the container's own grace period, and how long it took. */

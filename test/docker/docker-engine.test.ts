@@ -1,12 +1,12 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, MerossEmulator, standardDevices } from '../../services/device-control/test/emulator/meross-emulator.js';
 import { createTestPki } from '../../services/device-control/test/emulator/pki.js';
 import { ComposeFile, type ServiceOverrides } from './compose-file.js';
-import { docker, mainProcessUid, timedStop, waitHealthy } from './docker-cli.js';
-import { createMany, listAllIds } from './notifications-client.js';
+import { docker, generatedApiKey, mainProcessPrivileges, mainProcessUid, timedStop, waitHealthy } from './docker-cli.js';
+import { bearer, createMany, listAllIds } from './notifications-client.js';
 import { seedHistory } from '../../bench/services.js';
 import { freePort } from '../../bench/processes.js';
 
@@ -22,7 +22,47 @@ async function expectDashboard(base: string, title: string): Promise<void> {
   expect(asset?.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
 }
 
+/**
+ * The runtime and privileges the Dockerfile and compose file promise (docs/security.md, "Container"): the Node.js major
+ * of ARG NODE_IMAGE; the service as node (uid 1000) with no capabilities in any set, no-new-privs; a read-only root
+ * filesystem with a writable /tmp.
+ */
+async function expectLockedDown(container: string): Promise<void> {
+  const privileges = await mainProcessPrivileges(container);
+  const none = '0000000000000000';
+  expect(privileges).toEqual({ uid: 1000, noNewPrivs: 1, capEff: none, capPrm: none, capBnd: none, capAmb: none });
+  expect(await docker(['exec', container, 'node', '--version'])).toMatch(new RegExp(`^v${declaredNodeMajor}\\.`));
+  await expect(docker(['exec', container, 'touch', '/app/probe'])).rejects.toThrow(/Read-only file system/);
+  await expect(docker(['exec', '-u', 'node', container, 'touch', '/tmp/probe'])).resolves.toBe('');
+}
+
+/**
+ * The README's key step on a service that generated its key: read it with `docker compose exec`, then /health without
+ * it shows only status, service and version, `path` without it is a 401 in the common body, and with it a 200.
+ */
+async function expectKeyStep(container: string, base: string, path: string): Promise<string> {
+  const key = await generatedApiKey(container);
+  const health = await fetch(`${base}/health`);
+  const healthBody = (await health.json()) as Record<string, unknown>;
+  const refused = await fetch(`${base}${path}`);
+  const allowed = await fetch(`${base}${path}`, { headers: bearer(key) });
+
+  expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect({ status: health.status, fields: Object.keys(healthBody).sort() }).toEqual({ status: 200, fields: ['service', 'status', 'version'] });
+  expect(['ok', 'degraded']).toContain(healthBody.status);
+  expect({ status: refused.status, body: await refused.json() }).toEqual({
+    status: 401,
+    body: { error: expect.any(String), solution: expect.any(String), code: 'UNAUTHORIZED' },
+  });
+  expect(allowed.status).toBe(200);
+  const logs = await docker(['logs', container]);
+  expect(logs).toContain('/app/data/api-key');
+  expect(logs).not.toContain(key);
+  return key;
+}
+
 const root = resolve(import.meta.dirname, '../..');
+const declaredNodeMajor = /^ARG NODE_IMAGE=node:(\d+)-/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
 // A fresh host: an empty project folder, so Docker itself creates ./data/... for the bind mounts.
 const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-'));
 const compose = new ComposeFile(join(root, 'docker-compose.yml'), projectDir);
@@ -65,27 +105,45 @@ describe('docker-compose.yml', () => {
 
 describe.sequential('notifications on a real Docker engine', () => {
   let first: { container: string; base: string };
+  let key: string;
 
-  it('turns healthy on a bind mount that Docker creates as root, and runs as node', async () => {
+  it(`turns healthy on a bind mount that Docker creates as root, runs Node.js ${declaredNodeMajor} as node with no capabilities and no-new-privs on a read-only root`, async () => {
     first = await up('notifications', 'bind');
 
-    expect(await mainProcessUid(first.container)).toBe(1000);
+    await expectLockedDown(first.container);
     expect(statSync(join(projectDir, 'data/notifications/notifications.yaml.lock')).uid).toBe(1000);
+  });
+
+  it('generates an API key on first start (0600, for node) and requires it: the README\'s key step, create, list and the dashboard', async () => {
+    key = await expectKeyStep(first.container, first.base, '/notifications/docker');
+    const refused = await fetch(`${first.base}/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ recipient: 'docker', message: 'without the key' }),
+    });
+
+    const [id] = await createMany(first.base, key, 1);
+
+    expect(refused.status).toBe(401);
+    expect(await listAllIds(first.base, key)).toEqual([id]);
+    const file = statSync(join(projectDir, 'data/notifications/api-key'));
+    expect({ uid: file.uid, mode: file.mode & 0o777 }).toEqual({ uid: 1000, mode: 0o600 });
     await expectDashboard(first.base, 'Inbox');
   });
 
-  it('keeps a notification across docker restart', async () => {
-    const [id] = await createMany(first.base, 1);
+  it('keeps a notification and its key across docker restart', async () => {
+    const [id] = await createMany(first.base, key, 1);
 
     await docker(['restart', first.container], 60_000);
     await waitHealthy(first.container);
 
-    const res = await fetch(`${first.base}/notifications/single/${id}`);
+    const res = await fetch(`${first.base}/notifications/single/${id}`, { headers: bearer(key) });
     expect(res.status).toBe(200);
+    expect(await generatedApiKey(first.container)).toBe(key);
   }, 120_000);
 
-  it('stops cleanly within the grace period after a load of creates, and a new container has every one', async () => {
-    const ids = [...(await listAllIds(first.base)), ...(await createMany(first.base, 3000, 16))];
+  it('stops cleanly within the grace period after a load of creates, and a new container has every one and the same key', async () => {
+    const ids = [...(await listAllIds(first.base, key)), ...(await createMany(first.base, key, 3000, 16))];
 
     const stop = await timedStop(first.container);
 
@@ -95,7 +153,8 @@ describe.sequential('notifications on a real Docker engine', () => {
     expect(stop.logs).toMatch(/"msg":"stopped"/);
     await docker(['rm', first.container]);
     const again = await up('notifications', 'bind-again');
-    const listed = await listAllIds(again.base);
+    const listed = await listAllIds(again.base, key);
+    expect(await generatedApiKey(again.container)).toBe(key);
     expect(listed).toHaveLength(ids.length);
     expect(new Set(listed)).toEqual(new Set(ids));
   }, 300_000);
@@ -104,7 +163,8 @@ describe.sequential('notifications on a real Docker engine', () => {
     const dataDir = join(projectDir, 'big');
     const seedMs = await seedHistory(join(dataDir, 'notifications.yaml'), 100_000, projectDir);
     const big = await up('notifications', 'big', { volumes: { '/app/data': dataDir } });
-    await createMany(big.base, 2000, 16);
+    const bigKey = await generatedApiKey(big.container);
+    await createMany(big.base, bigKey, 2000, 16);
 
     const stop = await timedStop(big.container);
 
@@ -113,7 +173,7 @@ describe.sequential('notifications on a real Docker engine', () => {
     expect(stop.ms).toBeLessThan(8000);
     await docker(['start', big.container]);
     await waitHealthy(big.container);
-    const health = (await (await fetch(`${big.base}/health`)).json()) as { storage: { records: number } };
+    const health = (await (await fetch(`${big.base}/health`, { headers: bearer(bigKey) })).json()) as { storage: { records: number } };
     expect(health.storage.records).toBe(102_000);
     await timedStop(big.container);
   }, 300_000);
@@ -122,14 +182,47 @@ describe.sequential('notifications on a real Docker engine', () => {
     const volume = `${compose.project}_notifications-${run}`;
     volumes.push(volume);
     const onVolume = await up('notifications', 'volume', { volumes: { '/app/data': volume } });
-    const [id] = await createMany(onVolume.base, 1);
+    const volumeKey = await generatedApiKey(onVolume.container);
+    const [id] = await createMany(onVolume.base, volumeKey, 1);
     await docker(['rm', '-f', onVolume.container]);
 
     const again = await up('notifications', 'volume-again', { volumes: { '/app/data': volume } });
 
     expect(await mainProcessUid(again.container)).toBe(1000);
-    expect(await listAllIds(again.base)).toEqual([id]);
+    expect(await listAllIds(again.base, volumeKey)).toEqual([id]);
   }, 180_000);
+
+  // Why the compose files keep DAC_READ_SEARCH: without it root cannot walk into a 0700 folder it does not own, the
+  // entrypoint's find fails and the container never starts.
+  it('takes over a restored data folder whose 0700 folders and 0600 files belong to another user', async () => {
+    const dataDir = join(projectDir, 'restored');
+    mkdirSync(join(dataDir, 'backup'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dataDir, 'backup/old.yaml'), 'old: true\n', { mode: 0o600 });
+    for (const path of [dataDir, join(dataDir, 'backup'), join(dataDir, 'backup/old.yaml')]) chownSync(path, 4321, 4321);
+
+    const restored = await up('notifications', 'restored', { volumes: { '/app/data': dataDir } });
+
+    await expectLockedDown(restored.container);
+    expect([dataDir, join(dataDir, 'backup'), join(dataDir, 'backup/old.yaml')].map((path) => statSync(path).uid)).toEqual([1000, 1000, 1000]);
+    await timedStop(restored.container);
+  }, 120_000);
+});
+
+describe.sequential('device-control as docker-compose.yml declares it, before any .env (the simulator)', () => {
+  it('runs locked down, generates its key and requires it; /devices with the key and the dashboard work', async () => {
+    const declared = await up('device-control', 'declared');
+
+    await expectLockedDown(declared.container);
+    const key = await expectKeyStep(declared.container, declared.base, '/devices');
+    const devices = (await (await fetch(`${declared.base}/devices`, { headers: bearer(key) })).json()) as unknown[];
+
+    expect(devices.length).toBeGreaterThan(0);
+    const file = statSync(join(projectDir, 'data/device-control/api-key'));
+    expect({ uid: file.uid, mode: file.mode & 0o777 }).toEqual({ uid: 1000, mode: 0o600 });
+    await expectDashboard(declared.base, 'Devices');
+    const stop = await timedStop(declared.container);
+    expect(stop.exitCode, stop.logs).toBe(0);
+  }, 120_000);
 });
 
 describe.sequential('device-control on a real Docker engine against the Meross emulator (host network)', () => {
@@ -155,6 +248,8 @@ describe.sequential('device-control on a real Docker engine against the Meross e
     rmSync(join(projectDir, '.env'), { force: true });
   });
 
+  // Host network, to reach the emulator on the host's loopback: so HOST stays loopback (no key needed, as a bare start),
+  // never the host's other interfaces.
   const overrides = (): ServiceOverrides => ({
     hostNetwork: true,
     environment: { DEVICE_CONTROL_PORT: String(port), HOST: '127.0.0.1', NODE_EXTRA_CA_CERTS: '/run/emulator-ca.pem' },

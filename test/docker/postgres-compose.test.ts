@@ -9,7 +9,8 @@ import { PNG } from '../../services/notifications/test/support/files.js';
 import type { NotificationRecord } from '../../services/notifications/src/domain/notification.js';
 import { YamlNotificationRepository } from '../../services/notifications/src/adapters/storage/yaml-notification.repository.js';
 import { ComposeFile } from './compose-file.js';
-import { docker, waitHealthy } from './docker-cli.js';
+import { docker, generatedApiKey, mainProcessPrivileges, waitHealthy } from './docker-cli.js';
+import { bearer } from './notifications-client.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const file = join(root, 'docker-compose.postgres.yml');
@@ -20,12 +21,15 @@ const run = `t${process.pid}`;
 const network = `${compose.project}_default_${run}`;
 const containers: Record<string, string> = {};
 const bases: Record<string, string> = {};
+/** The key the first instance generated in the shared data folder (compose sets HOST=0.0.0.0 and no API_KEY). */
+let key = '';
 
 async function call(base: string, method: string, path: string, body?: object) {
   const res = await fetch(`${base}${path}`, {
     method,
     signal: AbortSignal.timeout(15_000),
-    ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
+    headers: { ...bearer(key), ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, body: (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined };
 }
@@ -35,7 +39,7 @@ function firstCreatedEvent(base: string, recipient: string, ms: number): { ready
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const event = new Promise<string>((resolve, reject) => {
-    const req = get(`${base}/notifications/${recipient}/stream`, (res) => {
+    const req = get(`${base}/notifications/${recipient}/stream`, { headers: bearer(key) }, (res) => {
       markReady();
       let text = '';
       res.setEncoding('utf8');
@@ -70,6 +74,7 @@ beforeAll(async () => {
     // depends_on: service_healthy, as Compose waits before starting the next.
     await waitHealthy(container, 120_000);
   }
+  key = await generatedApiKey(containers['notifications-1']!);
 }, 1_800_000);
 
 afterAll(async () => {
@@ -79,12 +84,20 @@ afterAll(async () => {
 }, 120_000);
 
 describe.sequential('docker-compose.postgres.yml on a real Docker engine: two instances, one PostgreSQL', () => {
-  it('starts PostgreSQL, then both instances healthy on the shared database', async () => {
+  it('starts PostgreSQL, then both instances healthy on the shared database, locked down, with one generated key', async () => {
     for (const name of ['notifications-1', 'notifications-2']) {
       const health = await call(bases[name]!, 'GET', '/health');
+      const anonymous = await fetch(`${bases[name]}/notifications/household`);
       expect(health.status).toBe(200);
       expect(health.body?.storage).toMatchObject({ engine: 'postgres', path: 'postgres://postgres:5432/notifications', writable: true });
+      expect({ status: anonymous.status, body: await anonymous.json() }).toEqual({
+        status: 401,
+        body: { error: expect.any(String), solution: expect.any(String), code: 'UNAUTHORIZED' },
+      });
+      expect(await generatedApiKey(containers[name]!)).toBe(key);
+      expect(await mainProcessPrivileges(containers[name]!)).toMatchObject({ uid: 1000, noNewPrivs: 1, capEff: '0000000000000000' });
     }
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it('shows what one instance stored on the other, and carries its stream events across', async () => {
@@ -106,7 +119,7 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
       attachment: { filename: 'door.png', contentType: 'image/png', data: PNG.toString('base64') },
     });
     expect(created.status).toBe(201);
-    const res = await fetch(`${bases['notifications-2']}/notifications/single/${String(created.body?.id)}/attachment`);
+    const res = await fetch(`${bases['notifications-2']}/notifications/single/${String(created.body?.id)}/attachment`, { headers: bearer(key) });
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
   });
@@ -140,7 +153,7 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
 
     expect(output).toContain('copied 300, already there 0, of 300');
     for (const base of [bases['notifications-1']!, bases['notifications-2']!]) {
-      const res = await fetch(`${base}/notifications/imported?limit=5`);
+      const res = await fetch(`${base}/notifications/imported?limit=5`, { headers: bearer(key) });
       expect(res.headers.get('x-total-count')).toBe('300');
       expect(res.headers.get('x-unread-count')).toBe('200');
       expect(((await res.json()) as Array<{ message: string }>).map((n) => n.message)).toEqual(['night 299', 'night 298', 'night 297', 'night 296', 'night 295']);
@@ -152,7 +165,7 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
     await docker(['stop', containers.postgres!], 60_000);
     const down = await call(one, 'POST', '/notifications', { recipient: 'household', message: 'while down' });
     expect(down.status).toBe(503);
-    expect(down.body).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
+    expect(down.body).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String), code: expect.any(String) }));
     await docker(['start', containers.postgres!], 60_000);
     await waitHealthy(containers.postgres!, 120_000);
     const deadline = Date.now() + 30_000;
