@@ -39,6 +39,7 @@ export function readMultipart(req: Request, res: Response, next: Parameters<Requ
       limits: { files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: MAX_ATTACHMENT_BYTES },
     });
   } catch (err) {
+    closeWithoutReading(req, res);
     next(malformed(err));
     return;
   }
