@@ -1,4 +1,5 @@
-// Docker's HEALTHCHECK: healthy while the service answers /health with 2xx (ok or degraded).
+// Docker's HEALTHCHECK: healthy while the service answers /health with 2xx (ok or degraded). It sends no key: where
+// one is required /health still answers (status, service and version only), so only the HTTP status is read.
 // The port follows the service's own precedence: its own variable, then PORT, then its default.
 const env = process.env;
 const port = env[env.HOMEOPS_PORT_VARIABLE] || env.PORT || env.HOMEOPS_DEFAULT_PORT;
