@@ -8,15 +8,17 @@ export const MAX_JSON_DEPTH = 32;
  * loop, not the stack; it stops at the first value past the limit.
  */
 export function assertJsonDepth(value: unknown, limit = MAX_JSON_DEPTH): void {
-  const stack: Array<[value: unknown, depth: number]> = [[value, 0]];
+  if (value === null || typeof value !== 'object') return;
+  // Only containers go on the stack: a body of a million numbers costs a loop, not a million entries.
+  const stack: Array<[container: object, depth: number]> = [[value, 0]];
   while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (current === null || typeof current !== 'object') continue;
+    const [container, depth] = stack.pop()!;
     if (depth >= limit) {
       throw new AppError('JSON_TOO_DEEP', `JSON nested deeper than ${limit} levels`, {
         solution: `Send JSON nested at most ${limit} levels deep (objects and arrays)`,
       });
     }
-    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+    const values: unknown[] = Array.isArray(container) ? container : Object.values(container);
+    for (const inner of values) if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
   }
 }
