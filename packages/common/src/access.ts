@@ -59,7 +59,8 @@ async function keptApiKey(file: string, logger: Logger): Promise<string> {
   logger.warn(
     { file },
     `API_KEY is not set and HOST is not loopback: generated an API key and saved it to ${file}. ` +
-      `Read it with: cat ${file} — send it as "Authorization: Bearer <key>" or type it into the dashboard`,
+      `Read it with: cat ${file} (in Docker: docker compose exec <service> cat ${file}); ` +
+      'send it as "Authorization: Bearer <key>" or type it into the dashboard',
   );
   return key;
 }
