@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { PUBLIC_PATHS } from '@homeops/common';
 import { expectErrorBody, sendRaw, type RawResponse } from './raw-http.js';
 
@@ -70,4 +71,20 @@ export async function routesRefusingTheRightKey(routes: DocumentedRoute[], send:
 export async function fetchDocumentedRoutes(port: number): Promise<DocumentedRoute[]> {
   const doc = await sendRaw(port, { method: 'GET', target: '/openapi.json' });
   return routesFromOpenApi(JSON.parse(doc.body.toString('utf8')) as Parameters<typeof routesFromOpenApi>[0]);
+}
+
+/**
+ * Sends 12 wrong keys and then the right one to `target` from one address: the default throttle allows 10 wrong keys
+ * a minute, so the answers are 401 ×10, 429 ×2, and 429 with Retry-After for the right key too.
+ */
+export async function expectGuessThrottle(port: number, target: string, apiKey: string): Promise<void> {
+  const statuses: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    statuses.push((await sendRaw(port, { method: 'GET', target, headers: [['X-API-Key', `guess-${i}-${apiKey}`]] })).status);
+  }
+  expect(statuses).toEqual([...Array<number>(10).fill(401), 429, 429]);
+  const right = await sendRaw(port, { method: 'GET', target, headers: [['X-API-Key', apiKey]] });
+  expect(right.status).toBe(429);
+  expect(Number(right.headers['retry-after'])).toBeGreaterThan(50);
+  expectErrorBody(right, 'the right key after 12 guesses');
 }

@@ -8,6 +8,7 @@ export {
   rightApiKeyCases,
   routesLettingWrongKeysIn,
   routesRefusingTheRightKey,
+  expectGuessThrottle,
   type DocumentedRoute,
   type RouteSender,
 } from './api-key-cases.js';

@@ -1,48 +1,12 @@
-import { get, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { subscribeEvents } from '../support/sse-subscribe.js';
+import { buildTestApp, eventually, listenOn, type TestApp } from '../support/test-app.js';
 
-interface SseEvent {
-  event: string;
-  data: unknown;
-  id: string | undefined;
-}
+/** Connects to GET /events. */
+const subscribe = (port: number, headers: Record<string, string> = {}) => subscribeEvents(port, '/events', headers);
 
-/** Connects to GET /events and collects parsed events until closed. */
-function subscribe(port: number, headers: Record<string, string> = {}): Promise<{ events: SseEvent[]; res: IncomingMessage }> {
-  return new Promise((resolve, reject) => {
-    const req = get({ host: '127.0.0.1', port, path: '/events', headers }, (res) => {
-      let buffer = '';
-      const events: SseEvent[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        for (const block of buffer.split('\n\n').slice(0, -1)) {
-          const event = /^event: (.+)$/m.exec(block)?.[1];
-          const data = /^data: (.+)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data), id: /^id: (.+)$/m.exec(block)?.[1] });
-        }
-        buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2);
-      });
-      resolve({ events, res });
-    });
-    req.on('error', reject);
-  });
-}
-
-let server: Server | undefined;
-afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
-  server = undefined;
-});
-
-async function listen(t: TestApp): Promise<number> {
-  server = t.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server!.once('listening', resolve));
-  return (server.address() as AddressInfo).port;
-}
+const listen = (t: TestApp): Promise<number> => listenOn(t.app);
 
 describe('GET /events', () => {
   it("streams every recipient's events, a recipient first seen included, each naming its recipient", { timeout: 10_000 }, async () => {

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expectErrorBody, sendRaw, type RawResponse } from '@homeops/test-kit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { App } from '../../src/index.js';
-import { buildTestApp, makeTempDir } from '../support/test-app.js';
+import { buildTestApp, listenOn, makeTempDir } from '../support/test-app.js';
 
 /** A create body whose `x` holds arrays nested `depth` deep (the body itself adds one level), then `tail` bytes. */
 function nestedBody(depth: number, tail: Buffer = Buffer.alloc(0), padTo = 0): Buffer {
@@ -27,15 +25,7 @@ function post(port: number, body: Buffer, framing: Framing): Promise<RawResponse
 
 const bodyOf = (res: RawResponse) => JSON.parse(res.body.toString('utf8')) as { code: string; error: string; details?: unknown };
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
-
-async function listen(): Promise<number> {
-  const { app } = await buildTestApp();
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server!.once('listening', resolve));
-  return (server.address() as AddressInfo).port;
-}
+const listen = async (): Promise<number> => listenOn((await buildTestApp()).app);
 
 describe('POST /notifications with deeply nested JSON', () => {
   it.each<[Framing, number, number]>([

@@ -1,25 +1,15 @@
 import { connect } from 'node:net';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sendRaw } from '@homeops/test-kit';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, listenOn } from '../support/test-app.js';
 
 const MiB = 1024 * 1024;
 const UPLOAD_BYTES = 200 * MiB;
 /** The client gives up here: a server that reads on would otherwise take all 200 MB. */
 const CLIENT_STOPS_AT = 32 * MiB;
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
-
-async function listen(): Promise<number> {
-  const { app } = await buildTestApp();
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server!.once('listening', resolve));
-  return (server.address() as AddressInfo).port;
-}
+const listen = async (): Promise<number> => listenOn((await buildTestApp()).app);
 
 interface UploadOutcome {
   /** The status line and headers the server sent, if any. */

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type EventStreamHub, type Logger } from '@homeops/common';
@@ -91,6 +93,17 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   // Retries must not outlive the test's storage.
   cleanups.push(() => delivery.stop());
   return { app, repository, attachments, provider, delivery, ctx, hub, ...(real ? { storagePath: real.storagePath } : {}) };
+}
+
+/** Serves a test app on 127.0.0.1 and a free port; the server is closed (connections cut) after the test. */
+export async function listenOn(app: Express): Promise<number> {
+  const server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as AddressInfo).port;
 }
 
 /** Waits until `check` holds (polling), or fails after `ms`. */
