@@ -1,0 +1,67 @@
+/** A pending timer of a Clock. */
+export interface Timer {
+  cancel(): void;
+}
+
+/**
+ * The one source of time and timers of both services: read the time and arm timers only through it, so backoff,
+ * leases, expiry and heartbeats are tested by moving time (ManualClock), never by sleeping.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `callback` once after `ms`. The timer never keeps the process alive on its own. */
+  setTimer(callback: () => void, ms: number): Timer;
+}
+
+/** The wall clock and Node's timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(callback, ms) {
+    const handle = setTimeout(callback, ms);
+    handle.unref();
+    return { cancel: () => clearTimeout(handle) };
+  },
+};
+
+interface Pending {
+  at: number;
+  seq: number;
+  callback: () => void;
+}
+
+/** A clock that moves only when told to; its timers fire, in order, as `advance` passes them. For tests. */
+export class ManualClock implements Clock {
+  private pending: Pending[] = [];
+  private seq = 0;
+
+  constructor(private time = Date.parse('2026-01-01T00:00:00Z')) {}
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimer(callback: () => void, ms: number): Timer {
+    const entry: Pending = { at: this.time + Math.max(0, ms), seq: this.seq++, callback };
+    this.pending.push(entry);
+    return { cancel: () => void (this.pending = this.pending.filter((p) => p !== entry)) };
+  }
+
+  /** Timers armed and not yet fired or cancelled. */
+  get timers(): number {
+    return this.pending.length;
+  }
+
+  /** Moves time forward by `ms`, firing each timer due on the way at its own time (timers they arm included). */
+  advance(ms: number): void {
+    const end = this.time + ms;
+    for (;;) {
+      const due = this.pending.filter((p) => p.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.pending = this.pending.filter((p) => p !== due);
+      this.time = Math.max(this.time, due.at);
+      due.callback();
+    }
+    this.time = end;
+  }
+}
