@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from './clock.js';
+
 /** Settings of the wrong-key throttle. */
 export interface AuthThrottleOptions {
   /** Wrong keys one address may send per window before it is refused. */
@@ -5,7 +7,8 @@ export interface AuthThrottleOptions {
   windowMs?: number;
   /** Addresses remembered at most; the oldest are forgotten first, so a flood of addresses costs bounded memory. */
   maxAddresses?: number;
-  now?: () => number;
+  /** Default: the system clock. */
+  clock?: Clock;
 }
 
 interface Window {
@@ -19,20 +22,20 @@ export class AuthThrottle {
   private readonly maxFailures: number;
   private readonly windowMs: number;
   private readonly maxAddresses: number;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(options: AuthThrottleOptions = {}) {
     this.maxFailures = options.maxFailures ?? 10;
     this.windowMs = options.windowMs ?? 60_000;
     this.maxAddresses = options.maxAddresses ?? 10_000;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** Seconds the address must still wait, or 0 when it may try a key. */
   blockedFor(address: string): number {
     const window = this.windows.get(address);
     if (!window) return 0;
-    const left = window.endsAt - this.now();
+    const left = window.endsAt - this.clock.now();
     if (left <= 0) {
       this.windows.delete(address);
       return 0;
@@ -41,7 +44,7 @@ export class AuthThrottle {
   }
 
   recordFailure(address: string): void {
-    const now = this.now();
+    const now = this.clock.now();
     const window = this.windows.get(address);
     if (window && window.endsAt > now) {
       window.failures++;

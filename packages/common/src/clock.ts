@@ -3,6 +3,12 @@ export interface Timer {
   cancel(): void;
 }
 
+/** How a timer treats the process. */
+export interface TimerOptions {
+  /** Keep the process alive until it fires (a wait the program needs, such as a write or a lock's retry); default false. */
+  keepAlive?: boolean;
+}
+
 /**
  * The one source of time and timers of both services: read the time and arm timers only through it, so backoff,
  * leases, expiry and heartbeats are tested by moving time (ManualClock), never by sleeping.
@@ -10,19 +16,49 @@ export interface Timer {
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Calls `callback` once after `ms`. The timer never keeps the process alive on its own. */
-  setTimer(callback: () => void, ms: number): Timer;
+  /** Calls `callback` once after `ms`. Unless `keepAlive`, the timer never keeps the process alive on its own. */
+  setTimer(callback: () => void, ms: number, options?: TimerOptions): Timer;
 }
 
 /** The wall clock and Node's timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(callback, ms) {
+  setTimer(callback, ms, options) {
     const handle = setTimeout(callback, ms);
-    handle.unref();
+    if (options?.keepAlive !== true) handle.unref();
     return { cancel: () => clearTimeout(handle) };
   },
 };
+
+/** The clock's time as an ISO 8601 string (the timestamps of records, statuses and events). */
+export function isoNow(clock: Clock): string {
+  return new Date(clock.now()).toISOString();
+}
+
+/** Calls `callback` every `ms` until cancelled (setInterval on a Clock); the next run is armed before each call. */
+export function setRepeatingTimer(clock: Clock, callback: () => void, ms: number): Timer {
+  let timer: Timer;
+  let cancelled = false;
+  const arm = () => {
+    timer = clock.setTimer(() => {
+      if (cancelled) return;
+      arm();
+      callback();
+    }, ms);
+  };
+  arm();
+  return {
+    cancel: () => {
+      cancelled = true;
+      timer.cancel();
+    },
+  };
+}
+
+/** Resolves after `ms` on the clock; keeps the process alive meanwhile, like an awaited setTimeout. */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimer(resolve, ms, { keepAlive: true }));
+}
 
 interface Pending {
   at: number;

@@ -24,4 +24,5 @@ export { keyAccepted } from './auth.js';
 export { sendHealth, OPEN_LAN_PROBLEM, type HealthEnvelope } from './health-view.js';
 export { SERVER_LIMITS, type ServerLimits } from './server.js';
 export { type EventStreamLimits } from './sse.js';
-export { systemClock, ManualClock, type Clock, type Timer } from './clock.js';
+export { systemClock, ManualClock, isoNow, setRepeatingTimer, sleep, type Clock, type Timer, type TimerOptions } from './clock.js';
+export { SingleFlight, KeyedSingleFlight } from './single-flight.js';

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { setRepeatingTimer, systemClock, type Clock } from './clock.js';
 import { AppError } from './errors.js';
 
 export interface EventStreamOptions {
   heartbeatMs?: number;
   /** A client whose unread backlog exceeds this many bytes is disconnected (it may reconnect). */
   maxBufferedBytes?: number;
+  /** Times the heartbeats; default the system clock. */
+  clock?: Clock;
 }
 
 /** Limits on open streams, so one client cannot hold every socket and timer of the process. */
@@ -72,8 +75,8 @@ export class EventStreamHub {
       }
       res.write(chunk);
     };
-    const heartbeat = setInterval(() => write(`: heartbeat ${Date.now()}\n\n`), heartbeatMs);
-    heartbeat.unref();
+    const clock = options.clock ?? this.defaults.clock ?? systemClock;
+    const heartbeat = setRepeatingTimer(clock, () => write(`: heartbeat ${clock.now()}\n\n`), heartbeatMs);
     const stream: EventStream = {
       send(event, data, id) {
         const lines = JSON.stringify(data);
@@ -82,7 +85,7 @@ export class EventStreamHub {
       close() {
         if (closed) return;
         closed = true;
-        clearInterval(heartbeat);
+        heartbeat.cancel();
         streams.delete(stream);
         const left = (perAddress.get(address) ?? 1) - 1;
         if (left > 0) perAddress.set(address, left);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { Api, AuthThrottle, createHttpApp, isAllowedHost, sendHealth, z } from '../src/index.js';
+import { Api, AuthThrottle, createHttpApp, isAllowedHost, ManualClock, sendHealth, z } from '../src/index.js';
 import { captureLogger } from './helpers.js';
 
 const KEY = 'k'.repeat(40);
@@ -103,14 +103,14 @@ describe('writes from other web origins', () => {
 
 describe('wrong API keys', () => {
   it('answers 429 with Retry-After after the limit, even to the right key, until the window ends', async () => {
-    let now = 1_000_000;
-    const throttle = new AuthThrottle({ maxFailures: 3, windowMs: 60_000, now: () => now });
+    const clock = new ManualClock(1_000_000);
+    const throttle = new AuthThrottle({ maxFailures: 3, windowMs: 60_000, clock });
     for (let i = 0; i < 3; i++) throttle.recordFailure('10.0.0.9');
     expect(throttle.blockedFor('10.0.0.9')).toBe(60);
     expect(throttle.blockedFor('10.0.0.8')).toBe(0);
-    now += 59_001;
+    clock.advance(59_001);
     expect(throttle.blockedFor('10.0.0.9')).toBe(1);
-    now += 1_000;
+    clock.advance(1_000);
     expect(throttle.blockedFor('10.0.0.9')).toBe(0);
   });
 
