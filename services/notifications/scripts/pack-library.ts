@@ -36,15 +36,25 @@ function filesUnder(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** Points every import of @homeops/common in dist (code and declarations) at dist/common/index.js. */
+/** Each entry of @homeops/common (`@homeops/common`, `@homeops/common/core`) and its compiled file under dist/common. */
+function commonEntries(common: Manifest): Array<[specifier: string, file: string]> {
+  return Object.entries(common.exports ?? {}).map(([key, conditions]) => {
+    const compiled = (conditions as { default: string }).default.replace(/^\.\/dist\//, 'common/');
+    return [key === '.' ? COMMON : `${COMMON}${key.slice(1)}`, compiled];
+  });
+}
+
+/** Points every import of an @homeops/common entry in dist (code and declarations) at its file in dist/common. */
 function relinkCommon(dist: string): void {
-  const entry = join(dist, 'common/index.js');
   for (const file of filesUnder(dist).filter((f) => /\.(js|d\.ts)$/.test(f) && !f.startsWith(join(dist, 'common/')))) {
-    const text = readFileSync(file, 'utf8');
+    let text = readFileSync(file, 'utf8');
     if (!text.includes(COMMON)) continue;
-    let target = relative(dirname(file), entry);
-    if (!target.startsWith('.')) target = `./${target}`;
-    writeFileSync(file, text.replaceAll(`'${COMMON}'`, `'${target}'`).replaceAll(`"${COMMON}"`, `"${target}"`));
+    for (const [specifier, entry] of commonEntries(readManifest(commonDir))) {
+      let target = relative(dirname(file), join(dist, entry));
+      if (!target.startsWith('.')) target = `./${target}`;
+      text = text.replaceAll(`'${specifier}'`, `'${target}'`).replaceAll(`"${specifier}"`, `"${target}"`);
+    }
+    writeFileSync(file, text);
   }
 }
 
