@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, EventStreamHub } from '@homeops/common';
 import { PushoverProvider } from '../src/adapters/pushover/pushover.provider.js';
+import { PUSHOVER_SOUNDS } from '../src/adapters/pushover/sounds.js';
 import { YamlNotificationRepository } from '../src/adapters/storage/yaml-notification.repository.js';
 import { buildDomain } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
@@ -41,7 +42,7 @@ for (const scenario of scenarios) {
   const { ctx, delivery, emergencies } = buildDomain({ logger, repository, attachments: new InMemoryAttachmentStore(), provider, hub: new EventStreamHub({ heartbeatMs: 60_000 }) }, config);
   emergencies!.start();
   const startCalls = fake.calls.length;
-  const record = await createNotification(ctx, { delivery, deliveryEnabled: true, provider }, { recipient: 'me', title: 'Smoke', message: 'Kitchen', priority: 2, expire: scenario.expire });
+  const record = await createNotification(ctx, { delivery, deliveryEnabled: true, provider, defaultSounds: PUSHOVER_SOUNDS }, { recipient: 'me', title: 'Smoke', message: 'Kitchen', priority: 2, expire: scenario.expire });
   const receipt = record.delivery.receipt!;
   if (scenario.end === 'none') fake.alarm(receipt)!.expiresAt = Date.now() + scenario.expire * SCALE;
   else if ('ackAfter' in scenario.end) {

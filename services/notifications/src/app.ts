@@ -10,6 +10,7 @@ import type { NotificationContext } from './domain/notification-context.js';
 import { NotificationEvents } from './domain/notification-events.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
 import type { PushProvider } from './domain/push-provider.js';
+import { PUSHOVER_SOUND_NAMES, PUSHOVER_SOUNDS } from './adapters/pushover/sounds.js';
 import { registerAttachmentRoutes } from './http/attachment.router.js';
 import { createBodyParsers } from './http/attachment-upload.middleware.js';
 import { registerHealthRoutes } from './http/health.router.js';
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     delivery,
     deliveryEnabled: deps.provider.enabled,
     provider: deps.provider,
+    defaultSounds: PUSHOVER_SOUNDS,
     emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
   };
   const routes: NotificationRoutesDeps = { ctx, hub, create };
@@ -144,6 +146,6 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerAttachmentRoutes(api, routes);
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
-  registerSoundRoutes(api, deps.provider);
+  registerSoundRoutes(api, deps.provider, PUSHOVER_SOUND_NAMES);
   return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
 }

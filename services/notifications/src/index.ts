@@ -9,7 +9,7 @@ export {
   type PushoverServiceOptions,
   type SendNotificationOptions,
 } from './pushover-service.js';
-export { PUSHOVER_SOUNDS, PUSHOVER_SOUNDS as sounds, isPushoverSound, type PushoverSound } from './sounds.js';
+export { PUSHOVER_SOUNDS, PUSHOVER_SOUNDS as sounds, isPushoverSound, type PushoverSound } from './adapters/pushover/sounds.js';
 export { SERVICE_VERSION } from './version.js';
 export type { NotificationRecord, Delivery, AttachmentMeta, Priority, NotificationPatch } from './domain/notification.js';
 export type { NotificationRepository, NotificationPage, ListQuery, StorageStats } from './domain/notification-repository.js';

@@ -6,7 +6,6 @@ import { isoTimestamp } from './iso-time.js';
 import { newNotificationId } from './notification-id.js';
 import type { AttachmentMeta, Delivery, Emergency, NotificationRecord, Priority } from './notification.js';
 import type { PushProvider } from './push-provider.js';
-import { PUSHOVER_SOUNDS } from '../sounds.js';
 
 /** An attachment as received: the declared name and type, and the bytes. */
 export interface IncomingAttachment {
@@ -42,6 +41,8 @@ export interface CreateDeps {
   deliveryEnabled: boolean;
   /** Recipient routing and sound names, when the provider has them. */
   provider?: Pick<PushProvider, 'recipientAlias' | 'soundList'>;
+  /** The sound names accepted when the provider keeps no list of its own (the app passes Pushover's built-in ones). */
+  defaultSounds: readonly string[];
   /** Priority 2 defaults, seconds. */
   emergency?: { retry: number; expire: number };
 }
@@ -63,7 +64,7 @@ function routeOf(deps: CreateDeps, recipient: string): string | undefined {
 function assertSound(deps: CreateDeps, sound: string | undefined): void {
   if (sound === undefined) return;
   const list = deps.provider?.soundList?.();
-  const names = list ? Object.keys(list.sounds) : [...PUSHOVER_SOUNDS];
+  const names = list ? Object.keys(list.sounds) : [...deps.defaultSounds];
   if (!names.includes(sound)) throw invalid('body.sound', `must be one of this app's sounds (GET /sounds): ${names.join(', ')}`);
 }
 

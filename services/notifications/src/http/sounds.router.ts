@@ -1,6 +1,5 @@
 import { type Api, z } from '@homeops/common';
 import type { PushProvider } from '../domain/push-provider.js';
-import { PUSHOVER_SOUND_NAMES } from '../sounds.js';
 
 const SoundListSchema = z
   .object({
@@ -10,8 +9,11 @@ const SoundListSchema = z
   })
   .openapi('SoundList');
 
-/** GET /sounds: the names `sound` accepts, as Pushover lists them for this app (custom sounds included). */
-export function registerSoundRoutes(api: Api, provider: PushProvider): void {
+/**
+ * GET /sounds: the names `sound` accepts, as Pushover lists them for this app (custom sounds included);
+ * `defaultSounds` (name to description) when the provider keeps no list of its own.
+ */
+export function registerSoundRoutes(api: Api, provider: PushProvider, defaultSounds: Record<string, string>): void {
   api.route({
     method: 'get',
     path: '/sounds',
@@ -19,7 +21,7 @@ export function registerSoundRoutes(api: Api, provider: PushProvider): void {
     tags: ['notifications'],
     responses: { 200: { description: 'The sounds', schema: SoundListSchema } },
     handler: (_input, _req, res) => {
-      const list = provider.soundList?.() ?? { sounds: PUSHOVER_SOUND_NAMES, source: 'built-in' as const, fetchedAt: null };
+      const list = provider.soundList?.() ?? { sounds: defaultSounds, source: 'built-in' as const, fetchedAt: null };
       const sounds = Object.entries(list.sounds).map(([name, description]) => ({ name, description }));
       res.json({ sounds, source: list.source, fetchedAt: list.fetchedAt });
     },

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
+import { PUSHOVER_SOUNDS } from '../../src/adapters/pushover/sounds.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';

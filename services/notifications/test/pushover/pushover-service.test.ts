@@ -1,7 +1,7 @@
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PushoverError, PushoverService, type SendNotificationOptions } from '../../src/pushover-service.js';
-import { PUSHOVER_SOUNDS } from '../../src/sounds.js';
+import { PUSHOVER_SOUNDS } from '../../src/adapters/pushover/sounds.js';
 import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm } from './pushover-test-kit.js';
 
 const service = (): PushoverService => new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, timeoutMs: 2000 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Priority } from '../../domain/notification.js';
 import { isAcceptedUrl, isCleanText } from '../../domain/text-rules.js';
-import { PUSHOVER_SOUNDS, type PushoverSound } from '../../sounds.js';
+import { PUSHOVER_SOUNDS, type PushoverSound } from './sounds.js';
 
 /** Pushover's attachment limit. */
 export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import type { SoundList } from '../../domain/push-provider.js';
-import { PUSHOVER_SOUND_NAMES } from '../../sounds.js';
+import { PUSHOVER_SOUND_NAMES } from './sounds.js';
 import { getSounds, type ApiAccess } from './pushover-api.js';
 
 const DAY_MS = 24 * 60 * 60_000;
