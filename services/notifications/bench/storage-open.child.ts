@@ -13,10 +13,11 @@ const openCpuMs = (cpu.user + cpu.system) / 1000;
 const latencies: number[] = [];
 for (let i = 0; i < 2000; i++) {
   const t = performance.now();
-  repo.list(`recipient-${i % RECIPIENTS}`, { limit: 50 });
+  await repo.list(`recipient-${i % RECIPIENTS}`, { limit: 50 });
   latencies.push(performance.now() - t);
 }
 latencies.sort((a, b) => a - b);
 const rssMb = process.memoryUsage().rss / 1024 / 1024;
+const { records } = await repo.stats();
 await repo.close();
-process.stdout.write(JSON.stringify({ records: repo.stats().records, openMs, openCpuMs, rssMb, listP50Ms: latencies[1000], listP99Ms: latencies[1980] }));
+process.stdout.write(JSON.stringify({ records, openMs, openCpuMs, rssMb, listP50Ms: latencies[1000], listP99Ms: latencies[1980] }));
