@@ -1,8 +1,7 @@
-import { Api, createHttpApp, httpAccessOptions, type EventStreamHub, type Logger } from '@homeops/common';
+import { Api, createHttpApp, httpAccessOptions, systemClock, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
-import { systemClock, type Clock } from './domain/clock.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
 import { registerCloudRoutes } from './http/cloud.router.js';

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { createLogger, EventStreamHub, serve, withResolvedAccess, type Logger } from '@homeops/common';
+import { createLogger, EventStreamHub, serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp } from './app.js';
@@ -9,7 +9,7 @@ import { DeviceService } from './domain/device.service.js';
 import { SERVICE_NAME } from './version.js';
 
 /** The one place that chooses the cloud backend. */
-function createCloud(config: Config, logger: Logger): DeviceCloud {
+function createCloud(config: Config, logger: Logger, clock: Clock): DeviceCloud {
   switch (config.CLOUD_BACKEND) {
     case 'simulator':
       if (config.simulatorByDefault) {
@@ -18,7 +18,7 @@ function createCloud(config: Config, logger: Logger): DeviceCloud {
             'Set CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL/MEROSS_PASSWORD) to control real devices. ***',
         );
       }
-      return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES });
+      return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES, clock });
     case 'meross': {
       const { CLOUD_EMAIL: email, CLOUD_PASSWORD: password } = config;
       if (!email || !password) throw new Error('CLOUD_BACKEND=meross needs CLOUD_EMAIL and CLOUD_PASSWORD');
@@ -36,6 +36,7 @@ function createCloud(config: Config, logger: Logger): DeviceCloud {
   }
 }
 
+const clock = systemClock;
 const read = readConfig();
 const logger = createLogger({ service: SERVICE_NAME, level: read.LOG_LEVEL });
 let config: Config & { HOST: string };
@@ -47,7 +48,7 @@ try {
 }
 let cloud: DeviceCloud;
 try {
-  cloud = createCloud(config, logger);
+  cloud = createCloud(config, logger, clock);
 } catch (err) {
   logger.fatal({ error: (err as Error).message }, 'cannot start the cloud backend');
   process.exit(1);
@@ -56,9 +57,10 @@ const hub = new EventStreamHub({
   heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000,
   maxStreams: config.SSE_MAX_STREAMS,
   maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
+  clock,
 });
-const devices = new DeviceService(cloud, deviceServiceOptions(config), logger);
-const app = createApp({ logger, cloud, devices, hub }, config);
+const devices = new DeviceService(cloud, deviceServiceOptions(config), logger, clock);
+const app = createApp({ logger, cloud, devices, hub, clock }, config);
 await serve({
   app,
   port: config.PORT,

@@ -1,3 +1,4 @@
+import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { DeviceEvent } from '../src/domain/device-events.js';
@@ -7,13 +8,12 @@ import { buildTestApp } from './support/test-app.js';
 const METER = 'meter-1';
 
 async function setup() {
-  let now = Date.parse('2026-11-24T10:00:00.000Z');
-  const clock = { now: () => now };
+  const clock = new ManualClock(Date.parse('2026-11-24T10:00:00.000Z'));
   const cloud = new FakeDeviceCloud([cloudDevice({ uuid: METER, name: 'Freezer', capabilities: ['switch', 'energy'] }), cloudDevice({ uuid: 'plug-1' })]);
   const built = await buildTestApp({ cloud, clock, service: { energyCache: { powerMaxAgeMs: 10_000, dailyMaxAgeMs: 3_600_000 } } });
   const seen: DeviceEvent[] = [];
   built.devices.onEvent((e) => seen.push(e));
-  return { ...built, cloud, advance: (ms: number) => (now += ms), events: () => seen };
+  return { ...built, cloud, advance: (ms: number) => clock.advance(ms), events: () => seen };
 }
 
 describe('energy plugs', () => {

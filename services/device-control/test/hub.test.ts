@@ -1,3 +1,4 @@
+import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { DeviceEvent } from '../src/domain/device-events.js';
@@ -7,12 +8,12 @@ import { buildTestApp } from './support/test-app.js';
 const HUB = 'hub-1';
 
 async function setup() {
-  let now = Date.parse('2026-11-24T10:00:00.000Z');
+  const clock = new ManualClock(Date.parse('2026-11-24T10:00:00.000Z'));
   const cloud = new FakeDeviceCloud([hub({ uuid: HUB, name: 'Hub' }), cloudDevice({ uuid: 'plug-1' })]);
-  const built = await buildTestApp({ cloud, clock: { now: () => now } });
+  const built = await buildTestApp({ cloud, clock });
   const seen: DeviceEvent[] = [];
   built.devices.onEvent((e) => seen.push(e));
-  return { ...built, cloud, advance: (ms: number) => (now += ms), hubEvents: () => seen.filter((e) => e.type === 'hub') };
+  return { ...built, cloud, advance: (ms: number) => clock.advance(ms), hubEvents: () => seen.filter((e) => e.type === 'hub') };
 }
 
 describe('hubs and the devices behind them', () => {

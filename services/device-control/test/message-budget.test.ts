@@ -1,6 +1,6 @@
+import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from './support/manual-clock.js';
 import { buildTestApp, type TestApp } from './support/test-app.js';
 
 let t: TestApp;

@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppError } from '@homeops/common';
-import { ManualClock } from './support/manual-clock.js';
+import { AppError, ManualClock } from '@homeops/common';
 import { buildTestApp, type TestApp } from './support/test-app.js';
 
 let t: TestApp;

@@ -1,5 +1,4 @@
-import type { Logger } from '@homeops/common';
-import type { Clock } from './clock.js';
+import type { Clock, Logger, Timer } from '@homeops/common';
 import type { MessageBudget, Reservation } from './message-budget.js';
 
 interface BackgroundReadsDeps {
@@ -24,7 +23,7 @@ interface BackgroundReadsDeps {
 export class BackgroundReads {
   private readonly lastReadAt = new Map<string, number>();
   private readonly deferred = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private timerAt = Infinity;
   /** Set while reads wait for the budget, so a flapping connection logs the shortage once, not per reconnect. */
   private shortOfBudget = false;
@@ -83,7 +82,7 @@ export class BackgroundReads {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.deferred.clear();
   }
@@ -93,10 +92,9 @@ export class BackgroundReads {
     // Infinity: the budget is too small to leave anything to background reads (a limit of 1); states then stay
     // unknown until a toggle reads them first.
     if (!Number.isFinite(at) || at >= this.timerAt) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timerAt = at;
-    this.timer = setTimeout(() => this.retryDeferred(), Math.max(0, at - this.deps.clock.now()));
-    this.timer.unref();
+    this.timer = this.deps.clock.setTimer(() => this.retryDeferred(), Math.max(0, at - this.deps.clock.now()));
   }
 
   private retryDeferred(): void {

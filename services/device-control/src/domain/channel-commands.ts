@@ -1,6 +1,5 @@
-import { AppError, type Logger } from '@homeops/common';
+import { AppError, isoNow, type Clock, type Logger } from '@homeops/common';
 import { callCloud } from './cloud-call.js';
-import type { Clock } from './clock.js';
 import type { DeviceCloud } from './device-cloud.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
@@ -135,6 +134,6 @@ export class ChannelCommands {
   }
 
   private nowIso(): string {
-    return new Date(this.deps.clock.now()).toISOString();
+    return isoNow(this.deps.clock);
   }
 }

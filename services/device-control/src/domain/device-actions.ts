@@ -1,5 +1,5 @@
+import { isoNow, type Clock } from '@homeops/common';
 import { callCloud } from './cloud-call.js';
-import type { Clock } from './clock.js';
 import type { Capability, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceQueue } from './device-queue.js';
@@ -73,7 +73,7 @@ export abstract class DeviceActions {
   }
 
   protected nowIso(): string {
-    return new Date(this.deps.clock.now()).toISOString();
+    return isoNow(this.deps.clock);
   }
 
   protected abstract readonly capability: Capability;

@@ -1,6 +1,5 @@
-import type { Logger } from '@homeops/common';
+import { isoNow, setRepeatingTimer, SingleFlight, type Clock, type Logger, type Timer } from '@homeops/common';
 import { callCloud } from './cloud-call.js';
-import type { Clock } from './clock.js';
 import type { CloudDevice, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceRegistry, SyncResult } from './device-registry.js';
@@ -31,8 +30,8 @@ interface DeviceSyncDeps {
 
 /** Keeps the known devices equal to the account's: at startup, periodically, on demand, and when the session comes up. */
 export class DeviceSync {
-  private running: Promise<SyncResult> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly running = new SingleFlight<SyncResult>();
+  private timer: Timer | undefined;
   private state: SyncStatus;
 
   constructor(private readonly deps: DeviceSyncDeps) {
@@ -57,20 +56,19 @@ export class DeviceSync {
   async start(): Promise<void> {
     await this.runLogged('startup', 'caller');
     if (this.deps.intervalSeconds > 0 && !this.timer) {
-      this.timer = setInterval(() => void this.runLogged('periodic', 'background'), this.deps.intervalSeconds * 1000);
-      this.timer.unref();
+      this.timer = setRepeatingTimer(this.deps.clock, () => void this.runLogged('periodic', 'background'), this.deps.intervalSeconds * 1000);
     }
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
   /** The cloud session (re)connected: catch up if the last sync did not succeed. */
   onSessionUp(): void {
     // A sync in flight may be failing because the session was down: look again once it settled.
-    const settled = this.running?.then(
+    const settled = this.running.current?.then(
       () => undefined,
       () => undefined,
     );
@@ -81,29 +79,26 @@ export class DeviceSync {
 
   /** One synchronization for a caller; concurrent callers share it. A failure leaves the known devices untouched. */
   run(): Promise<SyncResult> {
-    return this.running ?? this.begin(this.deps.budget.assertReserve('caller'));
+    return this.running.current ?? this.begin(this.deps.budget.assertReserve('caller'));
   }
 
   /** The same for background work: undefined (skipped) when the budget has no room outside the callers' share. */
   private runInBackground(): Promise<SyncResult | undefined> {
-    if (this.running) return this.running;
+    if (this.running.current) return this.running.current;
     const reservation = this.deps.budget.tryReserve('background');
     return reservation ? this.begin(reservation) : Promise.resolve(undefined);
   }
 
   private begin(reservation: Reservation): Promise<SyncResult> {
-    const running = this.synchronize()
-      .finally(() => {
-        this.deps.budget.release(reservation);
-        this.running = undefined;
-      })
-      .then((result) => {
-        // After the release: the reads it starts must find the room the finished sync no longer needs.
-        this.deps.afterSync();
-        return result;
-      });
-    this.running = running;
-    return running;
+    return this.running.run(() =>
+      this.synchronize()
+        .finally(() => this.deps.budget.release(reservation))
+        .then((result) => {
+          // After the release: the reads it starts must find the room the finished sync no longer needs.
+          this.deps.afterSync();
+          return result;
+        }),
+    );
   }
 
   private async runLogged(reason: string, priority: Priority): Promise<void> {
@@ -127,13 +122,13 @@ export class DeviceSync {
         now: () => clock.now(),
       });
     } catch (err) {
-      const at = new Date(clock.now()).toISOString();
+      const at = isoNow(clock);
       const error = (err as Error).message;
       this.state = { ...this.state, lastAt: at, ok: false, error };
       this.deps.publish({ type: 'sync', ok: false, at, error });
       throw err;
     }
-    const at = new Date(clock.now()).toISOString();
+    const at = isoNow(clock);
     const result = this.deps.registry.reconcile(devices, at);
     this.state = { ...this.state, lastAt: at, ok: true, error: null, lastSuccessAt: at, lastResult: result };
     this.deps.publish({ type: 'sync', ok: true, at, result });

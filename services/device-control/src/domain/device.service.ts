@@ -1,7 +1,6 @@
-import { AppError, type Logger } from '@homeops/common';
+import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common';
 import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
-import { systemClock, type Clock } from './clock.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, DailyEnergy, DeviceCloud, HubSubDeviceReading, LightChange, PowerReading, ValveChange } from './device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
@@ -347,6 +346,6 @@ export class DeviceService {
   }
 
   private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoNow(this.clock);
   }
 }

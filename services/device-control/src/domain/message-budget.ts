@@ -1,5 +1,4 @@
-import { AppError } from '@homeops/common';
-import type { Clock } from './clock.js';
+import { AppError, type Clock } from '@homeops/common';
 
 /** Who wants to send: a caller of the API (a command, a read it needs, a sync it asked for) or the service itself. */
 export type Priority = 'caller' | 'background';

@@ -1,7 +1,6 @@
-import { createLogger, EventStreamHub, type EventStreamLimits, type Logger } from '@homeops/common';
+import { createLogger, EventStreamHub, type Clock, type EventStreamLimits, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
-import type { Clock } from '../../src/domain/clock.js';
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 

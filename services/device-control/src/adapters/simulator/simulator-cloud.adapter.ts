@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError, systemClock, type Clock, type Timer } from '@homeops/common';
 import {
   NO_TOKEN_STORE,
   type CloudDevice,
@@ -26,6 +26,8 @@ export interface SimulatorOptions {
   latencyMs?: number;
   /** How long a garage door takes to open or close, and a cover a full run (default 3 s). */
   doorTravelMs?: number;
+  /** Times the round trips, door and cover runs, and dates the energy history (default the system clock). */
+  clock?: Clock;
 }
 
 function copyDevice(device: CloudDevice): CloudDevice {
@@ -39,12 +41,14 @@ export class SimulatorCloud implements DeviceCloud {
   private readonly listeners = new Set<(event: CloudEvent) => void>();
   private readonly latencyMs: number;
   private readonly doorTravelMs: number;
-  private readonly moving = new Set<NodeJS.Timeout>();
+  private readonly moving = new Set<Timer>();
+  private readonly clock: Clock;
   private state: CloudStatus['state'] = 'connecting';
 
   constructor(options: SimulatorOptions = {}) {
     this.latencyMs = options.latencyMs ?? 0;
     this.doorTravelMs = options.doorTravelMs ?? 3_000;
+    this.clock = options.clock ?? systemClock;
     const devices = options.devices ?? defaultSimulatedDevices();
     for (const d of [...devices, ...extraSimulatedDevices(options.extraDevices ?? 0)]) this.devices.set(d.device.uuid, d);
   }
@@ -54,7 +58,7 @@ export class SimulatorCloud implements DeviceCloud {
   }
 
   async stop(): Promise<void> {
-    for (const timer of this.moving) clearTimeout(timer);
+    for (const timer of this.moving) timer.cancel();
     this.moving.clear();
     this.setState('connecting');
   }
@@ -97,11 +101,10 @@ export class SimulatorCloud implements DeviceCloud {
     if (!doors.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no door ${channel}`);
     if (doors.get(channel) === open) return { channel, state: open ? 'open' : 'closed' };
     doors.set(channel, open);
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimer(() => {
       this.moving.delete(timer);
       this.emit({ type: 'garageDoor', uuid, channel, state: open ? 'open' : 'closed', source: 'push' });
     }, this.doorTravelMs);
-    timer.unref();
     this.moving.add(timer);
     return { channel, state: open ? 'opening' : 'closing' };
   }
@@ -126,11 +129,10 @@ export class SimulatorCloud implements DeviceCloud {
       return;
     }
     covers.set(channel, target);
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimer(() => {
       this.moving.delete(timer);
       this.emit({ type: 'cover', uuid, channel, position: target, motion: 'idle', source: 'push' });
     }, (this.doorTravelMs * Math.abs(target - from)) / 100);
-    timer.unref();
     this.moving.add(timer);
   }
 
@@ -168,7 +170,7 @@ export class SimulatorCloud implements DeviceCloud {
     this.emit({ type: 'sent', via: 'mqtt', what: 'energy read' });
     if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
     return Array.from({ length: 7 }, (_, i) => ({
-      date: new Date(Date.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
+      date: new Date(this.clock.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
       kWh: Math.round((0.3 + ((i * 37) % 10) / 10) * 100) / 100,
     }));
   }
@@ -271,6 +273,6 @@ export class SimulatorCloud implements DeviceCloud {
 
   private roundTrip(): Promise<void> {
     if (this.latencyMs <= 0) return Promise.resolve();
-    return new Promise((resolve) => setTimeout(resolve, this.latencyMs).unref());
+    return new Promise((resolve) => this.clock.setTimer(resolve, this.latencyMs));
   }
 }
