@@ -4,7 +4,7 @@ import shared from '../../vitest.shared.js';
 // Two projects: every suite on the YAML file; the HTTP, Pushover and storage suites again on a real PostgreSQL
 // (a throwaway cluster started by the global setup), plus the PostgreSQL-only tests (pg-*).
 const postgresOnly = ['test/**/pg-*.test.ts', 'test/storage/postgres-cluster.test.ts'];
-const { resolve, ssr } = shared;
+const { resolve = {}, ssr = {} } = shared;
 
 export default defineConfig({
   test: {
