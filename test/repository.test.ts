@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema as DeviceControlConfig } from '../services/device-control/src/config.js';
-import { ConfigSchema as NotificationsConfig } from '../services/notifications/src/config.js';
+import { serviceVariables } from './support/config-variables.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -21,25 +20,11 @@ interface Compose {
   >;
 }
 
-/** The variable names a service's config schema reads, found through its preprocess/transform wrappers. */
-function schemaVariables(schema: unknown): string[] {
-  const seen = new Set<unknown>();
-  const visit = (node: unknown): string[] => {
-    if (!node || typeof node !== 'object' || seen.has(node)) return [];
-    seen.add(node);
-    const def = (node as { _zod?: { def?: Record<string, unknown> } })._zod?.def;
-    if (!def) return [];
-    if (def.type === 'object') return Object.keys(def.shape as object);
-    return [def.in, def.out, def.innerType, def.schema].flatMap(visit);
-  };
-  return visit(schema);
-}
-
 const exampleVariables = [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
 const compose = load(read('docker-compose.yml')) as Compose;
 const services = {
-  'device-control': { port: 3000, portVariable: 'DEVICE_CONTROL_PORT', variables: schemaVariables(DeviceControlConfig) },
-  notifications: { port: 9095, portVariable: 'NOTIFICATIONS_PORT', variables: schemaVariables(NotificationsConfig) },
+  'device-control': { port: 3000, portVariable: 'DEVICE_CONTROL_PORT', variables: serviceVariables['device-control'] },
+  notifications: { port: 9095, portVariable: 'NOTIFICATIONS_PORT', variables: serviceVariables.notifications },
 };
 // POSTGRES_PASSWORD is read by docker-compose.postgres.yml, for its database and the instances' STORAGE_URL.
 const aliases = ['MEROSS_EMAIL', 'MEROSS_PASSWORD', 'DEVICE_CONTROL_PORT', 'NOTIFICATIONS_PORT', 'POSTGRES_PASSWORD'];
