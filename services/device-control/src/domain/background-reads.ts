@@ -1,4 +1,4 @@
-import type { Clock, Logger, Timer } from '@homeops/common';
+import type { Clock, Logger, Timer } from '@homeops/common/core';
 import type { MessageBudget, Reservation } from './message-budget.js';
 
 interface BackgroundReadsDeps {

@@ -1,4 +1,4 @@
-import { AppError, isoNow, type Clock, type Logger } from '@homeops/common';
+import { AppError, isoNow, type Clock, type Logger } from '@homeops/common/core';
 import { callCloud } from './cloud-call.js';
 import type { DeviceCloud } from './device-cloud.js';
 import type { DeviceQueue } from './device-queue.js';

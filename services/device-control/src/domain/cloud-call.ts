@@ -1,4 +1,4 @@
-import { AppError, isAppError, TimeoutError, withTimeout } from '@homeops/common';
+import { AppError, isAppError, TimeoutError, withTimeout } from '@homeops/common/core';
 import type { CloudStatus } from './device-cloud.js';
 
 /** Retry-After for an unavailable session that did not say when to come back. */

@@ -1,4 +1,4 @@
-import { isoNow, type Clock } from '@homeops/common';
+import { isoNow, type Clock } from '@homeops/common/core';
 import { callCloud } from './cloud-call.js';
 import type { Capability, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';

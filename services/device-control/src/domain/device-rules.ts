@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { Capability } from './device-cloud.js';
 import { describeNotControllable, describeUnreachable, type Device } from './device.js';
 

@@ -1,4 +1,4 @@
-import { isoNow, setRepeatingTimer, SingleFlight, type Clock, type Logger, type Timer } from '@homeops/common';
+import { isoNow, setRepeatingTimer, SingleFlight, type Clock, type Logger, type Timer } from '@homeops/common/core';
 import { callCloud } from './cloud-call.js';
 import type { CloudDevice, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';

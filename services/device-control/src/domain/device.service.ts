@@ -1,4 +1,4 @@
-import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common';
+import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common/core';
 import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';

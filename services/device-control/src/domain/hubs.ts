@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { HubSubDeviceReading, ValveChange } from './device-cloud.js';
 import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from './device-actions.js';
 

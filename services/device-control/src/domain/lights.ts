@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { LightChange, LightFeatures, LightReading } from './device-cloud.js';
 import { DeviceActions } from './device-actions.js';
 import { assertChannelOf } from './device-rules.js';

@@ -1,4 +1,4 @@
-import { AppError, type Clock } from '@homeops/common';
+import { AppError, type Clock } from '@homeops/common/core';
 
 /** Who wants to send: a caller of the API (a command, a read it needs, a sync it asked for) or the service itself. */
 export type Priority = 'caller' | 'background';

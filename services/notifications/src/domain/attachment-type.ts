@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import { withoutInvisible } from './text-rules.js';
 
 /** Pushover's attachment limit. */

@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { NotificationRepository } from './notification-repository.js';
 
 /** What a copy did, per recipient and in all. */

@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationRecord } from './notification.js';
 

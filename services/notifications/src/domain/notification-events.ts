@@ -1,4 +1,4 @@
-import { EventReplay, type ReplayedEvent } from '@homeops/common';
+import { EventReplay, type ReplayedEvent } from '@homeops/common/core';
 import type { NotificationRecord } from './notification.js';
 
 /** What the live feed of one recipient carries. */

@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationPage } from './notification-repository.js';
 import type { AttachmentMeta, NotificationRecord } from './notification.js';
