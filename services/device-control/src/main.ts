@@ -30,6 +30,7 @@ function createCloud(config: Config, logger: Logger, clock: Clock): DeviceCloud 
         tokenFile: config.CLOUD_TOKEN_FILE,
         requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
         commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+        clock,
         logger: logger.child({ component: 'meross' }),
       });
     }

@@ -1,31 +1,46 @@
 // Runs MerossCloud instances in a child process for the adapter tests: NODE_EXTRA_CA_CERTS (the emulator's CA)
 // is only read at process start. Calls arrive over IPC; results, errors and cloud events go back the same way.
-import { createLogger } from '@homeops/common';
-import { MerossCloud, type MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
+import { createLogger, ManualClock, systemClock, type Clock } from '@homeops/common';
+import { MerossCloud } from '../../src/adapters/meross/meross-cloud.adapter.js';
+import type { RemoteCloudOptions } from './adapter-process.js';
 
 type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'readCovers' | 'moveCover' | 'readLight' | 'setLight' | 'readPower' | 'readDailyEnergy' | 'readHub' | 'setValve' | 'submitMfaCode';
+/** The adapter's ManualClock, moved by the test: its time, its pending timers, a move forward. */
+type ClockMethod = 'clockNow' | 'clockTimers' | 'advanceClock';
 type Call =
   | { id: number; ping: true }
-  | { id: number; create: Omit<MerossCloudOptions, 'logger'> }
-  | { id: number; handle: number; method: Method; args: unknown[] };
+  | { id: number; create: RemoteCloudOptions }
+  | { id: number; handle: number; method: Method | ClockMethod; args: unknown[] };
 
 const logger = createLogger({ service: 'adapter-host', level: 'debug' });
 const clouds = new Map<number, MerossCloud>();
+const clocks = new Map<number, Clock>();
 let nextHandle = 1;
 
 function run(call: Call): unknown {
   if ('ping' in call) return 'pong';
   if ('create' in call) {
     const handle = nextHandle++;
-    const cloud = new MerossCloud({ ...call.create, logger: logger.child({ adapter: handle }) });
+    const { manualClock, ...options } = call.create;
+    const clock = manualClock ? new ManualClock() : systemClock;
+    const cloud = new MerossCloud({ ...options, clock, logger: logger.child({ adapter: handle }) });
+    clocks.set(handle, clock);
     cloud.onEvent((event) => process.send?.({ handle, event }));
     clouds.set(handle, cloud);
     return handle;
   }
   const cloud = clouds.get(call.handle);
   if (!cloud) throw new Error(`no adapter ${call.handle}`);
+  if (call.method === 'clockNow' || call.method === 'clockTimers' || call.method === 'advanceClock') return moveClock(call.handle, call.method, call.args);
   const method = cloud[call.method] as (...args: unknown[]) => unknown;
   return method.apply(cloud, call.args);
+}
+
+function moveClock(handle: number, method: ClockMethod, args: unknown[]): number {
+  const clock = clocks.get(handle);
+  if (!(clock instanceof ManualClock)) throw new Error(`adapter ${handle} runs on the system clock`);
+  if (method === 'advanceClock') clock.advance(args[0] as number);
+  return method === 'clockTimers' ? clock.timers : clock.now();
 }
 
 process.on('message', (call: Call) => {

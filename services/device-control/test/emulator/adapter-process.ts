@@ -16,7 +16,7 @@ import type {
 } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { afterAll, beforeAll } from 'vitest';
-import { ChildOutput } from './child-output.js';
+import { ChildOutput, eventually } from './child-output.js';
 import { createTestPki, type TestPki } from './pki.js';
 
 const HOST_SCRIPT = fileURLToPath(new URL('./adapter-host.ts', import.meta.url));
@@ -30,6 +30,12 @@ export interface RemoteError {
   retryAfterSeconds?: number;
   details?: Array<{ path: string; message: string }>;
 }
+
+/** A MerossCloud's options as a test gives them: no logger, and a ManualClock (moved over IPC) or the system clock. */
+export type RemoteCloudOptions = Omit<MerossCloudOptions, 'logger' | 'clock'> & {
+  /** The adapter runs on a ManualClock the test moves with RemoteCloud.advance; default the system clock. */
+  manualClock?: boolean;
+};
 
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: RemoteError };
 type EventMessage = { handle: number; event: CloudEvent };
@@ -85,7 +91,7 @@ export class AdapterHost {
   }
 
   /** A new MerossCloud in the child (not started). */
-  async create(options: Omit<MerossCloudOptions, 'logger'>): Promise<RemoteCloud> {
+  async create(options: RemoteCloudOptions): Promise<RemoteCloud> {
     const handle = (await this.send({ create: options })) as number;
     const cloud = new RemoteCloud((method, args) => this.send({ handle, method, args }));
     this.clouds.set(handle, cloud);
@@ -185,6 +191,29 @@ export class RemoteCloud {
     return this.call('submitMfaCode', [code]) as Promise<void>;
   }
 
+  /** The time of the adapter's ManualClock. */
+  now(): Promise<number> {
+    return this.call('clockNow', []) as Promise<number>;
+  }
+
+  /** Timers armed on the adapter's ManualClock and not yet fired or cancelled. */
+  pendingTimers(): Promise<number> {
+    return this.call('clockTimers', []) as Promise<number>;
+  }
+
+  /**
+   * Moves the adapter's ManualClock by `ms`, then waits until the attempt any timer began has settled. Right after
+   * the move a fired retry shows as `connecting` (its first step runs at once): a state other than connecting
+   * means no attempt is on its way.
+   */
+  async advance(ms: number): Promise<CloudStatus> {
+    await this.call('advanceClock', [ms]);
+    return eventually(async () => {
+      const status = await this.status();
+      return status.state === 'connecting' ? undefined : status;
+    }, 'the attempt to settle after the clock moved');
+  }
+
   /** The error a call failed with (fails the test when it succeeds). */
   async failure(call: Promise<unknown>): Promise<RemoteError> {
     try {
@@ -226,8 +255,8 @@ export function emulatedAdapterOptions(
   account: { email: string; password: string },
   apiUrl: string,
   dir: string,
-  overrides: Partial<Omit<MerossCloudOptions, 'logger'>> = {},
-): Omit<MerossCloudOptions, 'logger'> {
+  overrides: Partial<RemoteCloudOptions> = {},
+): RemoteCloudOptions {
   return {
     email: account.email,
     password: account.password,

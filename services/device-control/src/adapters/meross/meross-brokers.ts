@@ -1,4 +1,4 @@
-import type { Logger } from '@homeops/common';
+import { setRepeatingTimer, type Clock, type Logger, type Timer } from '@homeops/common';
 import type { LibraryCloud, LibraryDevice, LibraryMessage, LibraryMqttClient, MerossDeviceDefinition, MqttConnection } from './meross-library.js';
 import { backoffDelay } from './meross-session.js';
 import type { SecretRedactor } from './meross-secrets.js';
@@ -20,6 +20,7 @@ interface BrokersDeps {
   log: Logger;
   redactor: SecretRedactor;
   recovery: BrokerRecoveryOptions;
+  clock: Clock;
   /** One MQTT request left for a device. */
   onSent: (namespace: string) => void;
   /**
@@ -46,10 +47,10 @@ export class MerossBrokers {
   private readonly guarded = new WeakSet<LibraryMqttClient>();
   /** Subscriptions not yet acknowledged since the client's last connect; absent until it connected once. */
   private readonly pendingSubscriptions = new WeakMap<LibraryMqttClient, number>();
-  private readonly recreating = new Map<string, NodeJS.Timeout>();
+  private readonly recreating = new Map<string, Timer>();
   private readonly failures = new Map<string, number>();
   private readonly createLibraryClient: (dev: MerossDeviceDefinition) => void;
-  private watchdog: NodeJS.Timeout | undefined;
+  private readonly watchdog: Timer;
   private stopped = false;
 
   constructor(private readonly deps: BrokersDeps) {
@@ -62,8 +63,7 @@ export class MerossBrokers {
     };
     lib.initMqtt = (dev) => this.initMqtt(dev);
     lib.sendMessageMqtt = (dev, data) => this.send(dev, data, sendMessageMqtt);
-    this.watchdog = setInterval(() => this.check(), deps.recovery.watchdogMs);
-    this.watchdog.unref();
+    this.watchdog = setRepeatingTimer(deps.clock, () => this.check(), deps.recovery.watchdogMs);
   }
 
   /** The broker of this device has a connected client whose subscriptions are acknowledged. */
@@ -90,8 +90,8 @@ export class MerossBrokers {
   /** Ends every client and timer; safe whatever state the library's connections are in. */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.watchdog);
-    for (const timer of this.recreating.values()) clearTimeout(timer);
+    this.watchdog.cancel();
+    for (const timer of this.recreating.values()) timer.cancel();
     this.recreating.clear();
     for (const device of Object.values(this.deps.lib.devices)) device.disconnect(true);
     for (const [domain, connection] of Object.entries(this.deps.lib.mqttConnections)) this.endClient(domain, connection);
@@ -152,11 +152,10 @@ export class MerossBrokers {
     this.failures.set(domain, failures);
     const delay = backoffDelay(this.deps.recovery.recreateMs, failures, this.deps.recovery.maxRecreateMs);
     this.deps.log.info({ broker: domain, retryInMs: delay }, 'meross broker connection will be made again');
-    const timer = setTimeout(() => {
+    const timer = this.deps.clock.setTimer(() => {
       this.recreating.delete(domain);
       this.recreate(domain);
     }, delay);
-    timer.unref();
     this.recreating.set(domain, timer);
   }
 

@@ -124,7 +124,9 @@ export function toAppError(err: unknown, redactor: SecretRedactor, retryAfterSec
     case 'network':
     case 'http':
       return new AppError('CLOUD_UNAVAILABLE', `The Meross API is not reachable (${message})`, { retryAfterSeconds });
-    default:
+    case 'api':
+    case 'malformed':
+    case 'library':
       return new AppError(
         'CLOUD_ERROR',
         err.apiStatus === null ? message : `Meross cloud error ${err.apiStatus}: ${describeApiStatus(err.apiStatus)}`,

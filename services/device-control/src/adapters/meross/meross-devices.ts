@@ -1,4 +1,4 @@
-import { AppError, TimeoutError, withTimeout, type Logger } from '@homeops/common';
+import { AppError, TimeoutError, withTimeout, type Clock, type Logger } from '@homeops/common';
 import type {
   Capability,
   CloudDevice,
@@ -69,6 +69,7 @@ interface MerossDevicesDeps {
   lib: LibraryCloud;
   commandTimeoutMs: number;
   recovery: BrokerRecoveryOptions;
+  clock: Clock;
   redactor: SecretRedactor;
   log: Logger;
   emit: (event: CloudEvent) => void;
@@ -96,6 +97,7 @@ export class MerossDevices {
       log: deps.log,
       redactor: deps.redactor,
       recovery: deps.recovery,
+      clock: deps.clock,
       onSent: (namespace) => deps.emit({ type: 'sent', via: 'mqtt', what: namespace }),
       onBrokerChange: (uuids) => uuids.forEach((uuid) => this.updateReady(uuid)),
     });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '@homeops/common';
 import { request } from 'node:https';
 import { CloudCallError, describeApiStatus } from './meross-codes.js';
 
@@ -33,7 +34,7 @@ function md5(text: string): string {
 }
 
 /** The form fields the Meross API expects: base64 JSON params, signed with the app secret. */
-export function signedForm(params: unknown, now = Date.now()): string {
+export function signedForm(params: unknown, now: number): string {
   const encoded = Buffer.from(JSON.stringify(params)).toString('base64');
   const nonce = randomBytes(8).toString('hex');
   const sign = md5(`${SIGNING_SECRET}${now}${nonce}${encoded}`);
@@ -56,22 +57,23 @@ export class MerossHttp {
   constructor(
     private readonly timeoutMs: number,
     private readonly record: (call: ApiCallRecord) => void,
+    private readonly clock: Clock,
   ) {}
 
   async post(host: string, path: string, token: string | null, params: unknown): Promise<ApiResult> {
     let target = host;
     let movedTo: ApiLocation | null = null;
     for (let redirects = 0; ; redirects += 1) {
-      const started = Date.now();
+      const started = this.clock.now();
       let body: { apiStatus?: unknown; data?: unknown };
       try {
         body = await this.send(target, path, token, params);
       } catch (err) {
         const failure = err as CloudCallError;
-        this.record({ path, outcome: failure.kind, ms: Date.now() - started });
+        this.record({ path, outcome: failure.kind, ms: this.clock.now() - started });
         throw failure;
       }
-      this.record({ path, outcome: `apiStatus ${String(body.apiStatus)}`, ms: Date.now() - started });
+      this.record({ path, outcome: `apiStatus ${String(body.apiStatus)}`, ms: this.clock.now() - started });
       if (body.apiStatus === 0) return { data: body.data, movedTo };
       if (body.apiStatus === 1030) {
         const data = (body.data ?? {}) as { domain?: unknown; mqttDomain?: unknown };
@@ -89,7 +91,7 @@ export class MerossHttp {
   }
 
   private send(host: string, path: string, token: string | null, params: unknown): Promise<{ apiStatus?: unknown; data?: unknown }> {
-    const form = signedForm(params);
+    const form = signedForm(params, this.clock.now());
     return new Promise((resolve, reject) => {
       const req = request(
         `https://${host}${path}`,

@@ -1,4 +1,4 @@
-import type { CloudSessionState, CloudStatus, TokenStoreStatus } from '../../domain/device-cloud.js';
+import type { Clock, Timer } from '@homeops/common';
 
 /** Waits of the session, all in milliseconds; tests pass small values. */
 export interface BackoffOptions {
@@ -27,52 +27,6 @@ export function backoffDelay(firstMs: number, failures: number, maxMs: number): 
   return Math.min(maxMs, firstMs * 2 ** Math.max(0, Math.min(failures - 1, 30)));
 }
 
-/** The state, last error and next attempt of the cloud session; announces every change. */
-export class SessionStatus {
-  private state: CloudSessionState = 'connecting';
-  private lastError: CloudStatus['lastError'] = null;
-  private retryAt: number | null = null;
-  private action: string | null = null;
-
-  constructor(
-    private readonly announce: (status: CloudStatus) => void,
-    private readonly tokenStore: () => TokenStoreStatus,
-  ) {}
-
-  get current(): CloudSessionState {
-    return this.state;
-  }
-
-  snapshot(): CloudStatus {
-    return {
-      backend: 'meross',
-      state: this.state,
-      lastError: this.lastError && { ...this.lastError },
-      retryAt: this.retryAt === null ? null : new Date(this.retryAt).toISOString(),
-      action: this.action,
-      tokenStore: this.tokenStore(),
-    };
-  }
-
-  /** Seconds until the next attempt, for Retry-After. */
-  retryAfterSeconds(fallbackMs: number): number {
-    const ms = this.retryAt === null ? fallbackMs : this.retryAt - Date.now();
-    return Math.max(1, Math.ceil(ms / 1000));
-  }
-
-  recordError(code: string | number | null, message: string): void {
-    this.lastError = { code, message, at: new Date().toISOString() };
-  }
-
-  set(state: CloudSessionState, retryAt: number | null = null, action: string | null = null): void {
-    if (state === this.state && retryAt === this.retryAt && action === this.action) return;
-    this.state = state;
-    this.retryAt = retryAt;
-    this.action = action;
-    this.announce(this.snapshot());
-  }
-}
-
 /** What /health tells the user to do in each state that needs them (or that they only have to wait, and until when). */
 export const USER_ACTION = {
   credentials: (code: number, text: string) =>
@@ -83,3 +37,23 @@ export const USER_ACTION = {
   lockout: (code: number, text: string, until: number) =>
     `Wait: the Meross cloud answered ${code} (${text}); the service sends nothing until ${new Date(until).toISOString()}. If it happens again, lower CLOUD_MAX_MESSAGES_PER_HOUR`,
 } as const;
+
+/** The session's one pending retry: arming it again replaces it. */
+export class RetryTimer {
+  private pending: Timer | null = null;
+
+  constructor(private readonly clock: Clock) {}
+
+  arm(at: number, callback: () => void): void {
+    this.cancel();
+    this.pending = this.clock.setTimer(() => {
+      this.pending = null;
+      callback();
+    }, at - this.clock.now());
+  }
+
+  cancel(): void {
+    this.pending?.cancel();
+    this.pending = null;
+  }
+}

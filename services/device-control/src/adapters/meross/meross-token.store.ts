@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from '@homeops/common';
+import { isoNow, z, type Clock } from '@homeops/common';
 import type { TokenStoreStatus } from '../../domain/device-cloud.js';
 
 const StoredTokenSchema = z.object({
@@ -35,6 +35,7 @@ export class TokenStore {
     private readonly file: string | undefined,
     email: string,
     apiUrl: string,
+    private readonly clock: Clock,
   ) {
     this.account = createHash('sha256').update(`${email.trim().toLowerCase()}\n${apiUrl}`).digest('hex');
     this.state = { file: file ?? null, writable: null, error: null, savedAt: null };
@@ -79,7 +80,7 @@ export class TokenStore {
   async save(token: Omit<StoredToken, 'version' | 'account' | 'savedAt'>): Promise<void> {
     if (!this.file) return;
     const file = this.file;
-    const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: new Date().toISOString() };
+    const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: isoNow(this.clock) };
     await this.recorded(async () => {
       const temp = this.tempPath();
       await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });

@@ -13,15 +13,20 @@ export interface TransportHooks {
   redactor: SecretRedactor;
   /** The account moved to another region (the library's domains are already updated). */
   onMoved: () => void;
-  /** A checked device list, captured before the library sees it. */
-  onDeviceList: (list: MerossDeviceDefinition[]) => void;
+}
+
+/** The installed transport: what it learnt that the library does not hand back. */
+export interface Transport {
+  /** The checked device list of the last devList answer, captured before the library saw it; once. */
+  takeDeviceList(): MerossDeviceDefinition[] | null;
 }
 
 /**
  * Routes meross-cloud's HTTP calls through MerossHttp; the library still builds the login and handles the answers.
  * Its own transport logs secrets, throws on a 1030 without data and reports a failed device list as an empty one.
  */
-export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: TransportHooks): void {
+export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: TransportHooks): Transport {
+  let captured: MerossDeviceDefinition[] | null = null;
   const deliver = (callback: LibraryCallback<unknown>, error: Error | null, data?: unknown) => {
     try {
       callback(error, data);
@@ -42,7 +47,7 @@ export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: Tra
         }
         if (endpoint !== DEVICE_LIST_PATH) return result.data;
         const list = assertDeviceList(result.data, lib.mqttDomain);
-        hooks.onDeviceList(list);
+        captured = list;
         return list;
       })
       .then(
@@ -50,6 +55,13 @@ export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: Tra
         (err: unknown) =>
           deliver(callback, err instanceof CloudCallError ? err : new CloudCallError('malformed', null, `${endpoint}: unreadable answer`)),
       );
+  };
+  return {
+    takeDeviceList() {
+      const list = captured;
+      captured = null;
+      return list;
+    },
   };
 }
 
