@@ -1,7 +1,7 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
 import { isAcceptedUrl } from '../../src/domain/text-rules.js';
-import { PUSHOVER_SOUND_NAMES } from '../../src/sounds.js';
+import { PUSHOVER_SOUND_NAMES } from '../../src/adapters/pushover/sounds.js';
 import type { Notification, Sound } from './types.js';
 
 // The API's limits (Pushover's), so the form refuses what the API would.
