@@ -1,9 +1,8 @@
-import { Api, createHttpApp, EventStreamHub, httpAccessOptions, type Logger } from '@homeops/common';
+import { Api, createHttpApp, EventStreamHub, httpAccessOptions, systemClock, type Clock, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
-import { systemClock, type Clock } from './domain/clock.js';
 import { DeliveryWorker } from './domain/delivery.worker.js';
 import { EmergencyWatch } from './domain/emergency-watch.js';
 import type { NotificationContext } from './domain/notification-context.js';
@@ -32,6 +31,7 @@ export interface AppDeps {
   attachments: AttachmentStore;
   provider: PushProvider;
   hub?: EventStreamHub;
+  /** Time and timers of the domain and its jobs; default the system clock. */
   clock?: Clock;
   events?: NotificationEvents;
   /** Pass it to control its lifecycle (stop, resume); otherwise one is built from the config. */
@@ -68,9 +68,10 @@ export type AppConfig = Pick<
   >;
 
 /** The event stream hub of an app: heartbeats and the limits on open streams. */
-export function createStreamHub(config: AppConfig): EventStreamHub {
+export function createStreamHub(config: AppConfig, clock: Clock = systemClock): EventStreamHub {
   return new EventStreamHub({
     heartbeatMs: config.SSE_HEARTBEAT_MS,
+    clock,
     ...(config.SSE_MAX_STREAMS === undefined ? {} : { maxStreams: config.SSE_MAX_STREAMS }),
     ...(config.SSE_MAX_STREAMS_PER_ADDRESS === undefined ? {} : { maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS }),
   });
@@ -117,7 +118,7 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
   const { ctx, delivery, emergencies } = buildDomain(deps, config);
-  const hub = deps.hub ?? createStreamHub(config);
+  const hub = deps.hub ?? createStreamHub(config, ctx.clock);
   const create = {
     delivery,
     deliveryEnabled: deps.provider.enabled,
@@ -137,7 +138,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     delivery,
     emergencies: () => emergencies?.size ?? 0,
     streams: () => hub.size,
-    startedAt: Date.now(),
+    startedAt: ctx.clock.now(),
+    now: () => ctx.clock.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
   // Before /notifications/single/{id}, which would take the stream of a recipient named "single" (ids never read "stream").

@@ -1,5 +1,5 @@
 import { basename, dirname, extname, join } from 'node:path';
-import type { Logger } from '@homeops/common';
+import { systemClock, type Clock, type Logger } from '@homeops/common';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
@@ -17,18 +17,19 @@ export function attachmentDirOf(storagePath: string): string {
 }
 
 /** The history: PostgreSQL with STORAGE_URL (and events shared between instances), else the YAML file. */
-function buildStorage(config: Config, logger: Logger): Pick<ServiceAdapters, 'repository' | 'relay'> {
+function buildStorage(config: Config, logger: Logger, clock: Clock): Pick<ServiceAdapters, 'repository' | 'relay'> {
   const storageLog = logger.child({ component: 'storage' });
   if (config.STORAGE_URL === undefined) {
     return {
       repository: new YamlNotificationRepository(config.STORAGE_PATH, {
         log: (level, message) => storageLog[level]({ path: config.STORAGE_PATH }, message),
+        clock,
       }),
     };
   }
   const log = (level: 'info' | 'warn' | 'error', message: string) => storageLog[level](message);
-  const repository = pgRepositoryOf(config, config.STORAGE_URL, log);
-  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log) };
+  const repository = pgRepositoryOf(config, config.STORAGE_URL, log, { clock });
+  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log, clock) };
 }
 
 /** The PostgreSQL history at `url` with the configured pool and timeouts. */
@@ -46,9 +47,10 @@ export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log
 }
 
 /** The production adapters: the history, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */
-export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
+export function buildAdapters(config: Config, logger: Logger, clock: Clock = systemClock): ServiceAdapters {
   return {
-    ...buildStorage(config, logger),
+    clock,
+    ...buildStorage(config, logger, clock),
     attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, { maxBytes: config.ATTACHMENTS_MAX_BYTES }),
     provider: createPushProvider({
       userKey: config.PROVIDER_USER_KEY,
@@ -59,6 +61,7 @@ export function buildAdapters(config: Config, logger: Logger): ServiceAdapters {
       maxRejections: config.PROVIDER_MAX_REJECTIONS,
       emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
       emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
+      clock,
     }),
   };
 }

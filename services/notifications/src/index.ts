@@ -17,4 +17,4 @@ export type { AttachmentStore } from './domain/attachment-store.js';
 export { DeliveryError, type PushProvider, type PushMessage, type PushReceipt, type ProviderStatus } from './domain/push-provider.js';
 export type { NotificationEvent } from './domain/notification-events.js';
 export type { NewNotification, IncomingAttachment } from './domain/create-notification.use-case.js';
-export type { Clock } from './domain/clock.js';
+export type { Clock } from '@homeops/common';

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
-import { serve, withResolvedAccess, type Logger } from '@homeops/common';
+import { serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
 import { buildDomain, createApp, createStreamHub } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
@@ -17,6 +17,8 @@ export interface ServiceAdapters {
   provider: PushProvider;
   /** Shares live events with the other instances of a shared store. */
   relay?: EventRelay;
+  /** Time and timers of the domain, its jobs and the event streams; default the system clock. */
+  clock?: Clock;
 }
 
 /** A listening notification service. */
@@ -46,8 +48,9 @@ export async function startService(
         'are not set. Notifications are stored with delivery "skipped" and never reach a device.',
     );
   }
-  const hub = createStreamHub(config);
-  const base = { logger, repository, attachments, provider, hub };
+  const clock = adapters.clock ?? systemClock;
+  const hub = createStreamHub(config, clock);
+  const base = { logger, repository, attachments, provider, hub, clock };
   const { ctx, delivery, emergencies } = buildDomain(base, config);
   if (adapters.relay) await ctx.events.connect(adapters.relay);
   await sweepOrphanAttachments(ctx);

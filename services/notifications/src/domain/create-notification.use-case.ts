@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError } from '@homeops/common/core';
 import { assertAttachmentType, safeFilename } from './attachment-type.js';
 import type { DeliveryWorker } from './delivery.worker.js';
 import type { NotificationContext } from './notification-context.js';
@@ -108,7 +108,7 @@ export async function createNotification(
   assertSound(deps, input.sound);
   const emergency = emergencyOf(deps, input, priority);
   const to = routeOf(deps, input.recipient);
-  const now = ctx.clock.now();
+  const now = new Date(ctx.clock.now());
   // 80 random bits make a clash practically impossible, and the store refuses a duplicate id.
   const id = newNotificationId(now);
   const incoming = input.attachment;

@@ -1,4 +1,4 @@
-import { withTimeout } from '@homeops/common';
+import { KeyedSingleFlight, setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { failedDelivery, retryDelayMs, sentDelivery, UNKNOWN_EMERGENCY_TEXT, type RetryPolicy } from './delivery-outcome.js';
 import type { NotificationContext } from './notification-context.js';
@@ -25,13 +25,13 @@ export interface DeliverySettings extends RetryPolicy {
  * Retryable failures are retried in the background with exponential backoff; pending records resume after a restart.
  */
 export class DeliveryWorker {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly inFlight = new Map<string, Promise<NotificationRecord | undefined>>();
+  private readonly timers = new Map<string, Timer>();
+  private readonly inFlight = new KeyedSingleFlight<string, NotificationRecord | undefined>();
   /** Outcomes the provider gave but the history could not record yet; recorded on the next try, never re-sent. */
   private readonly unrecorded = new Map<string, Delivery>();
   private readonly limit: ConcurrencyLimit;
   private stopped = false;
-  private sweeper: NodeJS.Timeout | undefined;
+  private sweeper: Timer | undefined;
 
   constructor(
     private readonly ctx: NotificationContext,
@@ -47,7 +47,7 @@ export class DeliveryWorker {
    */
   async resume(): Promise<number> {
     const pending = await this.ctx.repository.pending();
-    const now = this.ctx.clock.now().getTime();
+    const now = this.ctx.clock.now();
     let scheduled = 0;
     for (const record of pending) {
       const { delivery } = record;
@@ -72,10 +72,11 @@ export class DeliveryWorker {
    */
   startSweeping(everyMs: number): void {
     if (this.sweeper || this.stopped) return;
-    this.sweeper = setInterval(() => {
-      this.resume().catch((err: unknown) => this.ctx.logger.error({ err }, 'looking for pending deliveries failed; will look again'));
-    }, everyMs);
-    this.sweeper.unref();
+    this.sweeper = setRepeatingTimer(
+      this.ctx.clock,
+      () => void this.resume().catch((err: unknown) => this.ctx.logger.error({ err }, 'looking for pending deliveries failed; will look again')),
+      everyMs,
+    );
   }
 
   /** Runs the first attempt of a new record; resolves the record as stored once that attempt finished or timed out. */
@@ -92,10 +93,10 @@ export class DeliveryWorker {
   /** Cancels timers and waits for attempts in progress; pending records stay pending for the next start. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.sweeper);
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.sweeper?.cancel();
+    for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
-    await Promise.allSettled([...this.inFlight.values()]);
+    await this.inFlight.settled();
   }
 
   /**
@@ -104,31 +105,27 @@ export class DeliveryWorker {
    */
   private schedule(id: string, delayMs: number): void {
     if (this.stopped) return;
-    clearTimeout(this.timers.get(id));
+    this.timers.get(id)?.cancel();
     const step = Math.min(Math.max(0, delayMs), LONGEST_TIMER_MS);
-    const timer = setTimeout(() => {
+    const timer = this.ctx.clock.setTimer(() => {
       this.timers.delete(id);
       if (delayMs > step) this.schedule(id, delayMs - step);
       else void this.attempt(id);
     }, step);
-    timer.unref();
     this.timers.set(id, timer);
   }
 
   private attempt(id: string, urgent = false): Promise<NotificationRecord | undefined> {
-    const running = this.inFlight.get(id);
-    if (running) return running;
-    const attempt = this.limit
-      .run(() => this.runAttempt(id), urgent)
-      .catch((err: unknown) => {
-        // Only the repository can fail here; the record stays pending and is retried.
-        this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
-        this.schedule(id, this.settings.minDelayMs);
-        return this.ctx.repository.get(id);
-      })
-      .finally(() => this.inFlight.delete(id));
-    this.inFlight.set(id, attempt);
-    return attempt;
+    return this.inFlight.run(id, () =>
+      this.limit
+        .run(() => this.runAttempt(id), urgent)
+        .catch((err: unknown) => {
+          // Only the repository can fail here; the record stays pending and is retried.
+          this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
+          this.schedule(id, this.settings.minDelayMs);
+          return this.ctx.repository.get(id);
+        }),
+    );
   }
 
   private async runAttempt(id: string): Promise<NotificationRecord | undefined> {
@@ -140,7 +137,7 @@ export class DeliveryWorker {
     const expired = this.expiry(record);
     if (expired) return this.record(id, expired);
     const attempts = record.delivery.attempts + 1;
-    const startedAt = this.ctx.clock.now();
+    const startedAt = new Date(this.ctx.clock.now());
     const { error: _error, nextAttemptAt: _next, ...rest } = record.delivery;
     // Another instance may have taken it (or sent it) since it was read: only the claim's winner sends.
     const claimed = await this.ctx.repository.claimAttempt(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
@@ -151,7 +148,7 @@ export class DeliveryWorker {
       const receipt = await withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt');
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
-      delivery = failedDelivery(err, attempts, startedAt, this.settings, this.ctx.clock.now(), record.priority);
+      delivery = failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);
     }
     // Where it goes and when it was resent stay on the record whatever the outcome.
     const { to, resentAt } = record.delivery;
@@ -165,7 +162,7 @@ export class DeliveryWorker {
   private expiry(record: NotificationRecord): Delivery | undefined {
     const limit = this.ageLimitOf(record);
     if (limit === undefined) return undefined;
-    const ageMs = this.ctx.clock.now().getTime() - limit.from;
+    const ageMs = this.ctx.clock.now() - limit.from;
     if (!(ageMs > limit.maxAgeMs)) return undefined;
     const { nextAttemptAt: _next, ...rest } = record.delivery;
     return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(limit.maxAgeMs / 1000)} s it may wait` };
@@ -182,7 +179,7 @@ export class DeliveryWorker {
   private untilDue(record: NotificationRecord, delayMs: number): number {
     const limit = this.ageLimitOf(record);
     if (limit === undefined) return Math.max(0, delayMs);
-    const expiresInMs = limit.from + limit.maxAgeMs - this.ctx.clock.now().getTime() + 1;
+    const expiresInMs = limit.from + limit.maxAgeMs - this.ctx.clock.now() + 1;
     return Math.max(0, Math.min(delayMs, expiresInMs));
   }
 
@@ -194,7 +191,7 @@ export class DeliveryWorker {
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
     if (delivery.status === 'pending') {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
-      this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now().getTime()));
+      this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now()));
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed; will retry');
     } else if (delivery.status === 'failed' || delivery.status === 'unknown') {
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, delivery.status === 'unknown' ? 'emergency may have been delivered; not resent' : 'delivery failed permanently');

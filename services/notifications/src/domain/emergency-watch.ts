@@ -1,4 +1,4 @@
-import { withTimeout } from '@homeops/common';
+import { isoNow, withTimeout, type Timer } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationEvent } from './notification-events.js';
 import { isRinging, type Emergency, type NotificationRecord } from './notification.js';
@@ -19,7 +19,7 @@ const CANCEL_TRIES = 10;
 interface Watched {
   receipt: string;
   recipient: string;
-  timer?: NodeJS.Timeout;
+  timer?: Timer;
   cancelTries: number;
   /** Deleted here: only the cancel is left to do. */
   deleted: boolean;
@@ -59,7 +59,7 @@ export class EmergencyWatch {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const entry of this.watched.values()) clearTimeout(entry.timer);
+    for (const entry of this.watched.values()) entry.timer?.cancel();
     await Promise.allSettled([...this.running]);
   }
 
@@ -91,12 +91,11 @@ export class EmergencyWatch {
   private schedule(id: string, delayMs: number): void {
     const entry = this.watched.get(id);
     if (!entry || this.stopped) return;
-    clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => {
+    entry.timer?.cancel();
+    entry.timer = this.ctx.clock.setTimer(() => {
       const run = this.check(id).finally(() => this.running.delete(run));
       this.running.add(run);
     }, delayMs);
-    entry.timer.unref();
   }
 
   /** One look at the alarm: cancel it when it was read or deleted here, else ask Pushover where it stands. */
@@ -125,10 +124,10 @@ export class EmergencyWatch {
   private async poll(id: string, record: NotificationRecord): Promise<void> {
     const status = await this.call(this.receipts.checkReceipt(record.delivery.receipt!), 'Receipt check');
     if (status.acknowledged) return this.acknowledged(id, record, status);
-    if (status.expired) return this.ended(id, record, { expiredAt: status.expiresAt ?? this.ctx.clock.now().toISOString() });
+    if (status.expired) return this.ended(id, record, { expiredAt: status.expiresAt ?? isoNow(this.ctx.clock) });
     if (!record.read) return this.schedule(id, this.settings.pollMs);
     await this.call(this.receipts.cancelReceipt(record.delivery.receipt!), 'Receipt cancel');
-    await this.ended(id, record, { cancelledAt: this.ctx.clock.now().toISOString() });
+    await this.ended(id, record, { cancelledAt: isoNow(this.ctx.clock) });
   }
 
   private async cancel(id: string, entry: Watched): Promise<void> {
@@ -137,7 +136,7 @@ export class EmergencyWatch {
   }
 
   private async acknowledged(id: string, record: NotificationRecord, status: ReceiptStatus): Promise<void> {
-    const acknowledgedAt = status.acknowledgedAt ?? this.ctx.clock.now().toISOString();
+    const acknowledgedAt = status.acknowledgedAt ?? isoNow(this.ctx.clock);
     const by = status.acknowledgedBy ?? `a member of ${record.delivery.to ?? 'default'}`;
     const emergency: Emergency = { ...record.emergency!, acknowledgedAt, acknowledgedBy: by };
     if (status.acknowledgedByDevice) emergency.acknowledgedByDevice = status.acknowledgedByDevice;

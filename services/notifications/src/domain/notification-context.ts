@@ -1,6 +1,5 @@
-import type { Logger } from '@homeops/common';
+import type { Clock, Logger } from '@homeops/common/core';
 import type { AttachmentStore } from './attachment-store.js';
-import type { Clock } from './clock.js';
 import type { NotificationEvents } from './notification-events.js';
 import type { NotificationRepository } from './notification-repository.js';
 

@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError, isoNow } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationRecord } from './notification.js';
 
@@ -7,7 +7,7 @@ async function setRead(ctx: NotificationContext, id: string, read: boolean): Pro
   if (!current) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   // Idempotent: repeating the call keeps the first readAt and writes nothing.
   if (current.read === read) return current;
-  const readAt = read ? ctx.clock.now().toISOString() : null;
+  const readAt = read ? isoNow(ctx.clock) : null;
   const updated = await ctx.repository.update(id, { read, readAt });
   if (!updated) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   ctx.events.publish({ type: read ? 'read' : 'unread', recipient: updated.recipient, notification: updated });
@@ -26,7 +26,7 @@ export function markUnread(ctx: NotificationContext, id: string): Promise<Notifi
 
 /** Marks every unread notification of the recipient read; resolves how many changed. */
 export async function markAllRead(ctx: NotificationContext, recipient: string): Promise<{ updated: number }> {
-  const readAt = ctx.clock.now().toISOString();
+  const readAt = isoNow(ctx.clock);
   const updated = await ctx.repository.markAllRead(recipient, readAt);
   if (updated > 0) ctx.events.publish({ type: 'read-all', recipient, updated, readAt });
   return { updated };

@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError, isoNow } from '@homeops/common/core';
 import type { CreateDeps } from './create-notification.use-case.js';
 import type { NotificationContext } from './notification-context.js';
 import type { Delivery, Emergency, NotificationRecord } from './notification.js';
@@ -20,7 +20,7 @@ export async function resendNotification(ctx: NotificationContext, deps: CreateD
   const alias = deps.provider?.recipientAlias?.(record.recipient);
   if (alias === null) throw new AppError('RECIPIENT_NOT_MAPPED', `No Pushover key for recipient "${record.recipient}"`);
   const to = alias ?? record.delivery.to;
-  const delivery: Delivery = { status: 'pending', attempts: 0, resentAt: ctx.clock.now().toISOString(), ...(to === undefined ? {} : { to }) };
+  const delivery: Delivery = { status: 'pending', attempts: 0, resentAt: isoNow(ctx.clock), ...(to === undefined ? {} : { to }) };
   const patch: { delivery: Delivery; emergency?: Emergency } = { delivery };
   if (record.emergency) {
     const { retry, expire, callback, tags } = record.emergency;

@@ -1,3 +1,4 @@
+import { setRepeatingTimer, SingleFlight, type Timer } from '@homeops/common/core';
 import { removeAttachments } from './delete-notification.use-case.js';
 import type { NotificationContext } from './notification-context.js';
 
@@ -11,8 +12,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Prunes the history in the background on an interval, with the attachments of the pruned records. */
 export class RetentionJob {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private timer: Timer | undefined;
+  private readonly running = new SingleFlight<number>();
 
   constructor(
     private readonly ctx: NotificationContext,
@@ -29,24 +30,22 @@ export class RetentionJob {
     if (!this.enabled || this.timer) return;
     const tick = () => void this.runOnce();
     tick();
-    this.timer = setInterval(tick, this.intervalMs);
-    this.timer.unref();
+    this.timer = setRepeatingTimer(this.ctx.clock, tick, this.intervalMs);
   }
 
   /** Removes what is beyond the limits; resolves how many records were removed. Failures are logged, not thrown. */
   runOnce(): Promise<number> {
-    this.running ??= this.prune().finally(() => (this.running = undefined));
-    return this.running;
+    return this.running.run(() => this.prune());
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
-    await this.running;
+    await this.running.current;
   }
 
   private async prune(): Promise<number> {
-    const olderThan = this.rule.maxAgeDays !== undefined ? new Date(this.ctx.clock.now().getTime() - this.rule.maxAgeDays * DAY_MS) : undefined;
+    const olderThan = this.rule.maxAgeDays !== undefined ? new Date(this.ctx.clock.now() - this.rule.maxAgeDays * DAY_MS) : undefined;
     try {
       const removed = await this.ctx.repository.prune({
         ...(olderThan ? { olderThan } : {}),

@@ -13,6 +13,8 @@ export interface HealthDeps {
   emergencies: () => number;
   streams: () => number;
   startedAt: number;
+  /** The clock's time, for the uptime. */
+  now: () => number;
   /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
   openLan?: boolean;
 }
@@ -97,7 +99,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
         status,
         service: SERVICE_NAME,
         version: SERVICE_VERSION,
-        uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+        uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
         problems,
         storage,
         provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },

@@ -1,4 +1,4 @@
-import { createLogger } from '@homeops/common';
+import { createLogger, systemClock } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import type { AttachmentStore } from '../../src/domain/attachment-store.js';
 import { sweepOrphanAttachments } from '../../src/domain/attachment-sweep.job.js';
@@ -24,7 +24,7 @@ function setup(attachments: AttachmentStore = new InMemoryAttachmentStore()) {
   const stored = makeRecord({ id: newNotificationId(new Date()) });
   const repository = new InMemoryNotificationRepository([stored]);
   const { logger, lines } = capturingLogger();
-  const ctx = { repository, attachments, events: new NotificationEvents(), clock: { now: () => new Date() }, logger };
+  const ctx = { repository, attachments, events: new NotificationEvents(), clock: systemClock, logger };
   return { ctx, stored, lines };
 }
 

@@ -1,3 +1,4 @@
+import { ManualClock, systemClock } from '@homeops/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
@@ -36,10 +37,12 @@ describe('stale deliveries', () => {
     const events = new NotificationEvents();
     const seen: string[] = [];
     events.subscribe('ops', (e) => e.type === 'delivery' && seen.push(`${e.notification.id}:${e.notification.delivery.status}`));
-    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events, clock: { now: () => new Date(NOW) }, logger: silentLogger };
+    const clock = new ManualClock(NOW);
+    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events, clock, logger: silentLogger };
     const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
 
-    worker.resume();
+    await worker.resume();
+    clock.advance(0);
     await eventually(() => seen.length === 4);
     await worker.stop();
 
@@ -57,10 +60,12 @@ describe('stale deliveries', () => {
     await repository.insert(pending('quota', 60));
     const reset = new Date(NOW + 6 * 3600_000).toISOString();
     const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
-    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date(NOW) }, logger: silentLogger };
+    const clock = new ManualClock(NOW);
+    const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock, logger: silentLogger };
     const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
 
-    worker.resume();
+    await worker.resume();
+    clock.advance(0);
     await eventually(async () => (await repository.get('quota'))?.delivery.attempts === 3);
     await worker.stop();
 
@@ -80,7 +85,7 @@ describe('stale deliveries', () => {
       await repository.insert({ ...pending('quota', 0), delivery: { status: 'pending', attempts: 0 } });
       const reset = new Date(NOW + resetInDays * 86_400_000).toISOString();
       const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
-      const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date() }, logger: silentLogger };
+      const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: systemClock, logger: silentLogger };
       const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs });
       await worker.resume();
       await vi.advanceTimersByTimeAsync(10);

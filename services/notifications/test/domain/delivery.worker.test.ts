@@ -1,3 +1,4 @@
+import { systemClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
@@ -33,7 +34,7 @@ function pendingRecord(id: string, delivery: Partial<NotificationRecord['deliver
 }
 
 function worker(repository: InMemoryNotificationRepository, provider: FakePushProvider) {
-  const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: { now: () => new Date() }, logger: silentLogger };
+  const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: systemClock, logger: silentLogger };
   return new DeliveryWorker(ctx, provider, settings);
 }
 

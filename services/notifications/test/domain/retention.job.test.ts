@@ -1,3 +1,4 @@
+import { ManualClock } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
@@ -27,7 +28,7 @@ function setup(records: NotificationRecord[]) {
   const repository = new InMemoryNotificationRepository(records);
   const attachments = new InMemoryAttachmentStore();
   const events = new NotificationEvents();
-  const ctx = { repository, attachments, events, clock: { now: () => NOW }, logger: silentLogger };
+  const ctx = { repository, attachments, events, clock: new ManualClock(NOW.getTime()), logger: silentLogger };
   return { ctx, repository, attachments, events };
 }
 

@@ -1,9 +1,10 @@
+import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
-const fixedClock = (iso: string) => ({ now: () => new Date(iso) });
+const fixedClock = (iso: string) => new ManualClock(Date.parse(iso));
 
 async function create(app: TestAppLike, recipient = 'ops'): Promise<string> {
   return (await request(app).post('/notifications').send({ recipient, title: 't', message: 'm' })).body.id;
@@ -21,13 +22,13 @@ describe('PATCH /notifications/:id/read', () => {
   });
 
   it('is idempotent: a second call keeps the first readAt and writes nothing', async () => {
-    let now = '2026-01-02T00:00:00.000Z';
+    const clock = fixedClock('2026-01-02T00:00:00.000Z');
     const repository = new InMemoryNotificationRepository();
-    const t = await buildTestApp({ repository, clock: { now: () => new Date(now) } });
+    const t = await buildTestApp({ repository, clock });
     const id = await create(t.app);
     await request(t.app).patch(`/notifications/${id}/read`);
     const calls = repository.calls.length;
-    now = '2026-05-05T00:00:00.000Z';
+    clock.advance(Date.parse('2026-05-05T00:00:00.000Z') - clock.now());
     const again = await request(t.app).patch(`/notifications/${id}/read`);
     expect(again.status).toBe(200);
     expect(again.body.readAt).toBe('2026-01-02T00:00:00.000Z');

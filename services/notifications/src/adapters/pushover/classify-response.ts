@@ -46,14 +46,14 @@ function errorTexts(json: Record<string, unknown> | null, redact: Redact): strin
  * permanent; 5xx and unreadable 200s are worth retrying (though an unreadable 200 may have been accepted); anything
  * else (3xx: a wrong API URL) is not. `what` names the request in the error texts.
  */
-export function acceptedJson(response: RawResponse, redact: Redact, what = 'the message'): Record<string, unknown> {
+export function acceptedJson(response: RawResponse, redact: Redact, now: number, what = 'the message'): Record<string, unknown> {
   const { status } = response;
   const json = parseJsonObject(response.body);
   const errors = errorTexts(json, redact);
   const said = errors.length > 0 ? `: ${errors.join('; ')}` : '';
   if (status === 200 && json?.status === 1) return json;
   if (status === 429) {
-    const waitUntil = parseQuota(response.headers)?.resetAt ?? nextMonthUtc(new Date());
+    const waitUntil = parseQuota(response.headers)?.resetAt ?? nextMonthUtc(new Date(now));
     throw new DeliveryError(`Pushover message quota exhausted (HTTP 429)${said}`, false, { status, errors, quotaExhausted: true, waitUntil });
   }
   if (status >= 400 && status < 500) {
@@ -72,8 +72,8 @@ export function acceptedJson(response: RawResponse, redact: Redact, what = 'the 
 }
 
 /** The receipt of an accepted message, or the DeliveryError `acceptedJson` describes. */
-export function classifyResponse(response: RawResponse, redact: Redact): PushReceipt {
-  const json = acceptedJson(response, redact);
+export function classifyResponse(response: RawResponse, redact: Redact, now: number): PushReceipt {
+  const json = acceptedJson(response, redact, now);
   const receipt: PushReceipt = { request: typeof json.request === 'string' ? json.request : '' };
   if (typeof json.receipt === 'string') receipt.receipt = json.receipt;
   return receipt;

@@ -1,3 +1,4 @@
+import type { Clock } from '@homeops/common';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { DeliveryError, type ReceiptStatus } from '../../domain/push-provider.js';
@@ -10,6 +11,8 @@ export interface ApiAccess {
   token: string;
   timeoutMs: number;
   redact: Redact;
+  /** Dates what the answers imply (a quota's reset when Pushover names none). */
+  clock: Clock;
   /** Told every answer's status (and its start, redacted): the rejection circuit counts them. */
   onAnswer?: ((status: number, said: string) => void) | undefined;
 }
@@ -53,7 +56,7 @@ async function accepted(access: ApiAccess, method: 'GET' | 'POST', path: string,
     throw classifyFailure(error, access.redact);
   }
   access.onAnswer?.(response.status, access.redact(response.body.slice(0, 200)));
-  return acceptedJson(response, access.redact, what);
+  return acceptedJson(response, access.redact, access.clock.now(), what);
 }
 
 /** Pushover's answer to `users/validate.json`: the key's devices, or why it is not valid. */

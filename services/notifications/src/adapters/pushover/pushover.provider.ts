@@ -1,3 +1,4 @@
+import { isoNow, systemClock, type Clock, type Timer } from '@homeops/common';
 import {
   DeliveryError,
   type ProviderStatus,
@@ -41,6 +42,8 @@ export interface PushoverProviderOptions {
   emergencyRetrySeconds?: number | undefined;
   /** Priority 2 default for `expire`, seconds (Pushover maximum 10800). Default 3600. */
   emergencyExpireSeconds?: number | undefined;
+  /** Times deadlines, probes and retries, and dates the status (default the system clock). */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -57,22 +60,25 @@ export class PushoverProvider implements PushProvider {
   readonly #redact: Redact;
   readonly #keys: RecipientKeys;
   readonly #circuit: RejectionCircuit;
-  readonly #sounds = new SoundCatalog();
-  #probeTimer: NodeJS.Timeout | undefined;
+  readonly #sounds: SoundCatalog;
+  readonly #clock: Clock;
+  #probeTimer: Timer | undefined;
   #started = false;
   #lastSuccessAt: string | null = null;
   #lastError: ProviderStatus['lastError'] = null;
   #quota: ProviderStatus['quota'] = null;
 
   constructor(options: PushoverProviderOptions) {
-    this.#keys = new RecipientKeys(options.userKey, options.recipients);
+    this.#clock = options.clock ?? systemClock;
+    this.#keys = new RecipientKeys(options.userKey, options.recipients, this.#clock);
+    this.#sounds = new SoundCatalog(this.#clock);
     if (!options.apiToken || this.#keys.size === 0) throw new Error('PushoverProvider needs an API token and a user key (or a recipient map)');
     this.#apiToken = options.apiToken;
     this.#endpoint = resolveEndpoint(options.apiUrl ?? DEFAULT_PUSHOVER_API_URL);
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     if (!Number.isFinite(this.#timeoutMs) || this.#timeoutMs <= 0) throw new Error('timeoutMs must be a positive number');
     this.#emergency = { retry: options.emergencyRetrySeconds ?? 60, expire: options.emergencyExpireSeconds ?? 3600 };
-    this.#circuit = new RejectionCircuit(options.maxRejections ?? 5, options.probeDelayMs);
+    this.#circuit = new RejectionCircuit(options.maxRejections ?? 5, options.probeDelayMs, this.#clock);
     const secrets = [options.apiToken, ...this.#keys.keys()];
     this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   }
@@ -101,14 +107,14 @@ export class PushoverProvider implements PushProvider {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.#probeTimer);
+    this.#probeTimer?.cancel();
     await Promise.all([this.#keys.stop(), this.#sounds.stop()]);
   }
 
   async send(message: PushoverMessage): Promise<PushReceipt> {
     try {
       const receipt = await this.#sendOnce(message);
-      this.#lastSuccessAt = new Date().toISOString();
+      this.#lastSuccessAt = isoNow(this.#clock);
       return receipt;
     } catch (error) {
       throw this.#failed(classifyFailure(error, this.#redact));
@@ -138,7 +144,7 @@ export class PushoverProvider implements PushProvider {
   }
 
   #failed(failure: DeliveryError): DeliveryError {
-    this.#lastError = { message: failure.message, at: new Date().toISOString() };
+    this.#lastError = { message: failure.message, at: isoNow(this.#clock) };
     return failure;
   }
 
@@ -149,6 +155,7 @@ export class PushoverProvider implements PushProvider {
       token: this.#apiToken,
       timeoutMs: this.#timeoutMs,
       redact: this.#redact,
+      clock: this.#clock,
       onAnswer: (status, said) => this.#answered(status, said),
     };
   }
@@ -170,7 +177,7 @@ export class PushoverProvider implements PushProvider {
 
   #assertClosed(): void {
     if (!this.#circuit.isOpen) return;
-    const at = this.#circuit.nextProbeAt ?? Date.now() + 60_000;
+    const at = this.#circuit.nextProbeAt ?? this.#clock.now() + 60_000;
     throw new DeliveryError(
       `Sending is paused: ${this.#circuit.status().reason ?? 'Pushover rejected repeated requests'}. It resumes once a key validation succeeds (next check ${new Date(at).toISOString()})`,
       false,
@@ -183,11 +190,10 @@ export class PushoverProvider implements PushProvider {
   }
 
   #scheduleProbe(): void {
-    clearTimeout(this.#probeTimer);
+    this.#probeTimer?.cancel();
     const at = this.#circuit.nextProbeAt;
     if (at === null) return;
-    this.#probeTimer = setTimeout(() => void this.#probe(), Math.max(0, at - Date.now()));
-    this.#probeTimer.unref();
+    this.#probeTimer = this.#clock.setTimer(() => void this.#probe(), Math.max(0, at - this.#clock.now()));
   }
 
   async #probe(): Promise<void> {
@@ -202,7 +208,7 @@ export class PushoverProvider implements PushProvider {
   async #sendOnce(message: PushoverMessage): Promise<PushReceipt> {
     // Pushover said no messages are left until the reset: asking again would only collect 429s (and risk a block).
     const quota = this.#quota;
-    if (quota?.remaining === 0 && quota.resetAt !== null && Date.parse(quota.resetAt) > Date.now()) {
+    if (quota?.remaining === 0 && quota.resetAt !== null && Date.parse(quota.resetAt) > this.#clock.now()) {
       throw new DeliveryError(`Pushover's message quota is used up until ${quota.resetAt}; not sent`, false, {
         quotaExhausted: true,
         waitUntil: quota.resetAt,
@@ -211,17 +217,16 @@ export class PushoverProvider implements PushProvider {
     this.#assertClosed();
     const target = this.#keys.targetOf(message.to);
     const fields = toPushoverFields(message, this.#emergency, target.devices);
-    const deadlineAt = Date.now() + this.#timeoutMs;
+    const deadlineAt = this.#clock.now() + this.#timeoutMs;
     const deadline = new AbortController();
     let sending = false;
-    const timer = setTimeout(() => deadline.abort(sending ? this.#answerTimeout() : this.#queueTimeout()), this.#timeoutMs);
-    timer.unref();
+    const timer = this.#clock.setTimer(() => deadline.abort(sending ? this.#answerTimeout() : this.#queueTimeout()), this.#timeoutMs);
     let release: (() => void) | undefined;
     try {
       release = await this.#slots.acquire(deadline.signal);
       // A request started with almost no time left would likely be cut off after Pushover accepted it,
       // and the retry would deliver it twice; give up unsent instead.
-      if (deadlineAt - Date.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
+      if (deadlineAt - this.#clock.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
       sending = true;
       const response = await rejectOnAbort(
         postMessage({ userKey: target.key, apiToken: this.#apiToken }, this.#endpoint, fields, deadline.signal),
@@ -230,9 +235,9 @@ export class PushoverProvider implements PushProvider {
       const quota = parseQuota(response.headers);
       if (quota) this.#quota = quota;
       this.#answered(response.status, this.#redact(response.body.slice(0, 200)));
-      return classifyResponse(response, this.#redact);
+      return classifyResponse(response, this.#redact, this.#clock.now());
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
       release?.();
     }
   }

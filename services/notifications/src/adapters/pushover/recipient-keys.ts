@@ -1,3 +1,4 @@
+import { isoNow, SingleFlight, systemClock, type Clock, type Timer } from '@homeops/common';
 import type { RecipientCheck } from '../../domain/push-provider.js';
 import { DeliveryError } from '../../domain/push-provider.js';
 import { validateUser, type ApiAccess } from './pushover-api.js';
@@ -16,10 +17,14 @@ export class RecipientKeys {
   readonly #checks = new Map<string, RecipientCheck>();
   readonly #unmapped: 'default' | 'refuse';
   #retryMs = FIRST_RETRY_MS;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  #timer: Timer | undefined;
+  readonly #running = new SingleFlight<void>();
 
-  constructor(defaultKey: string | undefined, map: RecipientMap | undefined) {
+  constructor(
+    defaultKey: string | undefined,
+    map: RecipientMap | undefined,
+    private readonly clock: Clock = systemClock,
+  ) {
     if (defaultKey) this.#targets.set(DEFAULT_ALIAS, { key: defaultKey, devices: [] });
     for (const [name, target] of map?.recipients ?? []) this.#targets.set(name, target);
     this.#unmapped = map?.unmapped ?? 'default';
@@ -65,8 +70,7 @@ export class RecipientKeys {
 
   /** Validates every key not yet known to be valid or invalid; unanswered ones are tried again later. */
   validate(access: ApiAccess): Promise<void> {
-    this.#running ??= this.#validateAll(access).finally(() => (this.#running = undefined));
-    return this.#running;
+    return this.#running.run(() => this.#validateAll(access));
   }
 
   /** One key that Pushover accepts right now (any alias), for the circuit's probe; false when none is. */
@@ -78,9 +82,9 @@ export class RecipientKeys {
   }
 
   stop(): Promise<void> {
-    clearTimeout(this.#timer);
+    this.#timer?.cancel();
     this.#timer = undefined;
-    return this.#running ?? Promise.resolve();
+    return this.#running.current ?? Promise.resolve();
   }
 
   async #validateAll(access: ApiAccess): Promise<void> {
@@ -88,7 +92,7 @@ export class RecipientKeys {
     for (const [alias, target] of this.#targets) {
       const state = this.#checks.get(alias)?.state;
       if (state === 'valid' || state === 'invalid') continue;
-      const checkedAt = new Date().toISOString();
+      const checkedAt = isoNow(this.clock);
       try {
         const answer = await validateUser(access, target.key);
         if (!answer.valid) {
@@ -109,8 +113,7 @@ export class RecipientKeys {
       }
     }
     if (unanswered) {
-      this.#timer = setTimeout(() => void this.validate(access), this.#retryMs);
-      this.#timer.unref();
+      this.#timer = this.clock.setTimer(() => void this.validate(access), this.#retryMs);
       this.#retryMs = Math.min(MAX_RETRY_MS, this.#retryMs * 2);
     }
   }

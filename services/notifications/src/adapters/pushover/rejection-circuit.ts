@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '@homeops/common';
+
 /** First wait before the validation call that may close the circuit; doubled after each failed probe. */
 const FIRST_PROBE_MS = 60_000;
 const MAX_PROBE_MS = 60 * 60_000;
@@ -16,7 +18,7 @@ export class RejectionCircuit {
   constructor(
     readonly limit: number,
     private readonly firstProbeMs = FIRST_PROBE_MS,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get isOpen(): boolean {
@@ -29,7 +31,7 @@ export class RejectionCircuit {
     if (status >= 200 && status < 300) this.#consecutive = 0;
     else if (status >= 400 && status < 500 && status !== 429) this.#consecutive += 1;
     if (this.#consecutive < this.limit) return false;
-    this.#openSince = this.now();
+    this.#openSince = this.clock.now();
     this.#reason = `${this.#consecutive} requests in a row were rejected; the last: ${reason}`;
     this.#probeDelayMs = this.firstProbeMs;
     this.#nextProbeAt = this.#openSince + this.#probeDelayMs;
@@ -39,7 +41,7 @@ export class RejectionCircuit {
   /** When to probe next (ms since epoch), with the wait doubled for the probe after. */
   probeFailed(): number {
     this.#probeDelayMs = Math.min(Math.max(MAX_PROBE_MS, this.firstProbeMs), this.#probeDelayMs * 2);
-    this.#nextProbeAt = this.now() + this.#probeDelayMs;
+    this.#nextProbeAt = this.clock.now() + this.#probeDelayMs;
     return this.#nextProbeAt;
   }
 

@@ -1,7 +1,7 @@
 import { open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { AppError } from '@homeops/common';
+import { AppError, setRepeatingTimer, sleep, systemClock, type Clock, type Timer } from '@homeops/common';
 import { formatOwner, isDeadHere, newOwner, readLockFile, type LockFileView, type LockOwner } from './lock-owner.js';
 import { FILE_MODE } from './storage-fs.js';
 
@@ -60,12 +60,13 @@ type Takeover = { kind: 'taken' } | { kind: 'changed' } | { kind: 'busy'; taker:
  */
 export class FileLock {
   private owner: LockOwner | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  private heartbeat: Timer | undefined;
   readonly path: string;
 
   constructor(
     path: string,
     private readonly timing: LockTiming = DEFAULT_TIMING,
+    private readonly clock: Clock = systemClock,
   ) {
     this.path = resolve(path);
   }
@@ -88,14 +89,14 @@ export class FileLock {
     const me = this.owner;
     if (me === undefined) return;
     this.owner = undefined;
-    clearInterval(this.heartbeat);
+    this.heartbeat?.cancel();
     liveHere.delete(me.token);
     // Only our own file: one taken over by another host (which judged us dead) is theirs now.
     if ((await readLockFile(this.path))?.owner?.token === me.token) await unlink(this.path).catch(() => undefined);
   }
 
   private async take(me: LockOwner, target: string): Promise<void> {
-    const giveUpAt = Date.now() + BUSY_WAIT_MS;
+    const giveUpAt = this.clock.now() + BUSY_WAIT_MS;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (await createExclusive(this.path, me)) return;
       const current = await readLockFile(this.path);
@@ -104,8 +105,8 @@ export class FileLock {
       const outcome = await this.takeOver(current, me);
       if (outcome.kind === 'taken') return;
       if (outcome.kind === 'busy') {
-        if (Date.now() > giveUpAt) throw this.inUse(outcome.taker, target);
-        await new Promise((done) => setTimeout(done, BUSY_POLL_MS));
+        if (this.clock.now() > giveUpAt) throw this.inUse(outcome.taker, target);
+        await sleep(this.clock, BUSY_POLL_MS);
       }
     }
     throw new AppError('STORAGE_UNAVAILABLE', `Could not take over the stale lock file ${this.path}: it kept changing`);
@@ -170,11 +171,14 @@ export class FileLock {
   }
 
   private startHeartbeat(): void {
-    this.heartbeat = setInterval(() => {
-      const now = new Date();
-      utimes(this.path, now, now).catch(() => undefined); // gone or unwritable: the next start sees an old lock
-    }, this.timing.refreshMs);
-    this.heartbeat.unref();
+    this.heartbeat = setRepeatingTimer(
+      this.clock,
+      () => {
+        const now = new Date(this.clock.now());
+        utimes(this.path, now, now).catch(() => undefined); // gone or unwritable: the next start sees an old lock
+      },
+      this.timing.refreshMs,
+    );
   }
 
   private async isStale(owner: LockOwner | undefined, path: string): Promise<boolean> {
@@ -188,10 +192,10 @@ export class FileLock {
    */
   private async stopsBeating(path: string): Promise<boolean> {
     const first = await modifiedAt(path);
-    if (first === undefined || Date.now() - first > this.timing.staleMs) return true;
-    const deadline = Date.now() + this.timing.staleMs;
-    while (Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, Math.min(1_000, this.timing.refreshMs)));
+    if (first === undefined || this.clock.now() - first > this.timing.staleMs) return true;
+    const deadline = this.clock.now() + this.timing.staleMs;
+    while (this.clock.now() < deadline) {
+      await sleep(this.clock, Math.min(1_000, this.timing.refreshMs));
       const now = await modifiedAt(path);
       if (now === undefined) return true;
       if (now !== first) return false;

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { systemClock, type Clock } from '@homeops/common';
 import type { StorageFile, StorageFs } from './storage-fs.js';
 
 interface Commit {
@@ -41,6 +42,7 @@ export class GroupCommitJournal {
     private path: string,
     private readonly delayMs: number,
     private readonly hooks: JournalHooks,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Opens the file for appending and cuts it to `validBytes` (dropping a torn tail found at load). */
@@ -127,7 +129,8 @@ export class GroupCommitJournal {
     if (this.flushScheduled || this.flushing) return;
     this.flushScheduled = true;
     const run = (): void => void this.flushLoop();
-    if (this.delayMs > 0) setTimeout(run, this.delayMs);
+    // Kept alive: acknowledged changes wait for this flush.
+    if (this.delayMs > 0) this.clock.setTimer(run, this.delayMs, { keepAlive: true });
     else setImmediate(run);
   }
 

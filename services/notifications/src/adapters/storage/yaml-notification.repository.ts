@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { AppError, isAppError } from '@homeops/common';
+import { AppError, isAppError, setRepeatingTimer, SingleFlight, systemClock, type Clock, type Timer } from '@homeops/common';
 import type { Delivery, NotificationPatch, NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../domain/notification-repository.js';
 import { applyPatch } from './apply-patch.js';
@@ -44,6 +44,8 @@ export interface YamlRepositoryOptions {
   snapshotChunkRecords?: number;
   log?: StorageLog;
   fs?: StorageFs;
+  /** Times folds, quiet periods and the lock's heartbeat (default the system clock). */
+  clock?: Clock;
 }
 
 const COMPACTION_RETRY_MS = 5_000;
@@ -62,6 +64,7 @@ const DEFAULT_FOLD_BYTES_PER_MS = 60_000;
  */
 export class YamlNotificationRepository implements NotificationRepository {
   private readonly fs: StorageFs;
+  private readonly clock: Clock;
   private readonly lock: FileLock;
   private index = new NotificationIndex();
   private journal: GroupCommitJournal | undefined;
@@ -73,14 +76,14 @@ export class YamlNotificationRepository implements NotificationRepository {
   private lastError: string | null = null;
   private lastWriteAtMs: number | undefined;
   private lastChangeAtMs = 0;
-  private compaction: Promise<void> | undefined;
+  private readonly compaction = new SingleFlight<void>();
   private compactionRetryAt = 0;
   /** Snapshot bytes a fold writes per millisecond, as the last one measured. */
   private foldBytesPerMs = DEFAULT_FOLD_BYTES_PER_MS;
   /** A fold still running at this time is given up (set on close). */
   private foldDeadline = Number.POSITIVE_INFINITY;
   private closing: Promise<void> | undefined;
-  private quietTimer: NodeJS.Timeout | undefined;
+  private quietTimer: Timer | undefined;
   /** An index cache being written after open; a fold or close waits for it (both write the same file). */
   private cacheWrite: Promise<void> = Promise.resolve();
   /** Commits whose undo may still be needed: the index is compacted only when none is. */
@@ -91,7 +94,8 @@ export class YamlNotificationRepository implements NotificationRepository {
     private readonly options: YamlRepositoryOptions = {},
   ) {
     this.fs = options.fs ?? nodeStorageFs;
-    this.lock = new FileLock(`${path}.lock`);
+    this.clock = options.clock ?? systemClock;
+    this.lock = new FileLock(`${path}.lock`, undefined, this.clock);
   }
 
   async open(): Promise<void> {
@@ -106,7 +110,7 @@ export class YamlNotificationRepository implements NotificationRepository {
       journal = new GroupCommitJournal(this.fs, this.journalPath(loaded.journalGeneration), this.options.groupCommitDelayMs ?? 0, {
         written: () => this.onWritten(),
         failed: (error) => this.onFailed(error),
-      });
+      }, this.clock);
       await journal.open(loaded.journalValidBytes);
       await this.fs.syncDir(dirname(this.path));
       if (loaded.cacheUnused !== undefined && loaded.snapshotBytes > 0) this.log('info', `Parsed ${this.path}: ${loaded.cacheUnused}`);
@@ -134,9 +138,9 @@ export class YamlNotificationRepository implements NotificationRepository {
       throw isAppError(error) ? error : this.storageError(error);
     }
     this.maybeCompact();
-    this.lastChangeAtMs = Date.now();
+    this.lastChangeAtMs = this.clock.now();
     const quietMs = this.options.compactWhenQuietMs ?? DEFAULT_QUIET_MS;
-    if (quietMs > 0) this.quietTimer = setInterval(() => this.compactIfQuiet(quietMs), quietMs).unref();
+    if (quietMs > 0) this.quietTimer = setRepeatingTimer(this.clock, () => this.compactIfQuiet(quietMs), quietMs);
   }
 
   close(): Promise<void> {
@@ -150,10 +154,10 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   private async shutDown(): Promise<void> {
-    clearInterval(this.quietTimer);
+    this.quietTimer?.cancel();
     const journal = this.journal!;
-    this.foldDeadline = Date.now() + (this.options.closeFoldBudgetMs ?? DEFAULT_CLOSE_FOLD_BUDGET_MS);
-    await this.compaction;
+    this.foldDeadline = this.clock.now() + (this.options.closeFoldBudgetMs ?? DEFAULT_CLOSE_FOLD_BUDGET_MS);
+    await this.compaction.current;
     await journal.settled(journal.lastSeq);
     if ((this.options.compactOnClose ?? true) && this.writable && this.journalBytes() > 0) await this.foldOnClose();
     await this.cacheWrite;
@@ -163,7 +167,7 @@ export class YamlNotificationRepository implements NotificationRepository {
 
   private async foldOnClose(): Promise<void> {
     const estimateMs = (this.snapshotBytes + this.journalBytes()) / this.foldBytesPerMs;
-    if (Date.now() + estimateMs > this.foldDeadline) {
+    if (this.clock.now() + estimateMs > this.foldDeadline) {
       const mb = (this.journalBytes() / 1e6).toFixed(1);
       this.log('info', `Left ${mb} MB of journal for the next start: folding would take about ${Math.round(estimateMs)} ms`);
       return;
@@ -294,27 +298,25 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   private compactIfQuiet(quietMs: number): void {
-    const quiet = Date.now() - this.lastChangeAtMs >= quietMs;
+    const quiet = this.clock.now() - this.lastChangeAtMs >= quietMs;
     const enough = Math.max(this.options.compactWhenQuietAfterBytes ?? DEFAULT_QUIET_AFTER_BYTES, this.snapshotBytes / 16);
     if (quiet && this.journalBytes() >= enough) this.startCompaction();
   }
 
   private startCompaction(): void {
-    if (this.state !== 'open' || this.compaction !== undefined || Date.now() < this.compactionRetryAt) return;
-    this.compaction = this.compact()
-      .catch((error: unknown) => {
-        this.compactionRetryAt = Date.now() + COMPACTION_RETRY_MS;
+    if (this.state !== 'open' || this.compaction.current !== undefined || this.clock.now() < this.compactionRetryAt) return;
+    void this.compaction.run(() =>
+      this.compact().catch((error: unknown) => {
+        this.compactionRetryAt = this.clock.now() + COMPACTION_RETRY_MS;
         this.logFoldFailure(error, 'retrying later');
-      })
-      .finally(() => {
-        this.compaction = undefined;
-      });
+      }),
+    );
   }
 
   // Rotate to a new journal at a batch boundary, write the captured state as the new snapshot, drop old journals.
   private async compact(): Promise<void> {
     const journal = this.journal!;
-    const started = Date.now();
+    const started = this.clock.now();
     const generation = this.generation + 1;
     const nextJournal = this.journalPath(generation);
     const capture = await journal.rotate(nextJournal, (previousBytes) => {
@@ -335,13 +337,14 @@ export class YamlNotificationRepository implements NotificationRepository {
         await journal.settled(capture.seq);
         return journal.failureEpoch === capture.epoch;
       },
-      abandoned: () => Date.now() > this.foldDeadline,
+      abandoned: () => this.clock.now() > this.foldDeadline,
     });
     if (written === undefined) throw new Error('a write failed while folding; the journal keeps everything');
     this.snapshotBytes = written.bytes;
     this.olderJournalBytes = 0;
-    this.foldBytesPerMs = Math.max(1, written.bytes / Math.max(1, Date.now() - started));
-    this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${Date.now() - started} ms`);
+    const tookMs = this.clock.now() - started;
+    this.foldBytesPerMs = Math.max(1, written.bytes / Math.max(1, tookMs));
+    this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${tookMs} ms`);
     // Only a cache: a failure costs the next start a parse of the YAML, nothing else.
     await this.cacheWrite;
     await writeIndexCache(this.fs, this.path, { generation, snapshotBytes: written.bytes, snapshotCrc: written.crc }, capture.records).catch((error: unknown) => {
@@ -359,7 +362,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   private onWritten(): void {
     this.writable = true;
     this.lastError = null;
-    this.lastWriteAtMs = Date.now();
+    this.lastWriteAtMs = this.clock.now();
     this.lastChangeAtMs = this.lastWriteAtMs;
   }
 

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '@homeops/common';
 import pg from 'pg';
 import type { EventRelay, NotificationEvent } from '../../../domain/notification-events.js';
 import type { NotificationRepository } from '../../../domain/notification-repository.js';
@@ -26,7 +27,7 @@ export class PgEventRelay implements EventRelay {
   private receive: ((event: NotificationEvent) => void) | undefined;
   private chain: Promise<void> = Promise.resolve();
   private retryMs = RECONNECT_MIN_MS;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: Timer | undefined;
   private stopped = false;
   /**
    * Events under load leave in one NOTIFY statement, one batch at a time so they keep their order. PostgreSQL folds
@@ -45,6 +46,7 @@ export class PgEventRelay implements EventRelay {
     private readonly repository: Pick<NotificationRepository, 'get'>,
     private readonly instanceId: string,
     private readonly log: (level: 'info' | 'warn', message: string) => void = () => undefined,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   send(event: NotificationEvent): void {
@@ -62,7 +64,7 @@ export class PgEventRelay implements EventRelay {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.retryTimer);
+    this.retryTimer?.cancel();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
@@ -92,8 +94,7 @@ export class PgEventRelay implements EventRelay {
     this.client = undefined;
     client.end().catch(() => undefined);
     this.log('warn', `listening for other instances' events stopped (${why}); reconnecting in ${this.retryMs} ms`);
-    this.retryTimer = setTimeout(() => void this.listen(), this.retryMs);
-    this.retryTimer.unref();
+    this.retryTimer = this.clock.setTimer(() => void this.listen(), this.retryMs);
     this.retryMs = Math.min(RECONNECT_MAX_MS, this.retryMs * 2);
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, TimeoutError, withTimeout } from '@homeops/common';
+import { AppError, isoNow, systemClock, TimeoutError, withTimeout, type Clock } from '@homeops/common';
 import pg from 'pg';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../../domain/notification-repository.js';
 import type { Delivery, NotificationPatch, NotificationRecord } from '../../../domain/notification.js';
@@ -22,6 +22,8 @@ export interface PgSettings {
   /** This instance's name in claims; default a random one per start. */
   instanceId?: string;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Times the claims' leases and dates the last write (default the system clock). */
+  clock?: Clock;
 }
 
 /** One row of a multi-row INSERT, as the statement reads it from JSON. */
@@ -52,6 +54,7 @@ export class PgNotificationRepository implements NotificationRepository {
   private lastWriteAt: string | null = null;
   private lastError: string | null = null;
   private records = 0;
+  private readonly clock: Clock;
   /** Creates under load share one multi-row INSERT (see GroupWriter). */
   private readonly inserts = new GroupWriter<InsertRow>((rows) => this.insertRows(rows), {
     maxInFlight: INSERTS_IN_FLIGHT,
@@ -61,6 +64,7 @@ export class PgNotificationRepository implements NotificationRepository {
 
   constructor(private readonly settings: PgSettings) {
     this.instanceId = settings.instanceId ?? `notifications-${randomUUID().slice(0, 8)}`;
+    this.clock = settings.clock ?? systemClock;
     this.pool = new pg.Pool({
       connectionString: settings.url,
       max: settings.poolMax,
@@ -249,8 +253,9 @@ export class PgNotificationRepository implements NotificationRepository {
   /** Where a delivery's claim ends: a pending one stays this instance's until its planned attempt and a lease beyond. */
   private leaseOf(delivery: Delivery): { owner: string | null; afterMs: number | null } {
     if (delivery.status !== 'pending') return { owner: null, afterMs: null };
-    const next = delivery.nextAttemptAt === undefined ? Date.now() : Date.parse(delivery.nextAttemptAt);
-    return { owner: this.instanceId, afterMs: Math.max(0, next - Date.now()) + this.settings.leaseMs };
+    const now = this.clock.now();
+    const next = delivery.nextAttemptAt === undefined ? now : Date.parse(delivery.nextAttemptAt);
+    return { owner: this.instanceId, afterMs: Math.max(0, next - now) + this.settings.leaseMs };
   }
 
   private async read<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<R[]> {
@@ -265,7 +270,7 @@ export class PgNotificationRepository implements NotificationRepository {
 
   private async write<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<R[]> {
     const rows = await this.read<R>(sql, values);
-    this.lastWriteAt = new Date().toISOString();
+    this.lastWriteAt = isoNow(this.clock);
     return rows;
   }
 
@@ -281,7 +286,7 @@ export class PgNotificationRepository implements NotificationRepository {
       const result = await work(client);
       await client.query('COMMIT');
       this.lastError = null;
-      this.lastWriteAt = new Date().toISOString();
+      this.lastWriteAt = isoNow(this.clock);
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
