@@ -14,7 +14,6 @@ const DEVICES: EmulatedDeviceSpec[] = [
   { uuid: PLUG, name: 'Desk lamp', type: 'mss310', broker: 0 },
   { uuid: STRIP, name: 'Power strip', type: 'mss425f', outlets: ['Monitor', 'Printer'], broker: 1 },
 ];
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a real Meross account stays safe (adapter against the emulated cloud)', { timeout: 30_000 }, () => {
   const suite = adapterHostForSuite();
@@ -110,17 +109,18 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
     for (const { code, state, action } of cases) {
       it(`answers ${code} with state ${state}, says what to do, and logs in no more`, async () => {
         emulator.api.answerWith.signIn = { apiStatus: code };
-        const adapter = await startAdapter();
+        const adapter = await startAdapter({ manualClock: true });
 
         await eventually(async () => (await adapter.status()).state === state, `state ${state}`);
-        await sleep(1_500);
-        const status = await adapter.status();
+        const refusedAt = await adapter.now();
+        // Up to the last millisecond of the lock-out (an hour where nothing is due): no timer fires, no login.
+        const status = await adapter.advance(state === 'locked-out' ? 59_999 : 60 * 60_000);
         const failure = await adapter.failure(adapter.setChannel(PLUG, 0, true));
 
         expect(status.state).toBe(state);
         expect(status.lastError?.code).toBe(code);
         expect(status.action).toContain(action);
-        if (state === 'locked-out') expect(Date.parse(status.retryAt ?? '') - Date.now()).toBeGreaterThan(55_000);
+        expect(status.retryAt).toBe(state === 'locked-out' ? new Date(refusedAt + 60_000).toISOString() : null);
         expect(emulator.api.calls.signIn).toBe(1);
         expect(failure.code).toBe('CLOUD_UNAVAILABLE');
       });
@@ -140,39 +140,66 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       });
     }
 
+    /** Lets the adapter's clock run for `ms` in the steps its timers set; the sign-ins counted at each timer. */
+    async function runClock(adapter: RemoteCloud, ms: number): Promise<{ waits: number[]; signIns: number[] }> {
+      const end = (await adapter.now()) + ms;
+      const waits: number[] = [];
+      const signIns: number[] = [];
+      for (;;) {
+        const { retryAt } = await adapter.status();
+        const now = await adapter.now();
+        const due = retryAt === null ? end : Math.min(end, Date.parse(retryAt));
+        if (due >= end) {
+          await adapter.advance(end - now);
+          return { waits, signIns };
+        }
+        waits.push(due - now);
+        await adapter.advance(due - now);
+        signIns.push(emulator.api.calls.signIn);
+      }
+    }
+
     it('follows 1030 without a usable domain only with the growing backoff', async () => {
       emulator.api.answerWith.signIn = { apiStatus: 1030 };
-      const adapter = await startAdapter();
-      await sleep(2_000);
+      const adapter = await startAdapter({ manualClock: true });
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the first refusal');
 
+      const { waits, signIns } = await runClock(adapter, 2_000);
+
+      // 300 and 600 ms between sign-ins, the next after 1.2 s: three in two seconds of the clock.
+      expect(waits).toEqual([300, 600]);
+      expect(signIns).toEqual([2, 3]);
       expect((await adapter.status()).state).toBe('backing-off');
-      expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(2);
-      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+      expect(emulator.api.calls.signIn).toBe(3);
     });
 
     it('logs an unknown code once with its number and backs off instead of looping', async () => {
       emulator.api.answerWith.signIn = { apiStatus: 4242 };
-      const adapter = await startAdapter();
-      await sleep(2_000);
+      const adapter = await startAdapter({ manualClock: true });
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the first refusal');
 
+      const { waits } = await runClock(adapter, 2_000);
+
+      expect(waits).toEqual([300, 600]);
       expect((await adapter.status()).state).toBe('backing-off');
-      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+      expect(emulator.api.calls.signIn).toBe(3);
       expect(suite.host.output.text.split('unknown error code 4242').length - 1).toBe(1);
     });
 
     it('stops sending anything, MQTT included, when the device list answers a throttle code while connected', async () => {
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
       await commandReady(adapter, [PLUG]);
       emulator.api.answerWith.devList = { apiStatus: 1028 };
       const sentBefore = emulator.messageCounts();
 
       const sync = await adapter.failure(adapter.listDevices());
       const command = await adapter.failure(adapter.setChannel(PLUG, 0, true));
-      await sleep(1_000);
+      // The whole lock-out but its last millisecond passes on the adapter's clock (its broker watchdog included).
+      const status = await adapter.advance(59_999);
 
       expect(sync.code).toBe('CLOUD_UNAVAILABLE');
       expect(command.code).toBe('CLOUD_UNAVAILABLE');
-      expect((await adapter.status()).state).toBe('locked-out');
+      expect(status.state).toBe('locked-out');
       expect(emulator.messageCounts()).toEqual({ ...sentBefore, api: sentBefore.api + 1 });
     });
   });
@@ -180,20 +207,21 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
   describe('MFA renewal without a restart', () => {
     it('waits for a code when the token of an MFA account expires, refuses a wrong one at the cost of one login, and takes the right one', async () => {
       emulator.account.mfaCode = '135790';
-      const adapter = await startAdapter({ mfaCode: '135790' });
+      const adapter = await startAdapter({ mfaCode: '135790', manualClock: true });
       await eventually(async () => (await adapter.status()).state === 'connected', 'the first login');
       emulator.api.revokeTokens();
       emulator.account.mfaCode = '246802';
 
       await adapter.failure(adapter.listDevices());
       await eventually(async () => (await adapter.status()).state === 'needs-mfa', 'the session to ask for a code');
-      await sleep(1_000);
+      const waiting = await adapter.advance(60 * 60_000);
       const loginsBefore = emulator.api.calls.signIn;
       const wrong = await adapter.failure(adapter.submitMfaCode('111111'));
       const loginsAfterWrong = emulator.api.calls.signIn;
       await adapter.submitMfaCode('246802');
 
       // The stale configured code was never sent again: the expired token went straight to needs-mfa.
+      expect(waiting.state).toBe('needs-mfa');
       expect(loginsBefore).toBe(1);
       expect(wrong.code).toBe('MFA_CODE_REJECTED');
       expect(loginsAfterWrong).toBe(2);
@@ -248,9 +276,11 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
     });
 
     it('recovers the command channel without a login after a broker refuses reconnections, with no tight loop, and stops cleanly during a reconnect', { timeout: 60_000 }, async () => {
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
       await commandReady(adapter, [PLUG, STRIP]);
       const devListBefore = emulator.api.calls.devList;
+      // The broker watchdog is always armed; a second timer is the broker's next re-creation.
+      const recreationArmed = () => eventually(async () => (await adapter.pendingTimers()) === 2, 'the next re-creation to be armed');
 
       // The broker drops during a burst of commands and refuses connections ('Server unavailable') for a while.
       const burst = Array.from({ length: 10 }, (_, i) => adapter.setChannel(PLUG, 0, i % 2 === 0).then(() => 'ok', (e: { code?: string }) => e.code));
@@ -262,11 +292,22 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       // mqtt.js tries again after 5 s; from the first refusal on, meross-cloud would make a new client at once.
       await eventually(() => broker.refusedConnections > 0, 'the first refused reconnection');
       const attemptsBefore = broker.attempts;
-      await sleep(4_000);
-      const refusedInTwoSeconds = broker.attempts - attemptsBefore;
+      // 2.4 s of the adapter's clock in the steps of the re-creation backoff: nothing before a wait is over, then one attempt.
+      const armedJustBefore: number[] = [];
+      for (const wait of [200, 400, 800, 1_000]) {
+        await recreationArmed();
+        await adapter.advance(wait - 1);
+        armedJustBefore.push(await adapter.pendingTimers());
+        const attempts = broker.attempts;
+        await adapter.advance(1);
+        await eventually(() => broker.attempts === attempts + 1, 'the re-created connection');
+      }
+      const refusedInTheBackoff = broker.attempts - attemptsBefore;
       broker.refuseConnections = null;
       // Watched through events: listing devices would fetch the list, which is what the recovery must not need.
       const seen = adapter.events.length;
+      await recreationArmed();
+      await adapter.advance(1_000);
       await eventually(
         () => adapter.events.slice(seen).some((e) => e.type === 'device' && e.device.uuid === PLUG && e.device.commandReady),
         'the command channel back',
@@ -275,7 +316,8 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       await adapter.setChannel(PLUG, 0, true);
 
       expect(outcomes.every((o) => ['ok', 'DEVICE_NOT_CONTROLLABLE', 'CLOUD_TIMEOUT'].includes(o ?? ''))).toBe(true);
-      expect(refusedInTwoSeconds).toBeLessThanOrEqual(6);
+      expect(armedJustBefore).toEqual([2, 2, 2, 2]);
+      expect(refusedInTheBackoff).toBe(4);
       expect(emulator.device(PLUG).isOn(0)).toBe(true);
       expect(emulator.api.calls.signIn).toBe(1);
       expect(emulator.api.calls.devList).toBe(devListBefore);
@@ -288,8 +330,10 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       await eventually(() => broker.refusedConnections > refusedBefore, 'a refused reconnection', 15_000);
       await adapter.stop();
       const attemptsAtStop = broker.attempts;
-      await sleep(2_000);
+      const timersAtStop = await adapter.pendingTimers();
+      await adapter.advance(60 * 60_000);
 
+      expect(timersAtStop).toBe(0);
       expect(broker.attempts).toBe(attemptsAtStop);
       expect(suite.host.alive).toBe(true);
     });

@@ -51,7 +51,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
     return started;
   }
 
-  async function startAdapter(overrides: { tooManyTokensWaitMs?: number; commandTimeoutMs?: number } = {}): Promise<RemoteCloud> {
+  async function startAdapter(overrides: { tooManyTokensWaitMs?: number; commandTimeoutMs?: number; manualClock?: boolean } = {}): Promise<RemoteCloud> {
     const adapter = await suite.host.create({
         email: account.email,
         password: account.password,
@@ -146,19 +146,21 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
     it('starts while the API is down, answers CLOUD_UNAVAILABLE with Retry-After, and connects once it is back', async () => {
       emulator.api.mode = 'unavailable';
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
 
       await adapter.start();
       await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
       const failure = await adapter.failure(adapter.listDevices());
       const status = await adapter.status();
+      const failedAt = await adapter.now();
       emulator.api.mode = 'up';
-      await eventually(async () => (await adapter.status()).state === 'connected', 'the session to connect', 15_000);
+      const back = await adapter.advance(300);
 
       expect(failure.code).toBe('CLOUD_UNAVAILABLE');
-      expect(failure.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(failure.retryAfterSeconds).toBe(1);
       expect(status.lastError?.message).toContain('HTTP 503');
-      expect(status.retryAt).not.toBeNull();
+      expect(status.retryAt).toBe(new Date(failedAt + 300).toISOString());
+      expect(back.state).toBe('connected');
       expect(await adapter.listDevices()).toHaveLength(4);
       expect(emulator.api.calls.signIn).toBe(1);
     });
@@ -223,49 +225,74 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
     it('survives a 1030 redirect without data (meross-cloud would throw) and backs off', async () => {
       emulator.api.redirect = 'without-data';
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
 
       await adapter.start();
       await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
       const status = await adapter.status();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // 300 ms, then 600 ms: in one second of the clock, exactly three sign-ins, none between them.
+      const beforeFirstRetry = await adapter.advance(299);
+      const signInsBeforeFirstRetry = emulator.api.calls.signIn;
+      await adapter.advance(1);
+      await adapter.advance(599);
+      const signInsBeforeSecondRetry = emulator.api.calls.signIn;
+      await adapter.advance(1);
+      const afterOneSecond = await adapter.advance(100);
 
       expect(status.lastError?.code).toBe(1030);
       expect(suite.host.alive).toBe(true);
-      // 300 ms, 600 ms, ... : a few attempts in a second, not a tight loop.
-      expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(1);
-      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+      expect(beforeFirstRetry.state).toBe('backing-off');
+      expect([signInsBeforeFirstRetry, signInsBeforeSecondRetry]).toEqual([1, 2]);
+      expect(emulator.api.calls.signIn).toBe(3);
+      expect(afterOneSecond.state).toBe('backing-off');
     });
 
     it('waits out error 1301 (too many tokens) without logging in again and reports it', async () => {
       emulator.api.tooManyTokens = true;
-      const adapter = await startAdapter({ tooManyTokensWaitMs: 60_000 });
+      const adapter = await startAdapter({ tooManyTokensWaitMs: 60_000, manualClock: true });
 
       await adapter.start();
       await eventually(async () => (await adapter.status()).state === 'locked-out', 'the session to be locked out');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const status = await adapter.status();
+      const lockedAt = await adapter.now();
+      const failure = await adapter.failure(adapter.listDevices());
+      const status = await adapter.advance(59_999);
+      const signInsWhileLocked = emulator.api.calls.signIn;
+      const again = await adapter.advance(1);
 
-      expect(emulator.api.calls.signIn).toBe(1);
+      expect(signInsWhileLocked).toBe(1);
+      expect(status.state).toBe('locked-out');
       expect(status.lastError?.code).toBe(1301);
       expect(status.action).toContain('Do not restart the service');
-      expect(Date.parse(status.retryAt ?? '') - Date.now()).toBeGreaterThan(50_000);
-      const failure = await adapter.failure(adapter.listDevices());
+      expect(status.retryAt).toBe(new Date(lockedAt + 60_000).toISOString());
       expect(failure.code).toBe('CLOUD_UNAVAILABLE');
-      expect(failure.retryAfterSeconds).toBeGreaterThan(50);
+      expect(failure.retryAfterSeconds).toBe(60);
+      // At the end of the wait exactly one login, refused again: locked out for another wait.
+      expect(emulator.api.calls.signIn).toBe(2);
+      expect(again.retryAt).toBe(new Date(lockedAt + 120_000).toISOString());
     });
 
     it('backs off exponentially instead of looping when every new token is refused at once', async () => {
       emulator.api.rejectNewTokens = true;
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
 
       await adapter.start();
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await eventually(async () => (await adapter.status()).state === 'backing-off', 'the session to back off');
+      const waits: number[] = [];
+      const signIns: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const { retryAt } = await adapter.status();
+        const wait = Date.parse(retryAt ?? '') - (await adapter.now());
+        waits.push(wait);
+        await adapter.advance(wait - 1);
+        signIns.push(emulator.api.calls.signIn);
+        await adapter.advance(1);
+      }
       const status = await adapter.status();
 
-      // Waits of 300, 600, 1200 ms between logins: at most four in two seconds.
-      expect(emulator.api.calls.signIn).toBeGreaterThanOrEqual(2);
-      expect(emulator.api.calls.signIn).toBeLessThanOrEqual(4);
+      // Waits of 300, 600, 1200 ms, then the 2 s cap, between logins; one login at the end of each, none before.
+      expect(waits).toEqual([300, 600, 1_200, 2_000]);
+      expect(signIns).toEqual([1, 2, 3, 4]);
+      expect(emulator.api.calls.signIn).toBe(5);
       expect(status.state).toBe('backing-off');
       expect(status.lastError?.code).toBe(1022);
     });
@@ -289,11 +316,13 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
     it('leaves no broker connection behind when stopped while the device list is on its way', async () => {
       emulator.api.delayMs = 400;
       const adapter = await startAdapter();
+      const landed = () => suite.host.output.text.split('stopped while connecting').length - 1;
+      const landedBefore = landed();
 
       await adapter.start();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(() => emulator.api.calls.total > 0, 'the sign-in to be on its way');
       await adapter.stop();
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await eventually(() => landed() > landedBefore, 'the login to land after the stop');
 
       expect(emulator.api.calls.devList).toBe(1);
       expect(emulator.broker.connectedClients).toBe(0);
@@ -301,14 +330,18 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
     it('stops for good on wrong credentials instead of retrying the login', async () => {
       account = { ...account, password: 'not-the-password' };
-      const adapter = await startAdapter();
+      const adapter = await startAdapter({ manualClock: true });
 
       await adapter.start();
       await eventually(async () => (await adapter.status()).state === 'failed', 'the session to fail');
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      const timers = await adapter.pendingTimers();
+      const anHourLater = await adapter.advance(60 * 60_000);
 
+      expect(anHourLater.state).toBe('failed');
+      expect(anHourLater.retryAt).toBeNull();
       expect(emulator.api.calls.signIn).toBe(1);
-      expect((await adapter.status()).lastError?.code).toBe(1004);
+      expect(anHourLater.lastError?.code).toBe(1004);
+      expect(timers).toBe(1); // the broker watchdog only: no retry is armed
     });
   });
 
