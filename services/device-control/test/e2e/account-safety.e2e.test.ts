@@ -2,8 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
-import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
+import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud, type RemoteCloudOptions } from '../emulator/adapter-process.js';
 import { eventually } from '../emulator/child-output.js';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 
@@ -33,7 +32,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function startAdapter(overrides: Partial<Omit<MerossCloudOptions, 'logger'>> = {}): Promise<RemoteCloud> {
+  async function startAdapter(overrides: Partial<RemoteCloudOptions> = {}): Promise<RemoteCloud> {
     const adapter = await suite.host.create(
       emulatedAdapterOptions(account, emulator.apiUrl, dir, {
         tooManyTokensWaitMs: 60_000,

@@ -61,18 +61,16 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     );
   }
 
-  it('keeps answering every request with a proper status during a 4 s broker outage under load, and recovers by itself', async () => {
+  it('keeps answering every request with a proper status during a broker outage under load (100 requests), and recovers by itself', async () => {
     await emulator.broker.close();
     const answers: Array<[string, ServiceResponse]> = [];
-    const until = Date.now() + 4_000;
     const load = async (worker: number) => {
-      for (let i = 0; Date.now() < until; i++) {
+      for (let i = 0; i < 25; i++) {
         const path = i % 3 === 0 ? `/devices/${PLUG}/toggle` : `/devices/${STRIP}/channels/${(worker + i) % 4}`;
         const started = Date.now();
         const res = i % 3 === 0 ? await service.request('POST', path, { channel: 0 }) : await service.request('PUT', path, { on: i % 2 === 0 });
         expect(Date.now() - started, `${path} took too long`).toBeLessThan(5_000);
         answers.push([path, res]);
-        if (res.status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
     await Promise.all([0, 1, 2, 3].map(load));
