@@ -1,4 +1,4 @@
-import { AppError } from '@homeops/common';
+import { AppError, SingleFlight } from '@homeops/common';
 
 // Instances sharing the folder (PostgreSQL) add files this one does not count: the folder is summed again this often.
 const SUM_AGAIN_AFTER_SAVES = 100;
@@ -10,7 +10,7 @@ const SUM_AGAIN_AFTER_SAVES = 100;
  */
 export class AttachmentBudget {
   private used: number | undefined;
-  private summing: Promise<number> | undefined;
+  private readonly summing = new SingleFlight<number>();
   private reserved = 0;
   private savesSinceSum = 0;
 
@@ -57,15 +57,12 @@ export class AttachmentBudget {
 
   private usedBytes(fresh: boolean): Promise<number> {
     if (!fresh && this.used !== undefined) return Promise.resolve(this.used);
-    this.summing ??= this.sumFolder()
-      .then((bytes) => {
+    return this.summing.run(() =>
+      this.sumFolder().then((bytes) => {
         this.used = bytes;
         this.savesSinceSum = 0;
         return bytes;
-      })
-      .finally(() => {
-        this.summing = undefined;
-      });
-    return this.summing;
+      }),
+    );
   }
 }
