@@ -1,4 +1,4 @@
-// The entry a service's domain imports (`@homeops/common/core`): errors and their table, types, zod, the clock,
+// The entry a service's domain imports (the `./core` export): errors and their table, types, zod, the clock,
 // timeouts, single-flight and the event replay. Nothing here loads Express, helmet, swagger-ui or pino (`Logger` is
 // a type only); test/core-entry.test.ts checks it in a fresh process.
 export { z } from './zod.js';

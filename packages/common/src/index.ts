@@ -1,4 +1,4 @@
-// What a domain may use is the core entry (`@homeops/common/core`); the rest is the HTTP, config and logging side.
+// What a domain may use is the core entry (core.ts, the `./core` export); the rest is the HTTP, config and logging side.
 export * from './core.js';
 export { createErrorHandler, notFoundHandler } from './error-middleware.js';
 export { ConfigError, loadConfig, loadConfigOrExit, readDotenvFiles, type LoadConfigOptions } from './config.js';
