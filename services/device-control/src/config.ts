@@ -73,7 +73,7 @@ const EnvSchema = z.object({
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
 });
 
-/** Every variable of device-control; `.env.example` and the README list the same names. */
+/** Every variable of device-control; `.env.example` and docs/configuration.md list the same names. */
 export const ConfigSchema = z
   .preprocess(applyAliases, EnvSchema)
   .superRefine((env, ctx) => {

@@ -5,7 +5,7 @@ const httpUrl = z
   .url({ protocol: /^https?$/ })
   .transform((url) => url.replace(/\/+$/, ''));
 
-/** Every variable of notifications; `.env.example` and the README list the same names. */
+/** Every variable of notifications; `.env.example` and docs/configuration.md list the same names. */
 export const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(9095),
