@@ -36,7 +36,7 @@ export interface HttpAppOptions {
  * would send the page's own scripts to an https port nobody serves (a blank page), HSTS is ignored over HTTP
  * (a TLS proxy in front sets its own), and COOP and Origin-Agent-Cluster are ignored with a console error.
  */
-const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
+export const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
   contentSecurityPolicy: {
     directives: {
       // Swagger UI's page sets inline styles and loads images as data URIs; the dashboards show image
@@ -58,7 +58,7 @@ type HeaderOp = [name: string, value: string | number | readonly string[] | unde
  * record what it does once and replay that. Anything not plainly static (it calls more than setHeader and
  * removeHeader, or not next() at once) keeps the middleware itself.
  */
-function replayStaticHeaders(middleware: express.RequestHandler): express.RequestHandler {
+export function replayStaticHeaders(middleware: express.RequestHandler): express.RequestHandler {
   const ops: HeaderOp[] = [];
   let passed = false;
   const recorder = {
@@ -86,7 +86,7 @@ function replayStaticHeaders(middleware: express.RequestHandler): express.Reques
  * Synchronous middleware run one after another as one Express layer: every layer costs each request a dispatch
  * through the router, and the baseline below runs on every request. A throw still reaches the error handler.
  */
-function inSeries(handlers: express.RequestHandler[]): express.RequestHandler {
+export function inSeries(handlers: express.RequestHandler[]): express.RequestHandler {
   return (req, res, next) => {
     let at = 0;
     const step = (err?: unknown): void => {
