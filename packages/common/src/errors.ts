@@ -27,9 +27,6 @@ export type ErrorCode =
   | 'NOTIFICATION_EXISTS'
   | 'STORAGE_UNAVAILABLE'
   | 'STORAGE_FULL'
-  | 'PROVIDER_ERROR'
-  | 'PROVIDER_UNAVAILABLE'
-  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL';
 
 interface ErrorEntry {
@@ -75,9 +72,6 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
   STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
   STORAGE_FULL: { status: 507, error: 'Attachment storage is full', solution: 'Delete old notifications with attachments, or raise ATTACHMENTS_MAX_BYTES' },
-  PROVIDER_ERROR: { status: 502, error: 'Push provider rejected the request', solution: 'See the error text' },
-  PROVIDER_UNAVAILABLE: { status: 503, error: 'Push provider unavailable', solution: 'Retry later' },
-  SERVICE_UNAVAILABLE: { status: 503, error: 'Service unavailable', solution: 'Retry later' },
   INTERNAL: { status: 500, error: 'Internal server error', solution: 'Retry later; if it persists, report it with the X-Request-Id of this response' },
 };
 
