@@ -34,4 +34,54 @@ describe('ConcurrencyLimit', () => {
     await expect(limit.run(async () => Promise.reject(new Error('x')))).rejects.toThrow('x');
     expect(await limit.run(async () => 'ran')).toBe('ran');
   });
+
+  it('grants a slot at once while one is free and queues the next holder until a release', async () => {
+    const limit = new ConcurrencyLimit(2);
+    const first = await limit.acquire();
+    await limit.acquire();
+    let third = false;
+    const waiting = limit.acquire().then((release) => {
+      third = true;
+      return release;
+    });
+    await Promise.resolve();
+    expect(third).toBe(false);
+    first();
+    await waiting;
+    expect(third).toBe(true);
+  });
+
+  it('releases a slot only once however often its release is called', async () => {
+    const limit = new ConcurrencyLimit(1);
+    const release = await limit.acquire();
+    const second = limit.acquire();
+    release();
+    release();
+    await second;
+    let third = false;
+    void limit.acquire().then(() => (third = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(third).toBe(false);
+  });
+
+  it('rejects with the signal reason when the signal aborts first, and leaves the queue to the others', async () => {
+    const limit = new ConcurrencyLimit(1);
+    const release = await limit.acquire();
+    const controller = new AbortController();
+    const aborted = limit.acquire({ signal: controller.signal, urgent: true });
+    const next = limit.acquire();
+    controller.abort(new Error('gave up'));
+    await expect(aborted).rejects.toThrow('gave up');
+    release();
+    const nextRelease = await next;
+    nextRelease();
+    expect(await limit.run(async () => 'ran')).toBe('ran');
+  });
+
+  it('rejects at once when the signal has already aborted', async () => {
+    const limit = new ConcurrencyLimit(1);
+    await expect(limit.acquire({ signal: AbortSignal.abort(new Error('late')) })).rejects.toThrow('late');
+    expect(await limit.run(async () => 'ran')).toBe('ran');
+  });
 });

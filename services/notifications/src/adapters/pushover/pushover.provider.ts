@@ -8,13 +8,13 @@ import {
   type ReceiptStatus,
   type SoundList,
 } from '../../domain/push-provider.js';
+import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
 import { classifyFailure, classifyResponse, parseQuota, type Redact } from './classify-response.js';
 import { cancelReceipt, getReceipt, type ApiAccess } from './pushover-api.js';
 import { postMessage, resolveEndpoint, type PushoverEndpoint } from './pushover-request.js';
 import { RecipientKeys } from './recipient-keys.js';
 import type { RecipientMap } from './recipient-map.js';
 import { RejectionCircuit } from './rejection-circuit.js';
-import { Semaphore } from './semaphore.js';
 import { SoundCatalog } from './sound-catalog.js';
 import { toPushoverFields, type PushoverMessage } from './to-pushover-fields.js';
 
@@ -56,7 +56,7 @@ export class PushoverProvider implements PushProvider {
   readonly #endpoint: PushoverEndpoint;
   readonly #timeoutMs: number;
   readonly #emergency: { retry: number; expire: number };
-  readonly #slots = new Semaphore(MAX_CONCURRENT_REQUESTS);
+  readonly #slots = new ConcurrencyLimit(MAX_CONCURRENT_REQUESTS);
   readonly #redact: Redact;
   readonly #keys: RecipientKeys;
   readonly #circuit: RejectionCircuit;
@@ -163,7 +163,7 @@ export class PushoverProvider implements PushProvider {
   /** A receipts call, within the connection limit and never while the circuit is open. */
   async #call<T>(work: (access: ApiAccess) => Promise<T>): Promise<T> {
     this.#assertClosed();
-    const release = await this.#slots.acquire(AbortSignal.timeout(this.#timeoutMs)).catch(() => {
+    const release = await this.#slots.acquire({ signal: AbortSignal.timeout(this.#timeoutMs) }).catch(() => {
       throw this.#queueTimeout();
     });
     try {
@@ -223,7 +223,7 @@ export class PushoverProvider implements PushProvider {
     const timer = this.#clock.setTimer(() => deadline.abort(sending ? this.#answerTimeout() : this.#queueTimeout()), this.#timeoutMs);
     let release: (() => void) | undefined;
     try {
-      release = await this.#slots.acquire(deadline.signal);
+      release = await this.#slots.acquire({ signal: deadline.signal });
       // A request started with almost no time left would likely be cut off after Pushover accepted it,
       // and the retry would deliver it twice; give up unsent instead.
       if (deadlineAt - this.#clock.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
