@@ -1,4 +1,4 @@
-import { KeyedSingleFlight, setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
+import { setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { failedDelivery, retryDelayMs, sentDelivery, UNKNOWN_EMERGENCY_TEXT, type RetryPolicy } from './delivery-outcome.js';
 import type { NotificationContext } from './notification-context.js';
@@ -8,6 +8,20 @@ import { toPushMessage } from './push-message.js';
 
 /** The longest delay one Node timer holds (2^31 - 1 ms, about 24.8 days). */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+type AttemptResult = NotificationRecord | undefined;
+
+/**
+ * What the worker is doing for one delivery; a delivery it is not following has no entry. `outcome` is one the
+ * provider gave but the history could not record yet: it is recorded on the next try, never re-sent.
+ */
+type Tracked =
+  /** Waiting for its (next) attempt's timer. */
+  | { kind: 'scheduled'; timer: Timer; outcome: Delivery | undefined }
+  /** An attempt is under way and every caller joins `done`; `retry` is a retry timer armed before it settled. */
+  | { kind: 'inFlight'; done: Promise<AttemptResult>; outcome: Delivery | undefined; retry: Timer | undefined }
+  /** Neither waiting nor under way (an interrupted emergency being marked, or shut down), holding an outcome to record. */
+  | { kind: 'unrecorded'; outcome: Delivery };
 
 /** Settings of the delivery worker. */
 export interface DeliverySettings extends RetryPolicy {
@@ -25,13 +39,11 @@ export interface DeliverySettings extends RetryPolicy {
  * Retryable failures are retried in the background with exponential backoff; pending records resume after a restart.
  */
 export class DeliveryWorker {
-  private readonly timers = new Map<string, Timer>();
-  private readonly inFlight = new KeyedSingleFlight<string, NotificationRecord | undefined>();
-  /** Outcomes the provider gave but the history could not record yet; recorded on the next try, never re-sent. */
-  private readonly unrecorded = new Map<string, Delivery>();
+  /** One entry per delivery the worker follows: its state and the data of that state. */
+  private readonly tracked = new Map<string, Tracked>();
   private readonly limit: ConcurrencyLimit;
-  private stopped = false;
-  private sweeper: Timer | undefined;
+  /** The worker's own life cycle: running, also sweeping for deliveries left by other instances, or stopped. */
+  private phase: { kind: 'running' } | { kind: 'sweeping'; sweeper: Timer } | { kind: 'stopped' } = { kind: 'running' };
 
   constructor(
     private readonly ctx: NotificationContext,
@@ -51,7 +63,8 @@ export class DeliveryWorker {
     let scheduled = 0;
     for (const record of pending) {
       const { delivery } = record;
-      if (this.timers.has(record.id) || this.inFlight.has(record.id)) continue;
+      const state = this.tracked.get(record.id);
+      if (state && state.kind !== 'unrecorded') continue;
       if (record.priority === 2 && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
         void this.record(record.id, { ...delivery, status: 'unknown', error: `${UNKNOWN_EMERGENCY_TEXT}: the service stopped while it was being sent` }).catch(
           (err: unknown) => this.ctx.logger.error({ err, id: record.id }, 'an interrupted emergency could not be recorded as unknown'),
@@ -71,12 +84,13 @@ export class DeliveryWorker {
    * stopped or died: its claim expired) every `everyMs`, and takes them over.
    */
   startSweeping(everyMs: number): void {
-    if (this.sweeper || this.stopped) return;
-    this.sweeper = setRepeatingTimer(
+    if (this.phase.kind !== 'running') return;
+    const sweeper = setRepeatingTimer(
       this.ctx.clock,
       () => void this.resume().catch((err: unknown) => this.ctx.logger.error({ err }, 'looking for pending deliveries failed; will look again')),
       everyMs,
     );
+    this.phase = { kind: 'sweeping', sweeper };
   }
 
   /** Runs the first attempt of a new record; resolves the record as stored once that attempt finished or timed out. */
@@ -87,16 +101,34 @@ export class DeliveryWorker {
 
   /** Deliveries waiting for a retry timer, for /health. */
   get scheduled(): number {
-    return this.timers.size;
+    let count = 0;
+    for (const state of this.tracked.values()) if (state.kind === 'scheduled' || (state.kind === 'inFlight' && state.retry)) count += 1;
+    return count;
   }
 
   /** Cancels timers and waits for attempts in progress; pending records stay pending for the next start. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.sweeper?.cancel();
-    for (const timer of this.timers.values()) timer.cancel();
-    this.timers.clear();
-    await this.inFlight.settled();
+    if (this.phase.kind === 'sweeping') this.phase.sweeper.cancel();
+    this.phase = { kind: 'stopped' };
+    const flights: Promise<AttemptResult>[] = [];
+    for (const [id, state] of this.tracked) {
+      if (state.kind === 'scheduled') {
+        state.timer.cancel();
+        this.settleTo(id, undefined, state.outcome);
+      } else if (state.kind === 'inFlight') {
+        state.retry?.cancel();
+        this.tracked.set(id, { ...state, retry: undefined });
+        flights.push(state.done);
+      }
+    }
+    await Promise.allSettled(flights);
+  }
+
+  /** The state of `id` once it is neither waiting nor under way: a retry timer, an outcome to record, or nothing. */
+  private settleTo(id: string, timer: Timer | undefined, outcome: Delivery | undefined): void {
+    if (timer) this.tracked.set(id, { kind: 'scheduled', timer, outcome });
+    else if (outcome) this.tracked.set(id, { kind: 'unrecorded', outcome });
+    else this.tracked.delete(id);
   }
 
   /**
@@ -104,19 +136,44 @@ export class DeliveryWorker {
    * it after 1 ms), so it is waited out in steps.
    */
   private schedule(id: string, delayMs: number): void {
-    if (this.stopped) return;
-    this.timers.get(id)?.cancel();
+    if (this.phase.kind === 'stopped') return;
     const step = Math.min(Math.max(0, delayMs), LONGEST_TIMER_MS);
     const timer = this.ctx.clock.setTimer(() => {
-      this.timers.delete(id);
+      this.timerFired(id, timer);
       if (delayMs > step) this.schedule(id, delayMs - step);
       else void this.attempt(id);
     }, step);
-    this.timers.set(id, timer);
+    const state = this.tracked.get(id);
+    if (state?.kind === 'inFlight') {
+      state.retry?.cancel();
+      this.tracked.set(id, { ...state, retry: timer });
+    } else {
+      if (state?.kind === 'scheduled') state.timer.cancel();
+      this.tracked.set(id, { kind: 'scheduled', timer, outcome: state?.outcome });
+    }
   }
 
-  private attempt(id: string, urgent = false): Promise<NotificationRecord | undefined> {
-    return this.inFlight.run(id, () =>
+  /** A timer of `id` fired: it no longer waits for it. */
+  private timerFired(id: string, timer: Timer): void {
+    const state = this.tracked.get(id);
+    if (state?.kind === 'scheduled' && state.timer === timer) this.settleTo(id, undefined, state.outcome);
+    else if (state?.kind === 'inFlight' && state.retry === timer) this.tracked.set(id, { ...state, retry: undefined });
+  }
+
+  /** Runs one attempt of `id`, or joins the one under way. */
+  private attempt(id: string, urgent = false): Promise<AttemptResult> {
+    const state = this.tracked.get(id);
+    if (state?.kind === 'inFlight') return state.done;
+    let start!: (work: Promise<AttemptResult>) => void;
+    const done: Promise<AttemptResult> = new Promise<AttemptResult>((resolve) => {
+      start = resolve;
+    }).finally(() => {
+      const landed = this.tracked.get(id);
+      if (landed?.kind === 'inFlight' && landed.done === done) this.settleTo(id, landed.retry, landed.outcome);
+    });
+    // Under way before any of it runs (the limit may start it at once); a timer still armed stays armed.
+    this.tracked.set(id, { kind: 'inFlight', done, outcome: state?.outcome, retry: state?.kind === 'scheduled' ? state.timer : undefined });
+    start(
       this.limit
         .run(() => this.runAttempt(id), urgent)
         .catch((err: unknown) => {
@@ -126,14 +183,22 @@ export class DeliveryWorker {
           return this.ctx.repository.get(id);
         }),
     );
+    return done;
   }
 
-  private async runAttempt(id: string): Promise<NotificationRecord | undefined> {
-    const outcome = this.unrecorded.get(id);
+  /** Remembers (or, with `undefined`, forgets) the outcome of `id` not recorded yet, in whatever state it is. */
+  private remember(id: string, outcome: Delivery | undefined): void {
+    const state = this.tracked.get(id);
+    if (state?.kind === 'scheduled' || state?.kind === 'inFlight') this.tracked.set(id, { ...state, outcome });
+    else this.settleTo(id, undefined, outcome);
+  }
+
+  private async runAttempt(id: string): Promise<AttemptResult> {
+    const outcome = this.tracked.get(id)?.outcome;
     if (outcome) return this.record(id, outcome);
     const record = await this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
-    if (!record || record.delivery.status !== 'pending' || this.stopped) return record;
+    if (!record || record.delivery.status !== 'pending' || this.phase.kind === 'stopped') return record;
     const expired = this.expiry(record);
     if (expired) return this.record(id, expired);
     const attempts = record.delivery.attempts + 1;
@@ -183,10 +248,10 @@ export class DeliveryWorker {
     return Math.max(0, Math.min(delayMs, expiresInMs));
   }
 
-  private async record(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
-    this.unrecorded.set(id, delivery);
+  private async record(id: string, delivery: Delivery): Promise<AttemptResult> {
+    this.remember(id, delivery);
     const updated = await this.ctx.repository.update(id, { delivery });
-    this.unrecorded.delete(id);
+    this.remember(id, undefined);
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
     if (delivery.status === 'pending') {
