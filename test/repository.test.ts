@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { load } from 'js-yaml';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { serviceVariables } from './support/config-variables.js';
 
@@ -21,7 +21,7 @@ interface Compose {
 }
 
 const exampleVariables = [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]);
-const compose = load(read('docker-compose.yml')) as Compose;
+const compose = parse(read('docker-compose.yml')) as Compose;
 const services = {
   'device-control': { port: 3000, portVariable: 'DEVICE_CONTROL_PORT', variables: serviceVariables['device-control'] },
   notifications: { port: 9095, portVariable: 'NOTIFICATIONS_PORT', variables: serviceVariables.notifications },

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { load } from 'js-yaml';
+import { parse } from 'yaml';
 
 /** One service of docker-compose.yml, as far as this project uses the Compose specification. */
 export interface ComposeService {
@@ -75,7 +75,7 @@ export class ComposeFile {
   ) {
     // Compose reads variables from the shell and from the project folder's .env.
     const variables = { ...readDotEnv(join(projectDir, '.env')), ...process.env };
-    const parsed = load(interpolate(readFileSync(file, 'utf8'), variables)) as { name: string; services: Record<string, ComposeService> };
+    const parsed = parse(interpolate(readFileSync(file, 'utf8'), variables)) as { name: string; services: Record<string, ComposeService> };
     this.project = parsed.name;
     this.services = parsed.services;
     for (const [name, service] of Object.entries(this.services)) {

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { FaultyFs } from './faulty-fs.js';
 import { makeRecord } from './make-record.js';
 import { describeRepositoryContract } from './repository-contract.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
+import { loadReferenceYaml } from './reference-yaml.js';
 
 describeRepositoryContract('YamlNotificationRepository', async () => openRepository(join(await makeTempDir(), 'notifications.yaml')));
 
@@ -30,7 +30,7 @@ describe('YamlNotificationRepository restart', () => {
     await third.remove(folded[1]!.id);
     await third.close();
 
-    const snapshot = load(await readFile(path, 'utf8')) as { notifications: unknown[] };
+    const snapshot = loadReferenceYaml(await readFile(path, 'utf8')) as { notifications: unknown[] };
     expect(snapshot.notifications).toHaveLength(20);
     const reopened = await openRepository(path);
     expect((await reopened.get(journaled.id))).toEqual(journaled);
@@ -40,7 +40,7 @@ describe('YamlNotificationRepository restart', () => {
     expect((await reopened.stats())).toMatchObject({ path, records: 20, writable: true });
   });
 
-  it('writes a YAML snapshot that js-yaml loads to exactly the stored records, odd characters included', async () => {
+  it('writes a YAML snapshot that a general YAML parser loads to exactly the stored records, odd characters included', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     const repo = new YamlNotificationRepository(path);
     await repo.open();
@@ -60,7 +60,7 @@ describe('YamlNotificationRepository restart', () => {
     await repo.insert(plain);
     await repo.close();
     const text = await readFile(path, 'utf8');
-    expect((load(text) as { notifications: unknown[] }).notifications).toEqual([odd, plain]);
+    expect((loadReferenceYaml(text) as { notifications: unknown[] }).notifications).toEqual([odd, plain]);
     expect(text).toContain('title: "yes: no # not a comment"');
     const reopened = await openRepository(path);
     expect((await reopened.get(odd.id))).toEqual(odd);
@@ -91,7 +91,7 @@ describe('YamlNotificationRepository restart', () => {
     const repo = await openRepository(path, { compactAfterBytes: 4096, compactOnClose: false });
     const records = Array.from({ length: 60 }, () => makeRecord());
     await Promise.all(records.map((record) => repo.insert(record)));
-    await expect.poll(async () => ((load(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0).toBeGreaterThan(0);
+    await expect.poll(async () => ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0).toBeGreaterThan(0);
     expect((await repo.stats()).fileBytes).toBeGreaterThan(0);
   });
 
@@ -119,7 +119,7 @@ describe('YamlNotificationRepository restart', () => {
   it('folds a small journal once changes stop for a while, not while they keep coming', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     const repo = await openRepository(path, { compactWhenQuietMs: 400, compactWhenQuietAfterBytes: 1, compactOnClose: false });
-    const snapshotCount = async () => ((load(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
+    const snapshotCount = async () => ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
     for (let i = 0; i < 12; i++) {
       await repo.insert(makeRecord());
       await new Promise((resolve) => setTimeout(resolve, 40));

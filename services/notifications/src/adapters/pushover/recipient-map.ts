@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
+import { parseDocument } from 'yaml';
 
 /** Where one recipient's pushes go: a Pushover user or group key, optionally only to some of its devices. */
 export interface RecipientTarget {
@@ -56,12 +56,11 @@ export function parseRecipientsVariable(text: string): Map<string, RecipientTarg
  * default | refuse`.
  */
 export function parseRecipientsFile(text: string, source: string): { recipients: Map<string, RecipientTarget>; unmapped?: 'default' | 'refuse' } {
-  let doc: unknown;
-  try {
-    doc = load(text);
-  } catch (error) {
-    throw new RecipientMapError(`${source} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
-  }
+  // Merge keys, timestamps, and refusing unknown tags keep the reading the file always had (YAML 1.1 leftovers).
+  const document = parseDocument(text, { merge: true, customTags: ['timestamp'] });
+  const problem = document.errors[0] ?? document.warnings[0];
+  if (problem) throw new RecipientMapError(`${source} is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}`);
+  const doc: unknown = document.toJS();
   if (doc === undefined || doc === null) return { recipients: new Map() };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new RecipientMapError(`${source}: expected a mapping with "recipients:"`);
   const { recipients = {}, unmapped, ...rest } = doc as Record<string, unknown>;
