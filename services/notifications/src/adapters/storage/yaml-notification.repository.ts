@@ -57,6 +57,26 @@ const DEFAULT_CLOSE_FOLD_BUDGET_MS = 3_000;
 // given up at the deadline.
 const DEFAULT_FOLD_BYTES_PER_MS = 60_000;
 
+/** What the history works with while it is open or closing. */
+interface Working {
+  journal: GroupCommitJournal;
+  /** An index cache being written after open; a fold or close waits for it (both write the same file). */
+  cacheWrite: Promise<void>;
+}
+
+/**
+ * The history's life cycle. Reads answer from the index in every state; changes are taken only while open.
+ * - `closed`: before the first open, after a close or a failed open. `journalBytes` is what the last journal held (for
+ *   stats); `closedBy` is the close that ended the last open, which a later close() returns.
+ * - `open`: the journal takes changes; `quietTimer` folds in quiet times.
+ * - `closing`: waiting for writes and a last fold; a fold still running at `foldDeadline` is given up. `done` settles
+ *   once closed.
+ */
+type Life =
+  | { kind: 'closed'; journalBytes: number; closedBy: Promise<void> | undefined }
+  | ({ kind: 'open'; quietTimer: Timer | undefined } & Working)
+  | ({ kind: 'closing'; foldDeadline: number; done: Promise<void> } & Working);
+
 /**
  * The notification history in a human-readable YAML file: changes are appended to a checksummed journal made
  * durable by group commit, and folded into the YAML snapshot in the background by atomic rewrite. Reads come
@@ -67,8 +87,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   private readonly clock: Clock;
   private readonly lock: FileLock;
   private index = new NotificationIndex();
-  private journal: GroupCommitJournal | undefined;
-  private state: 'closed' | 'open' | 'closing' = 'closed';
+  private life: Life = { kind: 'closed', journalBytes: 0, closedBy: undefined };
   private generation = 1;
   private snapshotBytes = 0;
   private olderJournalBytes = 0;
@@ -80,12 +99,6 @@ export class YamlNotificationRepository implements NotificationRepository {
   private compactionRetryAt = 0;
   /** Snapshot bytes a fold writes per millisecond, as the last one measured. */
   private foldBytesPerMs = DEFAULT_FOLD_BYTES_PER_MS;
-  /** A fold still running at this time is given up (set on close). */
-  private foldDeadline = Number.POSITIVE_INFINITY;
-  private closing: Promise<void> | undefined;
-  private quietTimer: Timer | undefined;
-  /** An index cache being written after open; a fold or close waits for it (both write the same file). */
-  private cacheWrite: Promise<void> = Promise.resolve();
   /** Commits whose undo may still be needed: the index is compacted only when none is. */
   private commitsInFlight = 0;
 
@@ -99,7 +112,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   async open(): Promise<void> {
-    if (this.state !== 'closed') throw new AppError('INTERNAL', `${this.path} is already open`);
+    if (this.life.kind !== 'closed') throw new AppError('INTERNAL', `${this.path} is already open`);
     await this.fs.mkdir(dirname(this.path)).catch((error: unknown) => {
       throw this.storageError(error);
     });
@@ -117,21 +130,21 @@ export class YamlNotificationRepository implements NotificationRepository {
       if (loaded.tornBytes > 0) this.log('warn', `Dropped ${loaded.tornBytes} bytes of an unacknowledged write torn by a crash at the end of the journal`);
       for (const file of loaded.staleFiles) await this.fs.unlink(file).catch(() => undefined);
       this.index = loaded.index;
-      this.journal = journal;
       this.generation = loaded.journalGeneration;
       this.snapshotBytes = loaded.snapshotBytes;
       this.olderJournalBytes = loaded.olderJournalBytes;
       this.writable = true;
-      this.state = 'open';
       // Parsed because the cache did not match, and nothing replayed on top: the index is the snapshot, so the cache
       // can be made now rather than at the next fold (which may be far off).
       const parsed = loaded.parsedSnapshot;
+      let cacheWrite = Promise.resolve();
       if (parsed !== undefined && loaded.journalValidBytes === 0 && loaded.olderJournalBytes === 0 && loaded.index.size > 0) {
         const records = loaded.index.records();
-        this.cacheWrite = writeIndexCache(this.fs, this.path, parsed, records).catch((error: unknown) => {
+        cacheWrite = writeIndexCache(this.fs, this.path, parsed, records).catch((error: unknown) => {
           this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
         });
       }
+      this.life = { kind: 'open', journal, cacheWrite, quietTimer: undefined };
     } catch (error) {
       await journal?.close();
       await this.lock.release();
@@ -140,39 +153,43 @@ export class YamlNotificationRepository implements NotificationRepository {
     this.maybeCompact();
     this.lastChangeAtMs = this.clock.now();
     const quietMs = this.options.compactWhenQuietMs ?? DEFAULT_QUIET_MS;
-    if (quietMs > 0) this.quietTimer = setRepeatingTimer(this.clock, () => this.compactIfQuiet(quietMs), quietMs);
+    if (quietMs > 0 && this.life.kind === 'open') {
+      this.life = { ...this.life, quietTimer: setRepeatingTimer(this.clock, () => this.compactIfQuiet(quietMs), quietMs) };
+    }
   }
 
   close(): Promise<void> {
-    if (this.state === 'open') {
-      this.state = 'closing';
-      this.closing = this.shutDown().finally(() => {
-        this.state = 'closed';
-      });
-    }
-    return this.closing ?? Promise.resolve();
+    const life = this.life;
+    if (life.kind === 'closing') return life.done;
+    if (life.kind === 'closed') return life.closedBy ?? Promise.resolve();
+    life.quietTimer?.cancel();
+    const { journal, cacheWrite } = life;
+    const foldDeadline = this.clock.now() + (this.options.closeFoldBudgetMs ?? DEFAULT_CLOSE_FOLD_BUDGET_MS);
+    const done: Promise<void> = this.shutDown({ journal, cacheWrite }, foldDeadline).finally(() => {
+      this.life = { kind: 'closed', journalBytes: journal.bytes, closedBy: done };
+    });
+    this.life = { kind: 'closing', journal, cacheWrite, foldDeadline, done };
+    return done;
   }
 
-  private async shutDown(): Promise<void> {
-    this.quietTimer?.cancel();
-    const journal = this.journal!;
-    this.foldDeadline = this.clock.now() + (this.options.closeFoldBudgetMs ?? DEFAULT_CLOSE_FOLD_BUDGET_MS);
+  private async shutDown(working: Working, foldDeadline: number): Promise<void> {
+    const { journal } = working;
     await this.compaction.current;
     await journal.settled(journal.lastSeq);
-    if ((this.options.compactOnClose ?? true) && this.writable && this.journalBytes() > 0) await this.foldOnClose();
-    await this.cacheWrite;
+    if ((this.options.compactOnClose ?? true) && this.writable && this.journalBytes() > 0) await this.foldOnClose(working, foldDeadline);
+    await working.cacheWrite;
     await journal.close();
     await this.lock.release();
   }
 
-  private async foldOnClose(): Promise<void> {
+  private async foldOnClose(working: Working, foldDeadline: number): Promise<void> {
     const estimateMs = (this.snapshotBytes + this.journalBytes()) / this.foldBytesPerMs;
-    if (this.clock.now() + estimateMs > this.foldDeadline) {
+    if (this.clock.now() + estimateMs > foldDeadline) {
       const mb = (this.journalBytes() / 1e6).toFixed(1);
       this.log('info', `Left ${mb} MB of journal for the next start: folding would take about ${Math.round(estimateMs)} ms`);
       return;
     }
-    await this.compact().catch((error: unknown) => this.logFoldFailure(error, 'on close'));
+    await this.compact(working).catch((error: unknown) => this.logFoldFailure(error, 'on close'));
   }
 
   private logFoldFailure(error: unknown, when: string): void {
@@ -243,7 +260,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   async stats(): Promise<StorageStats> {
-    const journalBytes = this.journal?.bytes ?? 0;
+    const journalBytes = this.currentJournalBytes();
     return {
       engine: 'yaml',
       path: this.path,
@@ -257,7 +274,8 @@ export class YamlNotificationRepository implements NotificationRepository {
 
   // Applied to memory now (so later calls build on it), undone if the group commit carrying it fails.
   private async commit(puts: NotificationRecord[], deletes: string[]): Promise<void> {
-    if (this.state !== 'open') throw new AppError('STORAGE_UNAVAILABLE', `The notification history ${this.path} is not open`);
+    const life = this.life;
+    if (life.kind !== 'open') throw new AppError('STORAGE_UNAVAILABLE', `The notification history ${this.path} is not open`);
     const index = this.index;
     const ids: string[] = [];
     const previous: Array<IndexUndo | undefined> = [];
@@ -277,7 +295,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     };
     this.commitsInFlight += 1;
     try {
-      await this.journal!.append(data, rollback);
+      await life.journal.append(data, rollback);
     } catch (error) {
       throw this.storageError(error);
     } finally {
@@ -288,7 +306,12 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   private journalBytes(): number {
-    return (this.journal?.bytes ?? 0) + this.olderJournalBytes;
+    return this.currentJournalBytes() + this.olderJournalBytes;
+  }
+
+  /** What the journal being written holds (or the last one, when closed). */
+  private currentJournalBytes(): number {
+    return this.life.kind === 'closed' ? this.life.journalBytes : this.life.journal.bytes;
   }
 
   // Folding rewrites the whole history, so under load it waits until the journal is as big as the snapshot: the
@@ -304,9 +327,10 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   private startCompaction(): void {
-    if (this.state !== 'open' || this.compaction.current !== undefined || this.clock.now() < this.compactionRetryAt) return;
+    const life = this.life;
+    if (life.kind !== 'open' || this.compaction.current !== undefined || this.clock.now() < this.compactionRetryAt) return;
     void this.compaction.run(() =>
-      this.compact().catch((error: unknown) => {
+      this.compact(life).catch((error: unknown) => {
         this.compactionRetryAt = this.clock.now() + COMPACTION_RETRY_MS;
         this.logFoldFailure(error, 'retrying later');
       }),
@@ -314,8 +338,8 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   // Rotate to a new journal at a batch boundary, write the captured state as the new snapshot, drop old journals.
-  private async compact(): Promise<void> {
-    const journal = this.journal!;
+  private async compact(working: Working): Promise<void> {
+    const { journal } = working;
     const started = this.clock.now();
     const generation = this.generation + 1;
     const nextJournal = this.journalPath(generation);
@@ -337,7 +361,8 @@ export class YamlNotificationRepository implements NotificationRepository {
         await journal.settled(capture.seq);
         return journal.failureEpoch === capture.epoch;
       },
-      abandoned: () => this.clock.now() > this.foldDeadline,
+      // A fold still running past the deadline of a close is given up.
+      abandoned: () => this.life.kind === 'closing' && this.clock.now() > this.life.foldDeadline,
     });
     if (written === undefined) throw new Error('a write failed while folding; the journal keeps everything');
     this.snapshotBytes = written.bytes;
@@ -346,7 +371,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     this.foldBytesPerMs = Math.max(1, written.bytes / Math.max(1, tookMs));
     this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${tookMs} ms`);
     // Only a cache: a failure costs the next start a parse of the YAML, nothing else.
-    await this.cacheWrite;
+    await working.cacheWrite;
     await writeIndexCache(this.fs, this.path, { generation, snapshotBytes: written.bytes, snapshotCrc: written.crc }, capture.records).catch((error: unknown) => {
       this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
     });
