@@ -12,3 +12,4 @@ export {
   type DocumentedRoute,
   type RouteSender,
 } from './api-key-cases.js';
+export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenApiResponses } from './documented-errors.js';

@@ -21,7 +21,16 @@ export function registerCloudRoutes(api: Api, devices: DeviceService): void {
     tags: ['cloud'],
     body: MfaLoginBodySchema,
     responses: { 200: { description: 'Logged in; the token is saved', schema: MfaLoginResultSchema } },
-    errors: ['MFA_CODE_REJECTED', 'CLOUD_LOGIN_NOT_NEEDED', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT', 'COMMAND_BUDGET_EXHAUSTED'],
+    errors: [
+      'MFA_CODE_REJECTED',
+      'CLOUD_LOGIN_NOT_NEEDED',
+      'CLOUD_UNAVAILABLE',
+      'CLOUD_TIMEOUT',
+      'COMMAND_BUDGET_EXHAUSTED',
+      'MALFORMED_JSON',
+      'JSON_TOO_DEEP',
+      'PAYLOAD_TOO_LARGE',
+    ],
     handler: async ({ body }, _req, res) => {
       await devices.submitMfaCode(body.mfaCode);
       res.json({ state: 'connected' });

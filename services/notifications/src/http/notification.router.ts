@@ -26,7 +26,16 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     body: CreateNotificationBodySchema,
     bodyContentTypes: { 'multipart/form-data': CreateNotificationMultipartSchema },
     responses: { 201: { description: 'Stored; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
-    errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'STORAGE_UNAVAILABLE'],
+    errors: [
+      'RECIPIENT_NOT_MAPPED',
+      'MALFORMED_JSON',
+      'JSON_TOO_DEEP',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'SERVER_BUSY',
+      'STORAGE_FULL',
+      'STORAGE_UNAVAILABLE',
+    ],
     handler: async ({ body }, _req, res) => {
       const { attachment } = body;
       // Without an attachment the validated body already is the input (createNotification copies what it keeps).
