@@ -1,5 +1,5 @@
 import type { CloudStatus, CoverMotion, DailyEnergy, GarageDoorState, HubSubDeviceReading, LightReading, PowerReading } from './device-cloud.js';
-import type { Device } from './device.js';
+import type { DeviceRecord } from './device.js';
 import type { SyncResult } from './device-registry.js';
 
 /** What the service tells live listeners (GET /events): state, presence, sync and session changes. */
@@ -12,7 +12,7 @@ export type DeviceEvent =
   | { type: 'energy'; uuid: string; name: string; at: string; days: DailyEnergy[] }
   | { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'push' | 'read' }
   | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
-  | { type: 'device'; device: Device }
+  | { type: 'device'; device: DeviceRecord }
   | { type: 'device-removed'; uuid: string; name: string }
   | { type: 'sync'; ok: true; at: string; result: SyncResult }
   | { type: 'sync'; ok: false; at: string; error: string }

@@ -1,6 +1,6 @@
 import type { CloudDevice } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
-import { copyDevice, isControllable, type ChannelState, type Device } from './device.js';
+import { copyDevice, isControllable, presenceOf, toDeviceRecord, type ChannelState, type Device, type DeviceStatus } from './device.js';
 
 /** What one synchronization changed. */
 export interface SyncResult {
@@ -25,8 +25,7 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
   return (
     device.name === cloud.name &&
     device.type === cloud.type &&
-    device.online === cloud.online &&
-    (device.upgrading ?? false) === (cloud.upgrading ?? false) &&
+    device.presence === presenceOf(cloud) &&
     device.commandReady === cloud.commandReady &&
     device.switchable === cloud.switchable &&
     device.capabilities.join() === cloud.capabilities.join() &&
@@ -42,7 +41,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
   const known = new Map((previous?.channels ?? []).map((c) => [c.channel, c.on]));
   // A device that was offline may have been switched by hand or lost power, and one whose command channel is or
   // was down misses the pushes meanwhile: either way its states are unknown until they are read again.
-  const keepStates = previous !== undefined && previous.online && cloud.online && previous.commandReady && cloud.commandReady;
+  const keepStates = previous !== undefined && previous.presence === 'online' && cloud.online && previous.commandReady && cloud.commandReady;
   const channels: ChannelState[] = cloud.channels.map((c) => ({
     channel: c.channel,
     name: c.name,
@@ -52,14 +51,13 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     uuid: cloud.uuid,
     name: cloud.name,
     type: cloud.type,
-    online: cloud.online,
+    presence: presenceOf(cloud),
     commandReady: cloud.commandReady,
     switchable: cloud.switchable,
     capabilities: [...cloud.capabilities],
     channels,
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
-  if (cloud.upgrading) device.upgrading = true;
   if (cloud.coverPositioning) device.coverPositioning = true;
   if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
   if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
@@ -91,9 +89,9 @@ export class DeviceRegistry {
     const all = [...this.devices.values()];
     return {
       total: all.length,
-      online: all.filter((d) => d.online).length,
+      online: all.filter((d) => d.presence === 'online').length,
       controllable: all.filter(isControllable).length,
-      awaitingCommandChannel: all.filter((d) => d.online && d.switchable && !d.commandReady).length,
+      awaitingCommandChannel: all.filter((d) => d.presence === 'online' && d.switchable && !d.commandReady).length,
     };
   }
 
@@ -133,10 +131,11 @@ export class DeviceRegistry {
     const device = describe(cloud, previous, nowIso);
     this.devices.set(cloud.uuid, device);
     this.changes += 1;
-    this.emit({ type: 'device', device: copyDevice(device) });
-    if (previous && previous.online !== device.online) {
-      const { uuid, name, online } = device;
-      this.emit({ type: 'online', uuid, name, online, upgrading: device.upgrading ?? false, controllable: isControllable(device) });
+    this.emit({ type: 'device', device: toDeviceRecord(device) });
+    const online = device.presence === 'online';
+    if (previous && (previous.presence === 'online') !== online) {
+      const { uuid, name } = device;
+      this.emit({ type: 'online', uuid, name, online, upgrading: device.presence === 'upgrading', controllable: isControllable(device) });
     }
   }
 
@@ -160,17 +159,16 @@ export class DeviceRegistry {
     this.emit({ type: 'channel', uuid, name: device.name, channel, on, source });
   }
 
-  /** Records presence (and a firmware update); channel states become unknown while a device is away. */
-  setOnline(uuid: string, online: boolean, nowIso: string, upgrading = false): void {
+  /** Records presence; channel states become unknown while a device is away. */
+  setPresence(uuid: string, presence: DeviceStatus, nowIso: string): void {
     const device = this.devices.get(uuid);
     if (!device) return;
+    const online = presence === 'online';
     if (online) device.lastSeenAt = nowIso;
     this.changes += 1;
-    if (device.online === online && (device.upgrading ?? false) === upgrading) return;
-    device.online = online;
-    if (upgrading) device.upgrading = true;
-    else delete device.upgrading;
+    if (device.presence === presence) return;
+    device.presence = presence;
     if (!online) for (const c of device.channels) c.on = null;
-    this.emit({ type: 'online', uuid, name: device.name, online, upgrading, controllable: isControllable(device) });
+    this.emit({ type: 'online', uuid, name: device.name, online, upgrading: presence === 'upgrading', controllable: isControllable(device) });
   }
 }

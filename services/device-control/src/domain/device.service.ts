@@ -7,7 +7,7 @@ import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
 import { assertKnownDevice } from './device-rules.js';
-import { toDeviceView, type DeviceView } from './device.js';
+import { presenceOf, toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
 import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
 import type { Aged } from './device-actions.js';
@@ -310,7 +310,7 @@ export class DeviceService {
       }
       case 'online':
         if (!event.online) this.forgetFamilies(event.uuid);
-        this.registry.setOnline(event.uuid, event.online, now, event.upgrading ?? false);
+        this.registry.setPresence(event.uuid, presenceOf(event), now);
         if (event.online) this.reads?.request([event.uuid]);
         break;
       case 'device':

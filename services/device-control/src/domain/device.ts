@@ -1,20 +1,29 @@
 import type { Capability, CloudChannel, CloudDevice } from './device-cloud.js';
 
+/** Where a device stands: online, offline, or installing a firmware update (not online, back by itself). */
+export type DeviceStatus = 'online' | 'offline' | 'upgrading';
+
+/** The presence the cloud reports (`online` and an `upgrading` flag) as one value. */
+export function presenceOf(cloud: Pick<CloudDevice, 'online' | 'upgrading'>): DeviceStatus {
+  return cloud.upgrading ? 'upgrading' : cloud.online ? 'online' : 'offline';
+}
+
 /** One channel with what the service knows of its state: `null` while unknown. */
 export interface ChannelState extends CloudChannel {
   on: boolean | null;
 }
 
-/** A device as the service knows it: the cloud's description plus channel states. */
-export interface Device extends Omit<CloudDevice, 'channels'> {
+/** A device as the service knows it: the cloud's description plus channel states, its presence as one value. */
+export interface Device extends Omit<CloudDevice, 'channels' | 'online' | 'upgrading'> {
+  presence: DeviceStatus;
   channels: ChannelState[];
   /** Last time the device was seen online (sync, push or command acknowledgement), ISO time. */
   lastSeenAt: string | null;
 }
 
 /** A device accepts commands only when it is online, its command channel is up and it can switch. */
-export function isControllable(device: Pick<Device, 'online' | 'commandReady' | 'switchable'>): boolean {
-  return device.online && device.commandReady && device.switchable;
+export function isControllable(device: Pick<Device, 'presence' | 'commandReady' | 'switchable'>): boolean {
+  return device.presence === 'online' && device.commandReady && device.switchable;
 }
 
 /** A deep copy safe to hand out of the domain. */
@@ -22,25 +31,33 @@ export function copyDevice(device: Device): Device {
   return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
 }
 
-/** Where a device stands: online, offline, or installing a firmware update. */
-export type DeviceStatus = 'online' | 'offline' | 'upgrading';
+/** A device as it goes out (the `device` event, and under the view): presence as `online` and `upgrading` (only when true). */
+export interface DeviceRecord extends Omit<Device, 'presence'> {
+  online: boolean;
+  upgrading?: boolean;
+}
+
+/** The outgoing copy of a device, with its presence derived as before. */
+export function toDeviceRecord(device: Device): DeviceRecord {
+  const { presence, uuid, name, type, ...rest } = copyDevice(device);
+  return { uuid, name, type, online: presence === 'online', ...rest, ...(presence === 'upgrading' ? { upgrading: true } : {}) };
+}
 
 /** A device as callers see it: with `controllable` and `status` worked out. */
-export interface DeviceView extends Device {
+export interface DeviceView extends DeviceRecord {
   controllable: boolean;
   status: DeviceStatus;
 }
 
 /** The caller-facing copy of a device. */
 export function toDeviceView(device: Device): DeviceView {
-  const status: DeviceStatus = device.upgrading ? 'upgrading' : device.online ? 'online' : 'offline';
-  return { ...copyDevice(device), controllable: isControllable(device), status };
+  return { ...toDeviceRecord(device), controllable: isControllable(device), status: device.presence };
 }
 
 /** Why a device cannot take a command right now (presence, command channel), or undefined when it can. */
 export function describeUnreachable(device: Device): string | undefined {
-  if (device.upgrading) return 'the device is installing a firmware update; it comes back by itself';
-  if (!device.online) return 'the device is offline';
+  if (device.presence === 'upgrading') return 'the device is installing a firmware update; it comes back by itself';
+  if (device.presence === 'offline') return 'the device is offline';
   if (!device.commandReady) return 'the command channel to the device is not connected yet';
   return undefined;
 }
