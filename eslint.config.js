@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 // File and network I/O, with or without the node: prefix.
 const IO_MODULES = '^(node:)?(fs|http|https|http2|net|tls|dgram|dns|child_process)(/.*)?$';
 const DOMAIN_MESSAGE = {
-  vendor: 'The domain imports no vendor package (zod included: schemas live in http/); declare what it needs as an interface here and implement it in adapters/.',
+  vendor:
+    'The domain imports no vendor package (zod included: schemas live in http/); declare what it needs as an interface here and implement it in adapters/.',
   io: 'The domain does no file or network I/O; declare an interface here and implement it in adapters/.',
   common: "The domain reaches common through '@homeops/common/core', which loads no Express, helmet, swagger-ui or pino.",
   outside: 'The domain imports only domain files and @homeops/common/core: config values come in as parameters, vendor knowledge lives in adapters/.',

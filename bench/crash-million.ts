@@ -22,7 +22,11 @@ async function burst(port: number, acked: string[], stop: () => boolean, tag: st
     Array.from({ length: 32 }, async () => {
       while (!stop()) {
         try {
-          const res = await call(port, 'POST', '/notifications', { recipient: `crash-${n % 7}`, title: `${tag} ${n++}`, message: 'Created just before a kill -9.' });
+          const res = await call(port, 'POST', '/notifications', {
+            recipient: `crash-${n % 7}`,
+            title: `${tag} ${n++}`,
+            message: 'Created just before a kill -9.',
+          });
           if (res.status === 201) acked.push((JSON.parse(res.text) as { id: string }).id);
         } catch {
           failed += 1; // the process died under this request: not acknowledged

@@ -38,7 +38,12 @@ export function renderDashboardSection(docs: string): string {
     '',
     '| Page | JavaScript + CSS, gzipped | Limit |',
     '| --- | ---: | ---: |',
-    ...pages.map(([page, s]) => `| ${page} | ${kb(s.total)} (${Object.entries(s.files).map(([f, b]) => `${f} ${kb(b)}`).join(', ')}) | ${kb(sizes.limitBytes)} |`),
+    ...pages.map(
+      ([page, s]) =>
+        `| ${page} | ${kb(s.total)} (${Object.entries(s.files)
+          .map(([f, b]) => `${f} ${kb(b)}`)
+          .join(', ')}) | ${kb(sizes.limitBytes)} |`,
+    ),
     '',
   ].join('\n');
 }

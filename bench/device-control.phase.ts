@@ -46,5 +46,7 @@ export async function runDeviceControlPhase(ctx: PhaseContext, results: BenchRes
   }
   results.deviceControl.toggle = await runToggleScript(TOGGLE_TIMEOUT_MS);
   const toggle = results.deviceControl.toggle;
-  ctx.log(toggle.status === 'measured' ? `toggle adds ${toggle.addedP50Ms?.toFixed(2)} ms (p50) over the emulator` : `toggle latency not measured: ${toggle.reason}`);
+  ctx.log(
+    toggle.status === 'measured' ? `toggle adds ${toggle.addedP50Ms?.toFixed(2)} ms (p50) over the emulator` : `toggle latency not measured: ${toggle.reason}`,
+  );
 }

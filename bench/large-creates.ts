@@ -25,7 +25,14 @@ function post(port: number, body: Buffer): Promise<{ status: number; ms: number 
   const started = performance.now();
   return new Promise((resolve) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/notifications', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/notifications',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
@@ -92,12 +99,16 @@ async function runOnce(body: Buffer): Promise<RunResult> {
 
 async function main(): Promise<void> {
   installCleanupHandlers();
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, out: { type: 'string', default: join(ROOT, 'docs/large-creates.json') } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '3' }, out: { type: 'string', default: join(ROOT, 'docs/large-creates.json') } },
+  });
   const body = largeCreateBody(ATTACHMENT_BYTES);
   const runs: RunResult[] = [];
   for (let i = 0; i < Number(values.runs); i++) {
     const run = await runOnce(body);
-    console.log(`run ${i + 1}: +${run.addedMb} MB peak RSS (${run.rssBeforeMb} -> peak ${run.peakAfterMb} MB), ${run.elapsedMs} ms, statuses ${JSON.stringify(run.statuses)}`);
+    console.log(
+      `run ${i + 1}: +${run.addedMb} MB peak RSS (${run.rssBeforeMb} -> peak ${run.peakAfterMb} MB), ${run.elapsedMs} ms, statuses ${JSON.stringify(run.statuses)}`,
+    );
     runs.push(run);
   }
   const worstAddedMb = Math.max(...runs.map((r) => r.addedMb));

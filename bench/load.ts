@@ -43,7 +43,13 @@ function runAutocannon(target: LoadRequest, connections: number, seconds: number
  * A short unmeasured warm-up (JIT, caches, connections), then the measured run at the same concurrency.
  * With the server's pid, also its CPU time per request: less sensitive than req/s to other load on the machine.
  */
-export async function measureThroughput(target: LoadRequest, connections: number, seconds: number, warmupSeconds: number, serverPid?: number): Promise<LoadResult> {
+export async function measureThroughput(
+  target: LoadRequest,
+  connections: number,
+  seconds: number,
+  warmupSeconds: number,
+  serverPid?: number,
+): Promise<LoadResult> {
   if (warmupSeconds > 0) await runAutocannon(target, connections, warmupSeconds);
   const cpuBefore = serverPid === undefined ? undefined : readCpuMs(serverPid);
   const result = await runAutocannon(target, connections, seconds);

@@ -32,7 +32,6 @@ function foldsLogged(logFile: string): Fold[] {
   return folds;
 }
 
-
 async function createOnce(port: number): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CREATE_BODY });
   const body = await res.text();
@@ -127,7 +126,9 @@ async function measureAt100k(ctx: PhaseContext, results: BenchResults, service: 
     await stopChild(bare.child);
   }
   const unloaded = await measureLatency(service.port, LIST_PATH, latencySeconds);
-  ctx.log(`list at 100,000, one at a time: bare p50 ${results.ceilings.list.p50Ms.toFixed(2)} ms, notifications p50 ${unloaded.p50Ms.toFixed(2)} ms p99 ${unloaded.p99Ms.toFixed(2)} ms`);
+  ctx.log(
+    `list at 100,000, one at a time: bare p50 ${results.ceilings.list.p50Ms.toFixed(2)} ms, notifications p50 ${unloaded.p50Ms.toFixed(2)} ms p99 ${unloaded.p99Ms.toFixed(2)} ms`,
+  );
   const loaded = await measureThroughput({ port: service.port, method: 'GET', path: LIST_PATH }, connections, latencySeconds, warmupSeconds, service.child.pid);
   describeRun(ctx, 'notifications list at 100,000', loaded);
   assertAlive(service.child, 'the list runs');

@@ -53,7 +53,9 @@ async function seedTo(url: string, from: number, to: number): Promise<number> {
 const postmasterPid = (cluster: PostgresCluster) => Number(readFileSync(join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 const commits = (url: string) =>
-  withClient(url, async (client) => Number((await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n));
+  withClient(url, async (client) =>
+    Number((await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n),
+  );
 
 /** The plans of the first page and of the counts, as EXPLAIN (ANALYZE, BUFFERS) prints them, at 1,000,000 rows. */
 async function explainPlans(url: string): Promise<string> {
@@ -62,7 +64,11 @@ async function explainPlans(url: string): Promise<string> {
     const unread = `SELECT record FROM notifications WHERE recipient = 'recipient-0' AND NOT read ORDER BY created_at DESC, seq DESC LIMIT 51`;
     const counts = `SELECT total, unread FROM recipient_counts WHERE recipient = 'recipient-0'`;
     const parts: string[] = [];
-    for (const [label, sql] of [['first page', page], ['first page, unread only', unread], ['total and unread counts', counts]] as const) {
+    for (const [label, sql] of [
+      ['first page', page],
+      ['first page, unread only', unread],
+      ['total and unread counts', counts],
+    ] as const) {
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`);
       parts.push(`-- ${label}\n${sql};\n\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n`);
     }
@@ -98,7 +104,11 @@ export async function runPostgresPhase(ctx: PhaseContext, results: BenchResults)
     cluster = await startPostgresCluster();
     const url = await cluster.createDatabase();
     const one = await start('one', url);
-    const sample = await fetch(`http://127.0.0.1:${one.port}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: CREATE_BODY });
+    const sample = await fetch(`http://127.0.0.1:${one.port}/notifications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: CREATE_BODY,
+    });
     bare = await startBare('bare create (postgres phase)', 'post', '/notifications', 201, await sample.text());
     let seeded = 0;
     for (const stored of [10_000, MILLION]) {
@@ -108,7 +118,10 @@ export async function runPostgresPhase(ctx: PhaseContext, results: BenchResults)
       if (stored === MILLION) {
         postgres.listP50MsAtMillion = (await measureLatency(one.port, LIST_PATH, latencySeconds)).p50Ms;
         ctx.log(`postgres: first page at 1,000,000 rows, p50 ${postgres.listP50MsAtMillion.toFixed(2)} ms`);
-        writeFileSync(join(ROOT, 'docs/postgres-plans.txt'), `# EXPLAIN (ANALYZE, BUFFERS) at 1,000,000 rows, written by pnpm bench (bench/postgres.phase.ts)\n\n${await explainPlans(url)}`);
+        writeFileSync(
+          join(ROOT, 'docs/postgres-plans.txt'),
+          `# EXPLAIN (ANALYZE, BUFFERS) at 1,000,000 rows, written by pnpm bench (bench/postgres.phase.ts)\n\n${await explainPlans(url)}`,
+        );
       }
       const before = ceilings.at(-1) ?? (await ceiling());
       const commitsBefore = await commits(url);
@@ -125,7 +138,8 @@ export async function runPostgresPhase(ctx: PhaseContext, results: BenchResults)
       const requests = run.requests * ((seconds + warmupSeconds) / seconds);
       if (requests > 0) stage.transactionsPerCreate = transactions / requests;
       // Warm-up and measured run together, over every request made in them.
-      if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined && requests > 0) stage.databaseCpuUsPerCreate = ((databaseCpuAfter - databaseCpuBefore) * 1000) / requests;
+      if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined && requests > 0)
+        stage.databaseCpuUsPerCreate = ((databaseCpuAfter - databaseCpuBefore) * 1000) / requests;
       postgres.stages.push(stage);
     }
     const two = await start('two', url);

@@ -160,7 +160,15 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       '',
       row(['Startup', 'RSS once started', 'Peak RSS while starting', 'Live heap + external after GC', 'Peak RSS during the runs', 'List p50', 'Stop']),
       row(['---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-      row([ms(million.startupMs), mb(million.afterStartMb), mb(million.startupPeakMb), mb(million.liveHeapMb), mb(million.peakDuringRunsMb), ms(million.listP50Ms), ms(million.stopMs)]),
+      row([
+        ms(million.startupMs),
+        mb(million.afterStartMb),
+        mb(million.startupPeakMb),
+        mb(million.liveHeapMb),
+        mb(million.peakDuringRunsMb),
+        ms(million.listP50Ms),
+        ms(million.stopMs),
+      ]),
       '',
     );
   }
@@ -197,7 +205,12 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '',
   );
   lines.push('## Problems seen during the run', '');
-  lines.push(...(results.problems.length === 0 ? ['None: every request answered 2xx, no connection errors, no child exited early.'] : results.problems.map((p) => `- ${p}`)), '');
+  lines.push(
+    ...(results.problems.length === 0
+      ? ['None: every request answered 2xx, no connection errors, no child exited early.']
+      : results.problems.map((p) => `- ${p}`)),
+    '',
+  );
   lines.push(
     '## Method',
     '',
@@ -205,7 +218,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     '- Histories are written before the service starts through the notifications storage adapter (`YamlNotificationRepository`, records from `services/notifications/bench/storage-bench-data.ts`, 20 recipients), closed so they are folded into the YAML snapshot; each history size gets a fresh directory.',
     '- Every create posts the same JSON body to recipient `recipient-0`; the ceiling gets the same request and returns the create response the service gave.',
     '- Throughput counts 2xx answers only; autocannon records latency in whole milliseconds. List latency is timed with `performance.now()` around each request.',
-    '- Server CPU per request is the child\'s user + system time (`/proc/<pid>/stat`) over the measured run divided by the requests answered: it changes much less than req/s when other work competes for the cores.',
+    "- Server CPU per request is the child's user + system time (`/proc/<pid>/stat`) over the measured run divided by the requests answered: it changes much less than req/s when other work competes for the cores.",
     '- The machine may have been busy with other work: compare the load average above; ratios come from runs made minutes apart in the same invocation.',
     '',
   );

@@ -6,14 +6,19 @@ import type { BenchResults, PostgresResults, PostgresStage } from './results.js'
  * What N instances on N machines would carry, from the costs measured per create: each instance is bound by its own
  * CPU per create, the one database by its CPU per create; the smaller of the two is the ceiling.
  */
-export function estimateScaling(stage: PostgresStage, instances: number[]): Array<{ instances: number; rps: number; bound: 'instances' | 'database' }> | undefined {
+export function estimateScaling(
+  stage: PostgresStage,
+  instances: number[],
+): Array<{ instances: number; rps: number; bound: 'instances' | 'database' }> | undefined {
   const service = stage.create.service.serverCpuUsPerRequest;
   const database = stage.databaseCpuUsPerCreate;
   if (service === undefined || database === undefined || service <= 0 || database <= 0) return undefined;
   // One core per instance (Node runs a request on one thread); the database on the 2 cores of a machine like this one.
   const perInstance = 1e6 / service;
   const databaseCeiling = (2 * 1e6) / database;
-  return instances.map((n) => (n * perInstance <= databaseCeiling ? { instances: n, rps: n * perInstance, bound: 'instances' } : { instances: n, rps: databaseCeiling, bound: 'database' }));
+  return instances.map((n) =>
+    n * perInstance <= databaseCeiling ? { instances: n, rps: n * perInstance, bound: 'instances' } : { instances: n, rps: databaseCeiling, bound: 'database' },
+  );
 }
 
 function stageRow(stage: PostgresStage): string {
@@ -46,7 +51,7 @@ function scalingLines(postgres: PostgresResults): string[] {
     '',
     row(['Instances (one machine each)', 'Creates/s carried', 'Bound by']),
     row(['---:', '---:', '---']),
-    ...estimate.map((e) => row([e.instances, int(e.rps), e.bound === 'instances' ? 'the instances\' CPU' : 'the database\'s CPU (2 cores)'])),
+    ...estimate.map((e) => row([e.instances, int(e.rps), e.bound === 'instances' ? "the instances' CPU" : "the database's CPU (2 cores)"])),
     '',
   ];
 }

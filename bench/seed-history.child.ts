@@ -14,7 +14,7 @@ const started = performance.now();
 // ...and that write is never cut short, so the history starts as a snapshot, as a service that stopped in time leaves it.
 const repo = new YamlNotificationRepository(path, { compactAfterBytes: Number.MAX_SAFE_INTEGER, closeFoldBudgetMs: Number.MAX_SAFE_INTEGER });
 await repo.open();
-for (let done = 0; done < count; ) {
+for (let done = 0; done < count;) {
   const batch = Math.min(BATCH, count - done);
   await Promise.all(Array.from({ length: batch }, (_, i) => repo.insert(benchRecord(done + i))));
   done += batch;

@@ -65,7 +65,14 @@ export async function startNotifications(storagePath: string, logDir: string, me
   const child = spawnNode({
     name: 'notifications',
     args: [...probe, NOTIFICATIONS_MAIN],
-    env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'info', ...(memoryFile ? { BENCH_MEMORY_FILE: memoryFile } : {}), ...env },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      STORAGE_PATH: storagePath,
+      LOG_LEVEL: 'info',
+      ...(memoryFile ? { BENCH_MEMORY_FILE: memoryFile } : {}),
+      ...env,
+    },
     cwd: logDir, // no .env up the tree from a temp dir
     logFile: join(logDir, 'notifications.log'),
   });
@@ -79,7 +86,13 @@ export async function startDeviceControl(deviceCount: number, logDir: string): P
   const child = spawnNode({
     name: 'device-control',
     args: [DEVICE_CONTROL_MAIN],
-    env: { PORT: String(port), HOST: '127.0.0.1', CLOUD_BACKEND: 'simulator', SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices().length), LOG_LEVEL: 'info' },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CLOUD_BACKEND: 'simulator',
+      SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices().length),
+      LOG_LEVEL: 'info',
+    },
     cwd: logDir,
     logFile: join(logDir, 'device-control.log'),
   });

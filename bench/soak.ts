@@ -26,7 +26,11 @@ async function worker(port: number, deadline: number, counts: Record<string, num
     const recipient = `recipient-${n % 20}`;
     let res;
     if (pick < 5) {
-      res = await call(port, 'POST', '/notifications', { recipient, title: `Soak ${n}`, message: 'Disk usage on server-12 is above 90 %. Check the old backups.' });
+      res = await call(port, 'POST', '/notifications', {
+        recipient,
+        title: `Soak ${n}`,
+        message: 'Disk usage on server-12 is above 90 %. Check the old backups.',
+      });
       if (res.status === 201) mine.push((JSON.parse(res.text) as { id: string }).id);
     } else if (pick < 12) res = await call(port, 'GET', `/notifications/${recipient}?limit=50`);
     else if (pick < 15 && mine.length > 0) res = await call(port, 'PATCH', `/notifications/${mine[mine.length - 1]}/read`);
@@ -73,7 +77,8 @@ try {
     if (memory) samples.push({ s: Math.round((Date.now() - started) / 1000), rssMb: Math.round(memory.rssMb) });
   }, 1000);
   const counts: Record<string, number> = {};
-  const storedNow = async () => (JSON.parse((await call(service.port, 'GET', '/recipients')).text) as Array<{ total: number }>).reduce((sum, r) => sum + r.total, 0);
+  const storedNow = async () =>
+    (JSON.parse((await call(service.port, 'GET', '/recipients')).text) as Array<{ total: number }>).reduce((sum, r) => sum + r.total, 0);
   const storedAtStart = await storedNow();
   await Promise.all(Array.from({ length: WORKERS }, () => worker(service.port, deadline, counts, [])));
   clearInterval(sampler);
@@ -90,7 +95,12 @@ try {
     requests: counts,
     storedAtStart,
     storedAtEnd,
-    rssMb: { min: Math.min(...samples.map((p) => p.rssMb)), max: Math.max(...samples.map((p) => p.rssMb)), firstMinuteMean: mean(firstMinute), lastMinuteMean: mean(lastMinute) },
+    rssMb: {
+      min: Math.min(...samples.map((p) => p.rssMb)),
+      max: Math.max(...samples.map((p) => p.rssMb)),
+      firstMinuteMean: mean(firstMinute),
+      lastMinuteMean: mean(lastMinute),
+    },
     samples,
   };
   writeFileSync(join(ROOT, 'docs/soak.json'), `${JSON.stringify(result, null, 2)}\n`);

@@ -39,15 +39,50 @@ function millionTargets(results: BenchResults): TargetCheck[] {
   const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, comparison: TargetCheck['comparison'], basis: string) =>
     check({ source: 'issue 14', target, measured, unit, limit, comparison, basis });
   return [
-    at('live heap + external after GC at 1,000,000 stored', m?.liveHeapMb, 'MB', 350, '<', 'heapUsed + external after two full GCs (bench memory probe), once started'),
+    at(
+      'live heap + external after GC at 1,000,000 stored',
+      m?.liveHeapMb,
+      'MB',
+      350,
+      '<',
+      'heapUsed + external after two full GCs (bench memory probe), once started',
+    ),
     at('peak resident memory during the list and create runs at 1,000,000', m?.peakDuringRunsMb, 'MB', 800, '<', 'VmHWM, reset after startup'),
-    at('resident memory once started at 1,000,000', m?.afterStartMb, 'MB', 500, '<', `VmRSS once /health answers; peak while loading ${m === undefined ? '–' : m.startupPeakMb.toFixed(0)} MB`),
+    at(
+      'resident memory once started at 1,000,000',
+      m?.afterStartMb,
+      'MB',
+      500,
+      '<',
+      `VmRSS once /health answers; peak while loading ${m === undefined ? '–' : m.startupPeakMb.toFixed(0)} MB`,
+    ),
     at('startup with 1,000,000 stored', m?.startupMs, 'ms', 6_000, '<', 'spawn to first 200 from /health'),
     at('stop on SIGTERM with 1,000,000 stored, after the create runs', m?.stopMs, 'ms', 5_000, '<', `SIGTERM to exit (code ${m?.stopCode ?? '–'})`),
     at("first page of a recipient's list with 1,000,000 stored, p50", m?.listP50Ms, 'ms', 2, '<', 'one request at a time, keep-alive'),
-    at('create throughput with 1,000,000 stored vs bare Express 5', percent(stage(1_000_000)?.create.ratio), '%', 75, '>=', `req/s ratio, ${connections} connections`),
-    at('create throughput with 10,000 stored vs bare Express 5, kept', percent(stage(10_000)?.create.ratio), '%', 80, '>=', `req/s ratio, ${connections} connections`),
-    at('create throughput with 100,000 stored vs bare Express 5, kept', percent(stage(100_000)?.create.ratio), '%', 80, '>=', `req/s ratio, ${connections} connections`),
+    at(
+      'create throughput with 1,000,000 stored vs bare Express 5',
+      percent(stage(1_000_000)?.create.ratio),
+      '%',
+      75,
+      '>=',
+      `req/s ratio, ${connections} connections`,
+    ),
+    at(
+      'create throughput with 10,000 stored vs bare Express 5, kept',
+      percent(stage(10_000)?.create.ratio),
+      '%',
+      80,
+      '>=',
+      `req/s ratio, ${connections} connections`,
+    ),
+    at(
+      'create throughput with 100,000 stored vs bare Express 5, kept',
+      percent(stage(100_000)?.create.ratio),
+      '%',
+      80,
+      '>=',
+      `req/s ratio, ${connections} connections`,
+    ),
   ];
 }
 
@@ -59,8 +94,22 @@ function postgresTargets(results: BenchResults): TargetCheck[] {
   const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, comparison: TargetCheck['comparison'], basis: string) =>
     check({ source: 'issue 15', target, measured, unit, limit, comparison, basis });
   return [
-    at('PostgreSQL: create throughput with 10,000 rows vs bare Express 5, one instance', create(10_000), '%', 50, '>=', `req/s ratio, ${connections} connections`),
-    at('PostgreSQL: create throughput with 1,000,000 rows vs bare Express 5, one instance', create(1_000_000), '%', 50, '>=', `req/s ratio, ${connections} connections`),
+    at(
+      'PostgreSQL: create throughput with 10,000 rows vs bare Express 5, one instance',
+      create(10_000),
+      '%',
+      50,
+      '>=',
+      `req/s ratio, ${connections} connections`,
+    ),
+    at(
+      'PostgreSQL: create throughput with 1,000,000 rows vs bare Express 5, one instance',
+      create(1_000_000),
+      '%',
+      50,
+      '>=',
+      `req/s ratio, ${connections} connections`,
+    ),
     at("PostgreSQL: first page of a recipient's list with 1,000,000 rows, p50", p?.listP50MsAtMillion, 'ms', 3, '<', 'one request at a time, keep-alive'),
   ];
 }

@@ -11,7 +11,7 @@ const PAD = { left: 70, right: 150, top: 40, bottom: 50 };
 function niceStep(max: number, ticks: number): number {
   const raw = max / ticks;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
-  return ([1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((step) => step >= raw) ?? raw);
+  return [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((step) => step >= raw) ?? raw;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');

@@ -13,11 +13,21 @@ function load(rps: number): LoadResult {
 }
 
 function results(
-  overrides: { createRps?: [number, number, number]; startupMs?: number; toggle?: BenchResults['deviceControl']['toggle']; million?: Partial<NonNullable<BenchResults['notifications']['atMillion']>> } = {},
+  overrides: {
+    createRps?: [number, number, number];
+    startupMs?: number;
+    toggle?: BenchResults['deviceControl']['toggle'];
+    million?: Partial<NonNullable<BenchResults['notifications']['atMillion']>>;
+  } = {},
 ): BenchResults {
   const [at0, at10k, at100k] = overrides.createRps ?? [2500, 2450, 2450];
   const ceiling = [load(3000), load(3000)];
-  const stage = (stored: number, rps: number) => ({ stored, seedMs: 1, startupMs: 100, create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 } });
+  const stage = (stored: number, rps: number) => ({
+    stored,
+    seedMs: 1,
+    startupMs: 100,
+    create: { service: load(rps), ceilingRps: 3000, serviceRps: rps, ratio: rps / 3000 },
+  });
   return {
     command: 'pnpm bench',
     code: { commit: 'abc1234', uncommittedChanges: false },
@@ -31,7 +41,17 @@ function results(
       listAt100k: { unloaded: { samples: 100, p50Ms: 0.9, p99Ms: 3, failures: 0 }, loaded: load(2000), bytes: 20_000 },
       startupAt100kMs: overrides.startupMs ?? 2_000,
       memoryAt100k: { afterStartMb: 200, startupPeakMb: 250, afterLoadMb: 260, peakAfterLoadMb: 270 },
-      atMillion: { startupMs: 2_500, afterStartMb: 400, startupPeakMb: 600, liveHeapMb: 310, peakDuringRunsMb: 500, listP50Ms: 0.8, stopMs: 70, stopCode: 0, ...overrides.million },
+      atMillion: {
+        startupMs: 2_500,
+        afterStartMb: 400,
+        startupPeakMb: 600,
+        liveHeapMb: 310,
+        peakDuringRunsMb: 500,
+        listP50Ms: 0.8,
+        stopMs: 70,
+        stopCode: 0,
+        ...overrides.million,
+      },
     },
     deviceControl: {
       devices: { service: load(2700), ceilingRps: 3000, serviceRps: 2700, ratio: 0.9, cpuRatio: 0.85, deviceCount: 50, bytes: 15_000 },
@@ -91,7 +111,10 @@ describe('bench targets', () => {
     expect(byTarget['create throughput with 100,000 stored vs bare Express 5']).toMatchObject({ status: 'missed' });
     expect(byTarget['create throughput with 100,000 stored vs bare Express 5, kept']).toMatchObject({ status: 'missed', source: 'issue 14', limit: 80 });
     expect(byTarget['startup with 100,000 stored']).toMatchObject({ status: 'missed', measured: 3_400 });
-    expect(byTarget['resident memory at 100,000 stored']).toMatchObject({ status: 'met', basis: 'VmRSS once /health answers; 260 MB after the list and create runs' });
+    expect(byTarget['resident memory at 100,000 stored']).toMatchObject({
+      status: 'met',
+      basis: 'VmRSS once /health answers; 260 MB after the list and create runs',
+    });
   });
 
   it('reports a toggle row that did not run as not measured, never as met', () => {
@@ -120,8 +143,8 @@ describe('bench report', () => {
     expect(markdown).toContain('| 1,000,000 | 900 ms | 1,800 | 10 ms | 40 ms | 400 µs | 250 µs | 2.00 | 0 | **60.0%** |');
     expect(markdown).toContain('**1,900 req/s** against 1,800 for one');
     // 2,500 creates/s per instance (400 µs), 8,000 for the database (250 µs on two cores).
-    expect(markdown).toContain('| 2 | 5,000 | the instances\' CPU |');
-    expect(markdown).toContain('| 4 | 8,000 | the database\'s CPU (2 cores) |');
+    expect(markdown).toContain("| 2 | 5,000 | the instances' CPU |");
+    expect(markdown).toContain("| 4 | 8,000 | the database's CPU (2 cores) |");
   });
 
   it('leaves the PostgreSQL section out when the phase did not run', () => {

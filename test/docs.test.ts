@@ -109,7 +109,10 @@ describe('docs/configuration.md', () => {
   it('documents every variable that a service config schema reads', () => {
     for (const [service, variables] of Object.entries(serviceVariables)) {
       expect(variables.length, service).toBeGreaterThan(5);
-      expect(variables.filter((name) => !documented.has(name)), service).toEqual([]);
+      expect(
+        variables.filter((name) => !documented.has(name)),
+        service,
+      ).toEqual([]);
     }
   });
 

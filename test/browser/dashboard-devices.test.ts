@@ -41,7 +41,9 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
 
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
     expect(await page.getByRole('article').count()).toBe(7);
-    await expect.poll(() => page.getByRole('status', { name: 'Service status' }).textContent()).toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
+    await expect
+      .poll(() => page.getByRole('status', { name: 'Service status' }).textContent())
+      .toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
     expect(trouble.problems).toEqual([]);
     await page.close();
   }, 60_000);
@@ -116,7 +118,11 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     for (let i = 0; i < 19; i += 1) await page.keyboard.press('ArrowRight');
     await form.getByRole('button', { name: 'Apply' }).click();
     await expect
-      .poll(async () => ((await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-bulb-0001/light`)).json()) as { lights: Array<{ brightness: number }> }).lights[0]?.brightness)
+      .poll(
+        async () =>
+          ((await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-bulb-0001/light`)).json()) as { lights: Array<{ brightness: number }> }).lights[0]
+            ?.brightness,
+      )
       .toBe(20);
 
     expect(await switchOf(page, 'Reading Light', 'Reading Light').count()).toBe(1);
@@ -149,7 +155,11 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     const heating = card.getByRole('switch', { name: 'Living room valve: heating' });
     await heating.waitFor();
     const valve = async () =>
-      ((await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-hub-0001/hub`)).json()) as { subdevices: Array<{ id: string; on: boolean; targetTemperature: number }> }).subdevices[0];
+      (
+        (await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-hub-0001/hub`)).json()) as {
+          subdevices: Array<{ id: string; on: boolean; targetTemperature: number }>;
+        }
+      ).subdevices[0];
 
     const before = await heating.getAttribute('aria-checked');
     await heating.click();

@@ -137,8 +137,18 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
   }, 60_000);
 
   it('shows an image attachment inline and offers any other file as a download, both fetched with the page', async () => {
-    await api.create({ recipient: 'carol', title: 'Camera', message: 'Motion at the gate', attachment: { filename: 'gate.png', contentType: 'image/png', data: PNG_1PX } });
-    await api.create({ recipient: 'carol', title: 'Report', message: 'Weekly report', attachment: { filename: 'report.txt', contentType: 'text/plain', data: Buffer.from('all good\n').toString('base64') } });
+    await api.create({
+      recipient: 'carol',
+      title: 'Camera',
+      message: 'Motion at the gate',
+      attachment: { filename: 'gate.png', contentType: 'image/png', data: PNG_1PX },
+    });
+    await api.create({
+      recipient: 'carol',
+      title: 'Report',
+      message: 'Weekly report',
+      attachment: { filename: 'report.txt', contentType: 'text/plain', data: Buffer.from('all good\n').toString('base64') },
+    });
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
     await page.goto(`${url}#recipient=carol`);
@@ -178,7 +188,14 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     expect(defaults).toEqual({ priority: '0', sound: '' });
     expect(refusal).toContain('url: must be a link Pushover opens');
     const [stored] = (await api.get('/notifications/dave')).body as Array<Record<string, unknown>>;
-    expect(stored).toMatchObject({ title: 'Garage', message: 'Garage door left open', priority: 1, sound: 'bike', url: 'https://example.com/cam', monospace: true });
+    expect(stored).toMatchObject({
+      title: 'Garage',
+      message: 'Garage door left open',
+      priority: 1,
+      sound: 'bike',
+      url: 'https://example.com/cam',
+      monospace: true,
+    });
     expect(posts).toBe(1);
     expect(trouble.problems).toEqual([]);
     await page.close();
@@ -276,7 +293,11 @@ describe('notifications inbox with 100,000 stored', () => {
   let running: ServiceChild;
   beforeAll(async () => {
     const history = join(dir, 'notifications.yaml');
-    const seeded = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/seed-history.child.ts', history, '100000'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
+    const seeded = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/seed-history.child.ts', history, '100000'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
     running = await startService('notifications', { STORAGE_PATH: history });
   }, 240_000);

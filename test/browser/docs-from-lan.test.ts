@@ -27,7 +27,14 @@ for (const service of services) {
       const trouble = watchTrouble(page);
 
       await page.goto(`http://${LAN_HOST}:${running.port}/docs`, { waitUntil: 'load', timeout: 30_000 });
-      const rendered = await page.locator('.opblock').first().waitFor({ timeout: 15_000 }).then(() => true, () => false);
+      const rendered = await page
+        .locator('.opblock')
+        .first()
+        .waitFor({ timeout: 15_000 })
+        .then(
+          () => true,
+          () => false,
+        );
 
       expect({ rendered, problems: trouble.problems }).toEqual({ rendered: true, problems: [] });
 

@@ -26,8 +26,14 @@ export async function launchLanBrowser(): Promise<{ browser: Browser; close(): P
     executablePath: CHROMIUM,
     timeout: 30_000,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-proxy-server',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-proxy-server',
       `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1, MAP ${ATTACKER_HOST} 127.0.0.1`,
     ],
   });
@@ -58,7 +64,13 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to.
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(context: Document): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }>;
+        };
+      }
+    ).axe;
     const { violations } = await axe.run(document);
     return violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')

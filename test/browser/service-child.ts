@@ -34,7 +34,12 @@ export async function startService(name: string, env: Record<string, string>): P
     rmSync(cwd, { recursive: true, force: true });
   };
   const deadline = Date.now() + 30_000;
-  while (!(await fetch(`http://127.0.0.1:${port}/health`).then(() => true, () => false))) {
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/health`).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`${name} did not start: ${stderr.slice(-2000)}`);

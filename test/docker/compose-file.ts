@@ -22,8 +22,21 @@ export interface ComposeService {
 }
 
 const KNOWN_KEYS = new Set([
-  'build', 'image', 'depends_on', 'healthcheck', 'volumes', 'environment', 'env_file', 'ports', 'restart', 'stop_grace_period',
-  'cap_add', 'cap_drop', 'read_only', 'security_opt', 'tmpfs',
+  'build',
+  'image',
+  'depends_on',
+  'healthcheck',
+  'volumes',
+  'environment',
+  'env_file',
+  'ports',
+  'restart',
+  'stop_grace_period',
+  'cap_add',
+  'cap_drop',
+  'read_only',
+  'security_opt',
+  'tmpfs',
 ]);
 
 /** What a test changes, as a compose override file would: more variables, other volume sources, host network. */
@@ -145,10 +158,11 @@ export class ComposeFile {
       if (health.retries !== undefined) args.push('--health-retries', String(health.retries));
     }
     if (overrides.hostNetwork) args.push('--network', 'host');
-    else for (const port of service.ports ?? []) {
-      const containerPort = Number(port.split(':').at(-1));
-      args.push('-p', `127.0.0.1:${hostPort(containerPort)}:${containerPort}`);
-    }
+    else
+      for (const port of service.ports ?? []) {
+        const containerPort = Number(port.split(':').at(-1));
+        args.push('-p', `127.0.0.1:${hostPort(containerPort)}:${containerPort}`);
+      }
     if (service.restart) args.push('--restart', service.restart);
     if (service.stop_grace_period) args.push('--stop-timeout', String(parseSeconds(service.stop_grace_period)));
     args.push(this.image(name));

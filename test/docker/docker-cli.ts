@@ -59,7 +59,9 @@ export async function mainProcessUid(name: string): Promise<number> {
 }
 
 /** What the kernel says of the main process's (PID 1) privileges: its uid, no_new_privs and capability sets (hex). */
-export async function mainProcessPrivileges(name: string): Promise<{ uid: number; noNewPrivs: number; capEff: string; capPrm: string; capBnd: string; capAmb: string }> {
+export async function mainProcessPrivileges(
+  name: string,
+): Promise<{ uid: number; noNewPrivs: number; capEff: string; capPrm: string; capBnd: string; capAmb: string }> {
   const status = await docker(['exec', name, 'cat', '/proc/1/status']);
   const field = (key: string) => new RegExp(`^${key}:\\s+(\\S+)`, 'm').exec(status)?.[1] ?? '';
   return {

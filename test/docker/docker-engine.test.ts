@@ -114,7 +114,7 @@ describe.sequential('notifications on a real Docker engine', () => {
     expect(statSync(join(projectDir, 'data/notifications/notifications.yaml.lock')).uid).toBe(1000);
   });
 
-  it('generates an API key on first start (0600, for node) and requires it: the README\'s key step, create, list and the dashboard', async () => {
+  it("generates an API key on first start (0600, for node) and requires it: the README's key step, create, list and the dashboard", async () => {
     key = await expectKeyStep(first.container, first.base, '/notifications/docker');
     const refused = await fetch(`${first.base}/notifications`, {
       method: 'POST',
@@ -236,10 +236,7 @@ describe.sequential('device-control on a real Docker engine against the Meross e
     emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
     port = await freePort();
     // What a user writes into .env after `cp .env.example .env`.
-    writeFileSync(
-      join(projectDir, '.env'),
-      `CLOUD_EMAIL=${account.email}\nCLOUD_PASSWORD=${account.password}\nCLOUD_API_URL=${emulator.apiUrl}\n`,
-    );
+    writeFileSync(join(projectDir, '.env'), `CLOUD_EMAIL=${account.email}\nCLOUD_PASSWORD=${account.password}\nCLOUD_API_URL=${emulator.apiUrl}\n`);
   });
 
   afterAll(async () => {

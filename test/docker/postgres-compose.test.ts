@@ -156,7 +156,13 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
       const res = await fetch(`${base}/notifications/imported?limit=5`, { headers: bearer(key) });
       expect(res.headers.get('x-total-count')).toBe('300');
       expect(res.headers.get('x-unread-count')).toBe('200');
-      expect(((await res.json()) as Array<{ message: string }>).map((n) => n.message)).toEqual(['night 299', 'night 298', 'night 297', 'night 296', 'night 295']);
+      expect(((await res.json()) as Array<{ message: string }>).map((n) => n.message)).toEqual([
+        'night 299',
+        'night 298',
+        'night 297',
+        'night 296',
+        'night 295',
+      ]);
     }
   });
 

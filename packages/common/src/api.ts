@@ -64,9 +64,7 @@ export class Api {
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   }
 
-  route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
-    spec: RouteSpec<P, Q, B>,
-  ): void {
+  route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): void {
     this.document(spec);
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const handler: RequestHandler = async (req, res) => {

@@ -34,19 +34,21 @@ export const notFoundHandler: RequestHandler = (req) => {
 };
 
 /** The one place that writes a failure: the common body, the status from the table, no internals. */
-export const createErrorHandler = (logger: Logger): ErrorRequestHandler => (err, _req, res, _next) => {
-  const appError = toAppError(err);
-  if (appError.code === 'INTERNAL') {
-    logger.error({ err, reqId: requestIdOf(res) }, 'unexpected error');
-  }
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body: ErrorBody = { error: appError.message, solution: appError.solution, code: appError.code };
-  if (appError.details) body.details = appError.details;
-  if (appError.retryAfterSeconds !== undefined) {
-    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.retryAfterSeconds))));
-  }
-  res.status(appError.status).json(body);
-};
+export const createErrorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (err, _req, res, _next) => {
+    const appError = toAppError(err);
+    if (appError.code === 'INTERNAL') {
+      logger.error({ err, reqId: requestIdOf(res) }, 'unexpected error');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const body: ErrorBody = { error: appError.message, solution: appError.solution, code: appError.code };
+    if (appError.details) body.details = appError.details;
+    if (appError.retryAfterSeconds !== undefined) {
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(appError.retryAfterSeconds))));
+    }
+    res.status(appError.status).json(body);
+  };

@@ -43,7 +43,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   PAYLOAD_TOO_LARGE: { status: 413, error: 'Request body too large', solution: 'Send a smaller body' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported content type', solution: 'Send the body as application/json' },
   UNAUTHORIZED: { status: 401, error: 'Missing or invalid API key', solution: 'Send the key as "Authorization: Bearer <key>" or "X-API-Key: <key>"' },
-  TOO_MANY_AUTH_FAILURES: { status: 429, error: 'Too many wrong API keys from this address', solution: 'Wait for the time given in Retry-After, then send the right key' },
+  TOO_MANY_AUTH_FAILURES: {
+    status: 429,
+    error: 'Too many wrong API keys from this address',
+    solution: 'Wait for the time given in Retry-After, then send the right key',
+  },
   CROSS_ORIGIN_REFUSED: {
     status: 403,
     error: 'Request from another web origin refused',
@@ -66,11 +70,23 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   MFA_CODE_REJECTED: { status: 400, error: 'MFA code rejected', solution: 'Send the code your authenticator app shows now (codes change every 30 s)' },
   CLOUD_LOGIN_NOT_NEEDED: { status: 409, error: 'No login needed', solution: 'See /health: only a session waiting for an MFA code takes one' },
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
-  RECIPIENT_NOT_MAPPED: { status: 400, error: 'Recipient not in the recipient map', solution: 'Add the recipient to RECIPIENTS_FILE (or RECIPIENTS), or set UNMAPPED_RECIPIENTS=default to send it to PROVIDER_USER_KEY' },
-  NOTIFICATION_NOT_RESENDABLE: { status: 409, error: 'Notification cannot be resent', solution: 'Only a delivery that is failed, expired or unknown can be resent; see its delivery.status' },
+  RECIPIENT_NOT_MAPPED: {
+    status: 400,
+    error: 'Recipient not in the recipient map',
+    solution: 'Add the recipient to RECIPIENTS_FILE (or RECIPIENTS), or set UNMAPPED_RECIPIENTS=default to send it to PROVIDER_USER_KEY',
+  },
+  NOTIFICATION_NOT_RESENDABLE: {
+    status: 409,
+    error: 'Notification cannot be resent',
+    solution: 'Only a delivery that is failed, expired or unknown can be resent; see its delivery.status',
+  },
   NOTIFICATION_EXISTS: { status: 409, error: 'Notification already stored', solution: 'Ids are unique: this one is in the history already' },
   ATTACHMENT_NOT_FOUND: { status: 404, error: 'Attachment not found', solution: 'This notification has no attachment' },
-  STORAGE_UNAVAILABLE: { status: 503, error: 'Notification history cannot be written', solution: 'Check disk space and permissions of the storage path; see /health' },
+  STORAGE_UNAVAILABLE: {
+    status: 503,
+    error: 'Notification history cannot be written',
+    solution: 'Check disk space and permissions of the storage path; see /health',
+  },
   STORAGE_FULL: { status: 507, error: 'Attachment storage is full', solution: 'Delete old notifications with attachments, or raise ATTACHMENTS_MAX_BYTES' },
   INTERNAL: { status: 500, error: 'Internal server error', solution: 'Retry later; if it persists, report it with the X-Request-Id of this response' },
 };

@@ -63,9 +63,7 @@ export const refuseCrossOriginWrites: RequestHandler = (req, _res, next) => {
   if (SAFE_METHODS.has(req.method)) return next();
   const site = req.headers['sec-fetch-site'];
   const origin = req.headers.origin;
-  const foreign =
-    site === 'cross-site' ||
-    (origin !== undefined && originHost(origin) !== (req.headers.host ?? '').toLowerCase());
+  const foreign = site === 'cross-site' || (origin !== undefined && originHost(origin) !== (req.headers.host ?? '').toLowerCase());
   if (foreign) {
     throw new AppError('CROSS_ORIGIN_REFUSED', `${req.method} from ${origin === undefined ? 'another site' : JSON.stringify(origin.slice(0, 100))} refused`);
   }

@@ -13,7 +13,10 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const settings = (overrides: Partial<Parameters<typeof resolveAccess>[0]> = {}) => {
   const log = captureLogger();
-  return { log, settings: { host: undefined, apiKey: undefined, apiKeyFile: join(dir, 'data', 'api-key'), allowOpenLan: false, logger: log.logger, ...overrides } };
+  return {
+    log,
+    settings: { host: undefined, apiKey: undefined, apiKeyFile: join(dir, 'data', 'api-key'), allowOpenLan: false, logger: log.logger, ...overrides },
+  };
 };
 
 describe('resolveAccess', () => {

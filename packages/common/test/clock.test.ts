@@ -16,7 +16,11 @@ describe('ManualClock', () => {
     expect(fired).toEqual([['a', 10]]);
     expect(clock.now()).toBe(14);
     clock.advance(100);
-    expect(fired).toEqual([['a', 10], ['a2', 15], ['b', 20]]);
+    expect(fired).toEqual([
+      ['a', 10],
+      ['a2', 15],
+      ['b', 20],
+    ]);
     expect(clock.timers).toBe(0);
   });
 });

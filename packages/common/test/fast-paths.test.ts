@@ -22,8 +22,8 @@ function appWith(middleware: RequestHandler[]): express.Express {
   return app;
 }
 
-describe("helmet replay (decision: docs/decisions/helmet-replay.md)", () => {
-  it("sets exactly the headers helmet itself sets, on pages, JSON and errors", async () => {
+describe('helmet replay (decision: docs/decisions/helmet-replay.md)', () => {
+  it('sets exactly the headers helmet itself sets, on pages, JSON and errors', async () => {
     const slow = appWith([helmet(HELMET_OPTIONS)]);
     const fast = appWith([replayStaticHeaders(helmet(HELMET_OPTIONS))]);
     for (const send of [

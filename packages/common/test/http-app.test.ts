@@ -137,7 +137,7 @@ describe('request ids', () => {
     const res = await request(app).get('/health');
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    const access = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === id && l.msg === "request completed");
+    const access = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === id && l.msg === 'request completed');
     expect(access).toHaveLength(1);
     expect(access[0].status).toBe(200);
   });

@@ -43,11 +43,18 @@ describe('Host check (DNS rebinding)', () => {
     },
   );
 
-  it.each(['evil.example', 'evil.example:3000', 'attacker.com.', '192.168.1.20.nip.io', 'a b', '[zz::1]'])('refuses %s with 421 and the error body', async (host) => {
-    const res = await request(buildApp().app).get('/things').set('Host', host);
-    expect(res.status).toBe(421);
-    expect(res.body).toEqual({ error: expect.stringContaining('is not one this service answers to'), solution: expect.any(String), code: 'HOST_NOT_ALLOWED' });
-  });
+  it.each(['evil.example', 'evil.example:3000', 'attacker.com.', '192.168.1.20.nip.io', 'a b', '[zz::1]'])(
+    'refuses %s with 421 and the error body',
+    async (host) => {
+      const res = await request(buildApp().app).get('/things').set('Host', host);
+      expect(res.status).toBe(421);
+      expect(res.body).toEqual({
+        error: expect.stringContaining('is not one this service answers to'),
+        solution: expect.any(String),
+        code: 'HOST_NOT_ALLOWED',
+      });
+    },
+  );
 
   it('answers names listed in ALLOWED_HOSTS, exactly or under a leading dot', async () => {
     const { app } = buildApp({ allowedHosts: ['home.example.com', '.lab.example.org'] });
@@ -154,7 +161,10 @@ describe('paths and /health without the key', () => {
     const res = await request(app).post('/things').set('Content-Type', 'application/json').send(`{"a":${deep}}`);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'JSON_TOO_DEEP', error: expect.stringContaining('32') });
-    const ok = await request(app).post('/things').set('Content-Type', 'application/json').send(`{"a":${'['.repeat(31)}${']'.repeat(31)}}`);
+    const ok = await request(app)
+      .post('/things')
+      .set('Content-Type', 'application/json')
+      .send(`{"a":${'['.repeat(31)}${']'.repeat(31)}}`);
     expect(ok.status).toBe(201);
   });
 });

@@ -53,7 +53,14 @@ describe('serve', () => {
 
   it('closes connections past the cap as they arrive and serves the ones within it', async () => {
     const port = await start(undefined, { maxConnections: 2 });
-    const held = await Promise.all([0, 1].map(() => new Promise<Socket>((resolve) => { const s = connect(port, '127.0.0.1', () => resolve(s)); })));
+    const held = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = connect(port, '127.0.0.1', () => resolve(s));
+          }),
+      ),
+    );
     // The server counts a connection once it accepted it: wait until both are counted.
     await expect.poll(() => new Promise((resolve) => running!.server.getConnections((_e, n) => resolve(n)))).toBe(2);
     await expect(rawRequest(port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).resolves.toBe('');

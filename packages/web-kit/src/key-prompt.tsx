@@ -14,7 +14,11 @@ export function KeyPrompt({ client }: { client: ApiClient }) {
       }}
     >
       <h2>API key needed</h2>
-      <p>{rejected ? 'The key was not accepted. Enter the API_KEY the service was started with.' : 'This service is protected with an API key (API_KEY). It is kept for this tab only.'}</p>
+      <p>
+        {rejected
+          ? 'The key was not accepted. Enter the API_KEY the service was started with.'
+          : 'This service is protected with an API key (API_KEY). It is kept for this tab only.'}
+      </p>
       <label>
         API key
         <input type="password" name="apiKey" autocomplete="current-password" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />

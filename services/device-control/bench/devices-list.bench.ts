@@ -122,7 +122,10 @@ async function main(): Promise<void> {
   await load(bare, 1);
   await load(service, 1);
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const [name, target] of [['bare', bare], ['service', service]] as const) {
+    for (const [name, target] of [
+      ['bare', bare],
+      ['service', service],
+    ] as const) {
       const result = await load(target, SECONDS);
       results[name].push(result);
       console.log(
@@ -135,7 +138,9 @@ async function main(): Promise<void> {
   const serviceRps = median(results.service.map((r) => r.rps));
   const bareCpu = median(results.bare.map((r) => r.cpuPerRequest));
   const serviceCpu = median(results.service.map((r) => r.cpuPerRequest));
-  console.log(`median throughput: bare ${bareRps.toFixed(0)} req/s, service ${serviceRps.toFixed(0)} req/s, ratio ${((serviceRps / bareRps) * 100).toFixed(1)}%`);
+  console.log(
+    `median throughput: bare ${bareRps.toFixed(0)} req/s, service ${serviceRps.toFixed(0)} req/s, ratio ${((serviceRps / bareRps) * 100).toFixed(1)}%`,
+  );
   console.log(
     `median server CPU: bare ${bareCpu.toFixed(0)} µs/request, service ${serviceCpu.toFixed(0)} µs/request: ` +
       `the service needs ${((serviceCpu / bareCpu) * 100).toFixed(1)}% of the bare handler's CPU, ` +

@@ -40,7 +40,13 @@ async function main(): Promise<void> {
     account,
     caFile: pki.caFile,
     workDir,
-    env: { LOG_LEVEL: 'info', CLOUD_SYNC_INTERVAL_SECONDS: '300', CLOUD_REQUEST_TIMEOUT_MS: '10000', CLOUD_COMMAND_TIMEOUT_MS: '5000', SSE_HEARTBEAT_SECONDS: '15' },
+    env: {
+      LOG_LEVEL: 'info',
+      CLOUD_SYNC_INTERVAL_SECONDS: '300',
+      CLOUD_REQUEST_TIMEOUT_MS: '10000',
+      CLOUD_COMMAND_TIMEOUT_MS: '5000',
+      SSE_HEARTBEAT_SECONDS: '15',
+    },
   });
   const startedAt = new Date().toISOString();
   try {

@@ -59,7 +59,15 @@ async function connectBaseline({ host, userId, key, caFile }: BaselineTarget) {
       on = !on;
       const messageId = randomBytes(16).toString('hex');
       const timestamp = Math.floor(Date.now() / 1000);
-      const header = { from: replyTopic, messageId, method: 'SET', namespace: 'Appliance.Control.ToggleX', payloadVersion: 1, sign: md5(`${messageId}${key}${timestamp}`), timestamp };
+      const header = {
+        from: replyTopic,
+        messageId,
+        method: 'SET',
+        namespace: 'Appliance.Control.ToggleX',
+        payloadVersion: 1,
+        sign: md5(`${messageId}${key}${timestamp}`),
+        timestamp,
+      };
       const acked = new Promise<void>((resolve) => waiting.set(messageId, resolve));
       client.publish(`/appliance/${PLUG}/subscribe`, JSON.stringify({ header, payload: { togglex: { channel: 1, onoff: on ? 1 : 0 } } }));
       await acked;

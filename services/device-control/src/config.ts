@@ -40,15 +40,17 @@ const CloudApiUrlSchema = z
   })
   .transform((value) => new URL(value).origin);
 
-const positiveInt = (min: number, max: number, fallback: number) =>
-  z.coerce.number().int(`must be an integer`).min(min).max(max).default(fallback);
+const positiveInt = (min: number, max: number, fallback: number) => z.coerce.number().int(`must be an integer`).min(min).max(max).default(fallback);
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   ...HttpAccessShape,
   CLOUD_EMAIL: z.string().min(3, 'must be the e-mail address of the Meross account').optional(),
   CLOUD_PASSWORD: z.string().min(1).optional(),
-  CLOUD_MFA_CODE: z.string().regex(/^\d{6}$/, 'must be the 6-digit code of the authenticator app').optional(),
+  CLOUD_MFA_CODE: z
+    .string()
+    .regex(/^\d{6}$/, 'must be the 6-digit code of the authenticator app')
+    .optional(),
   CLOUD_API_URL: CloudApiUrlSchema,
   CLOUD_TOKEN_FILE: z.string().min(1).default('./data/cloud-token.json'),
   CLOUD_BACKEND: z.enum(['meross', 'simulator']).optional(),

@@ -135,7 +135,7 @@ describe('background state reads (after a sync, when a command channel comes bac
     expect(service.health().commands.usedLastMinute).toBe(3);
   });
 
-  it('runs a caller\'s command before a background read waiting for the same device', async () => {
+  it("runs a caller's command before a background read waiting for the same device", async () => {
     const channels = [0, 1, 2].map((channel) => ({ channel, name: `Outlet ${channel}` }));
     const cloud = new FakeDeviceCloud([cloudDevice({ uuid: 'strip-1', channels })]);
     const { service } = await startService(cloud, { backgroundReadIntervalSeconds: 1, commandTimeoutMs: 10_000 });

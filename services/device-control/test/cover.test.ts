@@ -8,7 +8,10 @@ const BLINDS = 'blinds-1';
 const OLD = 'old-blinds';
 
 async function setup() {
-  const cloud = new FakeDeviceCloud([rollerShutter({ uuid: BLINDS, name: 'Blinds' }), rollerShutter({ uuid: OLD, name: 'Old blinds', coverPositioning: false })]);
+  const cloud = new FakeDeviceCloud([
+    rollerShutter({ uuid: BLINDS, name: 'Blinds' }),
+    rollerShutter({ uuid: OLD, name: 'Old blinds', coverPositioning: false }),
+  ]);
   const built = await buildTestApp({ cloud });
   const seen: DeviceEvent[] = [];
   built.devices.onEvent((e) => seen.push(e));
@@ -25,7 +28,9 @@ describe('covers (roller shutters)', () => {
     expect(listed.body).toMatchObject({ capabilities: ['cover'], switchable: false, controllable: false });
     expect(toggle.status).toBe(409);
     expect(toggle.body.details).toEqual([{ path: 'device', message: 'the device is a cover (roller shutter); it is never sent a switch command' }]);
-    expect(toggle.body.solution).toBe(`Move it with POST /devices/${BLINDS}/cover/{channel}/open, /close or /stop, or PUT /devices/${BLINDS}/cover/{channel}/position`);
+    expect(toggle.body.solution).toBe(
+      `Move it with POST /devices/${BLINDS}/cover/{channel}/open, /close or /stop, or PUT /devices/${BLINDS}/cover/{channel}/position`,
+    );
     expect(cloud.callsOf('setChannel')).toEqual([]);
   });
 
@@ -38,7 +43,16 @@ describe('covers (roller shutters)', () => {
     const state = await request(app).get(`/devices/${BLINDS}/cover`);
     const again = await request(app).post(`/devices/${BLINDS}/cover/0/open`);
 
-    expect(opened.body).toEqual({ status: 'success', device: 'Blinds', action: 'open', channel: 0, target: 100, position: null, motion: 'opening', sent: true });
+    expect(opened.body).toEqual({
+      status: 'success',
+      device: 'Blinds',
+      action: 'open',
+      channel: 0,
+      target: 100,
+      position: null,
+      motion: 'opening',
+      sent: true,
+    });
     expect(state.body).toMatchObject({ positioning: true, covers: [{ channel: 0, position: 100, motion: 'idle' }] });
     expect(again.body).toMatchObject({ sent: false, position: 100, motion: 'idle' });
     expect(cloud.callsOf('moveCover')).toEqual([[BLINDS, 0, 100]]);

@@ -136,7 +136,9 @@ describe('API key', () => {
     t = await buildTestApp({ apiKey: 'k'.repeat(24) });
 
     const anonymous = await request(t.app).get('/devices');
-    const withKey = await request(t.app).get('/devices').set('Authorization', `Bearer ${'k'.repeat(24)}`);
+    const withKey = await request(t.app)
+      .get('/devices')
+      .set('Authorization', `Bearer ${'k'.repeat(24)}`);
     const health = await request(t.app).get('/health');
 
     expect(anonymous.status).toBe(401);
@@ -164,8 +166,6 @@ describe('GET /openapi.json', () => {
     );
     const toggle = res.body.paths['/devices/{uuid}/toggle'].post;
     expect(Object.keys(toggle.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '429', '502', '503', '504']));
-    expect(res.body.components.schemas.Device.required).toEqual(
-      expect.arrayContaining(['uuid', 'name', 'type', 'online', 'controllable', 'channels']),
-    );
+    expect(res.body.components.schemas.Device.required).toEqual(expect.arrayContaining(['uuid', 'name', 'type', 'online', 'controllable', 'channels']));
   });
 });

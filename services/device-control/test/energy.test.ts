@@ -41,7 +41,13 @@ describe('energy plugs', () => {
     advance(30 * 60_000);
     const cached = await request(app).get(`/devices/${METER}/energy/daily`);
 
-    expect(first.body).toMatchObject({ days: [{ date: '2026-11-22', kWh: 1.25 }, { date: '2026-11-23', kWh: 0.8 }], ageSeconds: 0 });
+    expect(first.body).toMatchObject({
+      days: [
+        { date: '2026-11-22', kWh: 1.25 },
+        { date: '2026-11-23', kWh: 0.8 },
+      ],
+      ageSeconds: 0,
+    });
     expect(cached.body.ageSeconds).toBe(1800);
     expect(cloud.callsOf('readDailyEnergy')).toHaveLength(1);
   });

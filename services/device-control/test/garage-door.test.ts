@@ -53,7 +53,11 @@ describe('garage door openers', () => {
     expect(cloud.callsOf('setGarageDoor')).toEqual([[DOOR, 0, true]]);
     expect(state.body).toMatchObject({ uuid: DOOR, name: 'Garage', doors: [{ channel: 0, state: 'open', at: expect.any(String) }] });
     expect(cloud.callsOf('readGarageDoors')).toEqual([]);
-    expect(events().filter((e) => e.type === 'garageDoor').map((e) => [e.state, e.source])).toEqual([
+    expect(
+      events()
+        .filter((e) => e.type === 'garageDoor')
+        .map((e) => [e.state, e.source]),
+    ).toEqual([
       ['opening', 'command'],
       ['open', 'push'],
     ]);

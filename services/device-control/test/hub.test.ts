@@ -17,7 +17,7 @@ async function setup() {
 }
 
 describe('hubs and the devices behind them', () => {
-  it('lists valves and sensors with readings and battery, read once a minute at most, with the reading\'s age', async () => {
+  it("lists valves and sensors with readings and battery, read once a minute at most, with the reading's age", async () => {
     const { app, cloud, advance, hubEvents } = await setup();
 
     const first = await request(app).get(`/devices/${HUB}/hub`);
@@ -43,7 +43,10 @@ describe('hubs and the devices behind them', () => {
 
     expect(res.body).toEqual({ status: 'success', device: 'Hub', id: 'valve-1', applied: { on: false, targetTemperature: 18.5 } });
     expect(cloud.callsOf('setValve')).toEqual([[HUB, 'valve-1', { on: false, targetTemperature: 18.5 }]]);
-    expect(hubEvents().at(-1)).toMatchObject({ source: 'command', subdevices: [expect.objectContaining({ id: 'valve-1', on: false, targetTemperature: 18.5 }), expect.anything()] });
+    expect(hubEvents().at(-1)).toMatchObject({
+      source: 'command',
+      subdevices: [expect.objectContaining({ id: 'valve-1', on: false, targetTemperature: 18.5 }), expect.anything()],
+    });
   });
 
   it('takes a push from a valve into GET and /events; a device not read yet waits for the next read', async () => {
@@ -58,7 +61,7 @@ describe('hubs and the devices behind them', () => {
     expect(hubEvents().map((e) => e.type === 'hub' && e.source)).toEqual(['read', 'push']);
   });
 
-  it('refuses before sending: a target outside the valve\'s range (400), a sensor (409), an unknown id (404), odd input (400)', async () => {
+  it("refuses before sending: a target outside the valve's range (400), a sensor (409), an unknown id (404), odd input (400)", async () => {
     const { app, cloud } = await setup();
 
     const hot = await request(app).put(`/devices/${HUB}/hub/valve-1`).send({ targetTemperature: 40 });

@@ -41,32 +41,36 @@ async function withMain(env: Record<string, string>, body: (run: Started) => Pro
 }
 
 // Each test starts its own process: they run side by side.
-describe.concurrent('src/main.ts', () => {
-  it('runs the simulator with a loud warning when no credentials are set, serves, and stops on SIGTERM', () =>
-    withMain({}, async (running) => {
-      const listening = /"port":(\d+)[^\n]*"listening"/;
-      await expect.poll(() => listening.exec(running.output()), { timeout: 20_000, interval: 50 }).toBeTruthy();
-      const port = listening.exec(running.output())![1];
+describe.concurrent(
+  'src/main.ts',
+  () => {
+    it('runs the simulator with a loud warning when no credentials are set, serves, and stops on SIGTERM', () =>
+      withMain({}, async (running) => {
+        const listening = /"port":(\d+)[^\n]*"listening"/;
+        await expect.poll(() => listening.exec(running.output()), { timeout: 20_000, interval: 50 }).toBeTruthy();
+        const port = listening.exec(running.output())![1];
 
-      const health = await fetch(`http://127.0.0.1:${port}/health`);
-      const body = (await health.json()) as { backend: string };
-      running.child.kill('SIGTERM');
+        const health = await fetch(`http://127.0.0.1:${port}/health`);
+        const body = (await health.json()) as { backend: string };
+        running.child.kill('SIGTERM');
 
-      expect(body.backend).toBe('simulator');
-      expect(running.output()).toContain('NO CLOUD CREDENTIALS');
-      expect(await running.exited).toBe(0);
-    }));
+        expect(body.backend).toBe('simulator');
+        expect(running.output()).toContain('NO CLOUD CREDENTIALS');
+        expect(await running.exited).toBe(0);
+      }));
 
-  it('refuses to start with CLOUD_BACKEND=meross and no credentials, naming the problem', () =>
-    withMain({ CLOUD_BACKEND: 'meross' }, async (running) => {
-      expect(await running.exited).toBe(1);
-      expect(running.output()).toContain('CLOUD_BACKEND: meross needs CLOUD_EMAIL and CLOUD_PASSWORD');
-    }));
+    it('refuses to start with CLOUD_BACKEND=meross and no credentials, naming the problem', () =>
+      withMain({ CLOUD_BACKEND: 'meross' }, async (running) => {
+        expect(await running.exited).toBe(1);
+        expect(running.output()).toContain('CLOUD_BACKEND: meross needs CLOUD_EMAIL and CLOUD_PASSWORD');
+      }));
 
-  it('never prints the password when the configuration is invalid', () =>
-    withMain({ MEROSS_PASSWORD: SECRET, CLOUD_API_URL: 'http://iotx.meross.com' }, async (running) => {
-      expect(await running.exited).toBe(1);
-      expect(running.output()).toContain('CLOUD_EMAIL');
-      expect(running.output()).not.toContain(SECRET);
-    }));
-}, 30_000);
+    it('never prints the password when the configuration is invalid', () =>
+      withMain({ MEROSS_PASSWORD: SECRET, CLOUD_API_URL: 'http://iotx.meross.com' }, async (running) => {
+        expect(await running.exited).toBe(1);
+        expect(running.output()).toContain('CLOUD_EMAIL');
+        expect(running.output()).not.toContain(SECRET);
+      }));
+  },
+  30_000,
+);

@@ -129,7 +129,7 @@ describe('account message budget', () => {
     expect((await put(false)).status).toBe(429);
   });
 
-  it('records every message the cloud announces as sent, including the session\'s own (logins)', async () => {
+  it("records every message the cloud announces as sent, including the session's own (logins)", async () => {
     t = await buildTestApp({ service: { maxMessagesPerMinute: 3 } });
     t.cloud.emit({ type: 'sent', via: 'api', what: 'login' });
     t.cloud.emit({ type: 'sent', via: 'api', what: 'device list' });

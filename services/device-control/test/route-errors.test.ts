@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { buildTestApp } from './support/test-app.js';
 
 /** What a device route's lookup and cloud call raise (DeviceService, the message budget, the cloud adapter). */
-const DEVICE_CALL: readonly ErrorCode[] = ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'];
+const DEVICE_CALL: readonly ErrorCode[] = [
+  'DEVICE_NOT_FOUND',
+  'DEVICE_NOT_CONTROLLABLE',
+  'COMMAND_BUDGET_EXHAUSTED',
+  'CLOUD_ERROR',
+  'CLOUD_UNAVAILABLE',
+  'CLOUD_TIMEOUT',
+];
 const CLOUD_CALL: readonly ErrorCode[] = ['COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'];
 
 async function openApiDocument(): Promise<OpenApiResponses> {

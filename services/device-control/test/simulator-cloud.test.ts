@@ -14,11 +14,7 @@ afterEach(async () => {
 
 async function started(cloud: SimulatorCloud) {
   const logger = createLogger({ service: 'test', level: 'silent' });
-  service = new DeviceService(
-    cloud,
-    { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 },
-    logger,
-  );
+  service = new DeviceService(cloud, { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 }, logger);
   const app = createApp({ logger, cloud, devices: service, hub: new EventStreamHub() }, { API_KEY: undefined });
   await service.start();
   return app;
@@ -40,7 +36,15 @@ describe('SimulatorCloud', () => {
       ['Reading Light', 1, true],
       ['Heating Hub', 1, true],
     ]);
-    expect(devices.map((d) => d.capabilities)).toEqual([['switch', 'energy'], ['switch'], ['switch'], ['garageDoor'], ['cover'], ['switch', 'light'], ['hubSensors']]);
+    expect(devices.map((d) => d.capabilities)).toEqual([
+      ['switch', 'energy'],
+      ['switch'],
+      ['switch'],
+      ['garageDoor'],
+      ['cover'],
+      ['switch', 'light'],
+      ['hubSensors'],
+    ]);
     expect(devices[1]!.channels.map((c) => c.name)).toEqual(['TV', 'Speakers', 'Floor Lamp', 'USB']);
   });
 

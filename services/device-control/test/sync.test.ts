@@ -9,8 +9,7 @@ afterEach(async () => {
   await t?.close();
 });
 
-const uuids = async (app: TestApp['app']) =>
-  (await request(app).get('/devices')).body.map((d: { uuid: string; name: string }) => `${d.uuid}:${d.name}`);
+const uuids = async (app: TestApp['app']) => (await request(app).get('/devices')).body.map((d: { uuid: string; name: string }) => `${d.uuid}:${d.name}`);
 
 describe('POST /devices/sync', () => {
   it('reports an unchanged account as nothing added, removed or updated', async () => {
@@ -31,13 +30,7 @@ describe('POST /devices/sync', () => {
     const res = await request(t.app).post('/devices/sync');
 
     expect(res.body).toEqual({ total: 5, added: 1, removed: 1, updated: 1 });
-    expect(await uuids(t.app)).toEqual([
-      'plug-1:Reading Lamp',
-      'strip-1:Strip',
-      'offline-1:Garage',
-      'unready-1:Kitchen',
-      'new-1:Heater',
-    ]);
+    expect(await uuids(t.app)).toEqual(['plug-1:Reading Lamp', 'strip-1:Strip', 'offline-1:Garage', 'unready-1:Kitchen', 'new-1:Heater']);
     expect((await request(t.app).get('/devices/sensor-1')).status).toBe(404);
   });
 
@@ -133,7 +126,12 @@ describe('synchronization outside requests', () => {
 
     await expect.poll(() => t.devices.getDevice('plug-1').channels[0]?.on, { timeout: 2000 }).toBe(false);
     // Only controllable devices are read.
-    expect(t.cloud.callsOf('readChannels').map((args) => args[0]).sort()).toEqual(['plug-1', 'strip-1']);
+    expect(
+      t.cloud
+        .callsOf('readChannels')
+        .map((args) => args[0])
+        .sort(),
+    ).toEqual(['plug-1', 'strip-1']);
   });
 
   it('announces the sync result, added and removed devices as events', async () => {
@@ -145,8 +143,6 @@ describe('synchronization outside requests', () => {
     await t.devices.sync();
 
     expect(events).toContainEqual({ type: 'device-removed', uuid: 'plug-1', name: 'Desk Lamp' });
-    expect(events).toContainEqual(
-      expect.objectContaining({ type: 'sync', ok: true, result: { total: 4, added: 0, removed: 1, updated: 0 } }),
-    );
+    expect(events).toContainEqual(expect.objectContaining({ type: 'sync', ok: true, result: { total: 4, added: 0, removed: 1, updated: 0 } }));
   });
 });

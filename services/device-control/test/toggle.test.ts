@@ -53,8 +53,14 @@ describe('POST /devices/:uuid/toggle', () => {
     t = await buildTestApp({ service: { commandTimeoutMs: 5000 } });
     t.cloud.holdCommands();
 
-    const first = request(t.app).post('/devices/plug-1/toggle').send({ channel: 0 }).then((r) => r);
-    const second = request(t.app).post('/devices/plug-1/toggle').send({ channel: 0 }).then((r) => r);
+    const first = request(t.app)
+      .post('/devices/plug-1/toggle')
+      .send({ channel: 0 })
+      .then((r) => r);
+    const second = request(t.app)
+      .post('/devices/plug-1/toggle')
+      .send({ channel: 0 })
+      .then((r) => r);
     await expect.poll(() => t.cloud.heldCount).toBe(1);
     // The second command waits in the device queue until the first is acknowledged.
     expect(t.cloud.callsOf('setChannel')).toHaveLength(1);
@@ -71,9 +77,15 @@ describe('POST /devices/:uuid/toggle', () => {
     await request(t.app).put('/devices/strip-1/channels/0').send({ on: true });
     t.cloud.holdCommands();
 
-    const held = request(t.app).post('/devices/plug-1/toggle').send({}).then((r) => r);
+    const held = request(t.app)
+      .post('/devices/plug-1/toggle')
+      .send({})
+      .then((r) => r);
     await expect.poll(() => t.cloud.heldCount).toBe(1);
-    const other = request(t.app).post('/devices/strip-1/toggle').send({ channel: 0 }).then((r) => r);
+    const other = request(t.app)
+      .post('/devices/strip-1/toggle')
+      .send({ channel: 0 })
+      .then((r) => r);
     await expect.poll(() => t.cloud.heldCount).toBe(2);
     t.cloud.releaseAll();
 

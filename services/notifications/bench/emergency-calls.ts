@@ -39,10 +39,17 @@ for (const scenario of scenarios) {
   const provider = new PushoverProvider({ userKey: USER, apiToken: TOKEN, apiUrl: fake.url });
   const config = { ...parseConfig({}), EMERGENCY_POLL_SECONDS: (POLL_SECONDS * SCALE) / 1000 };
   const logger = createLogger({ service: 'bench', level: 'silent' });
-  const { ctx, delivery, emergencies } = buildDomain({ logger, repository, attachments: new InMemoryAttachmentStore(), provider, hub: new EventStreamHub({ heartbeatMs: 60_000 }) }, config);
+  const { ctx, delivery, emergencies } = buildDomain(
+    { logger, repository, attachments: new InMemoryAttachmentStore(), provider, hub: new EventStreamHub({ heartbeatMs: 60_000 }) },
+    config,
+  );
   emergencies!.start();
   const startCalls = fake.calls.length;
-  const record = await createNotification(ctx, { delivery, deliveryEnabled: true, provider, defaultSounds: PUSHOVER_SOUNDS }, { recipient: 'me', title: 'Smoke', message: 'Kitchen', priority: 2, expire: scenario.expire });
+  const record = await createNotification(
+    ctx,
+    { delivery, deliveryEnabled: true, provider, defaultSounds: PUSHOVER_SOUNDS },
+    { recipient: 'me', title: 'Smoke', message: 'Kitchen', priority: 2, expire: scenario.expire },
+  );
   const receipt = record.delivery.receipt!;
   if (scenario.end === 'none') fake.alarm(receipt)!.expiresAt = Date.now() + scenario.expire * SCALE;
   else if ('ackAfter' in scenario.end) {
@@ -64,6 +71,10 @@ for (const scenario of scenarios) {
   await rm(dir, { recursive: true, force: true });
 }
 
-const result = { pollSeconds: POLL_SECONDS, note: 'Per emergency notification; at start the service also makes one users/validate.json call per key and one sounds.json call (then one a day).', rows };
+const result = {
+  pollSeconds: POLL_SECONDS,
+  note: 'Per emergency notification; at start the service also makes one users/validate.json call per key and one sounds.json call (then one a day).',
+  rows,
+};
 console.table(rows);
 await writeFile(new URL('../../../docs/emergency-calls.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);

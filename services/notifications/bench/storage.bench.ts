@@ -15,7 +15,7 @@ const OPEN_CHILD = fileURLToPath(new URL('./storage-open.child.ts', import.meta.
 async function seed(path: string, count: number): Promise<void> {
   const repo = new YamlNotificationRepository(path);
   await repo.open();
-  for (let done = 0; done < count; ) {
+  for (let done = 0; done < count;) {
     const batch = Math.min(2000, count - done);
     await Promise.all(Array.from({ length: batch }, (_, i) => repo.insert(benchRecord(done + i))));
     done += batch;
@@ -45,7 +45,12 @@ async function measureInserts(path: string, stored: number): Promise<{ perSecond
   stall.disable();
   const foldsDuringRun = folds;
   await repo.close();
-  return { perSecond: Math.round(inserted / elapsed), maxStallMs: Math.round(stall.max / 1e6), cpuUs: Math.round((cpu.user + cpu.system) / inserted), folds: foldsDuringRun };
+  return {
+    perSecond: Math.round(inserted / elapsed),
+    maxStallMs: Math.round(stall.max / 1e6),
+    cpuUs: Math.round((cpu.user + cpu.system) / inserted),
+    folds: foldsDuringRun,
+  };
 }
 
 function measureOpen(path: string): Record<string, number> {

@@ -43,13 +43,7 @@ export interface AppDeps {
 /** The settings createApp reads; `parseConfig()` gives the defaults. */
 export type AppConfig = Pick<
   Config,
-  | 'API_KEY'
-  | 'SSE_HEARTBEAT_MS'
-  | 'PROVIDER_TIMEOUT_MS'
-  | 'DELIVERY_RETRY_MIN_MS'
-  | 'DELIVERY_RETRY_MAX_MS'
-  | 'DELIVERY_MAX_ATTEMPTS'
-  | 'DELIVERY_CONCURRENCY'
+  'API_KEY' | 'SSE_HEARTBEAT_MS' | 'PROVIDER_TIMEOUT_MS' | 'DELIVERY_RETRY_MIN_MS' | 'DELIVERY_RETRY_MAX_MS' | 'DELIVERY_MAX_ATTEMPTS' | 'DELIVERY_CONCURRENCY'
 > &
   // Optional for callers who built this type before they existed (library users): the config defaults when absent.
   Partial<

@@ -51,7 +51,9 @@ export function buildAdapters(config: Config, logger: Logger, clock: Clock = sys
   return {
     clock,
     ...buildStorage(config, logger, clock),
-    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, { maxBytes: config.ATTACHMENTS_MAX_BYTES }),
+    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, {
+      maxBytes: config.ATTACHMENTS_MAX_BYTES,
+    }),
     provider: createPushProvider({
       userKey: config.PROVIDER_USER_KEY,
       apiToken: config.PROVIDER_API_TOKEN,

@@ -1,9 +1,7 @@
 import { HttpAccessShape, loadConfig, loadConfigOrExit, z } from '@homeops/common';
 
 const positiveInt = () => z.coerce.number().int().positive();
-const httpUrl = z
-  .url({ protocol: /^https?$/ })
-  .transform((url) => url.replace(/\/+$/, ''));
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 
 /** Every variable of notifications; `.env.example` and docs/configuration.md list the same names. */
 export const ConfigSchema = z
@@ -12,11 +10,18 @@ export const ConfigSchema = z
     ...HttpAccessShape,
     STORAGE_PATH: z.string().min(1).default('./data/notifications.yaml'),
     // PostgreSQL instead of the YAML file: several instances may share it. DATABASE_URL is read when it is a postgres one.
-    STORAGE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+    STORAGE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
     DATABASE_URL: z.string().optional(),
     // Attachment files; default a folder beside STORAGE_PATH. Instances sharing PostgreSQL must share this folder too.
     ATTACHMENTS_DIR: z.string().min(1).optional(),
-    ATTACHMENTS_MAX_BYTES: z.coerce.number().int().min(0).default(1024 ** 3), // total of the attachment files (1 GiB); 0: no limit
+    ATTACHMENTS_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(1024 ** 3), // total of the attachment files (1 GiB); 0: no limit
     PG_POOL_MAX: positiveInt().max(1000).default(10),
     PG_CONNECT_TIMEOUT_MS: positiveInt().default(5_000),
     PG_QUERY_TIMEOUT_MS: positiveInt().default(10_000),

@@ -33,12 +33,7 @@ export interface RunningService {
  * Opens the history, deletes orphaned attachment files, starts delivery and retention, and listens; closes the history
  * again if listening fails.
  */
-export async function startService(
-  settings: Config,
-  logger: Logger,
-  adapters: ServiceAdapters,
-  options: { handleSignals: boolean },
-): Promise<RunningService> {
+export async function startService(settings: Config, logger: Logger, adapters: ServiceAdapters, options: { handleSignals: boolean }): Promise<RunningService> {
   const { repository, attachments, provider } = adapters;
   const config = await withResolvedAccess(settings, join(dirname(settings.STORAGE_PATH), 'api-key'), logger);
   await repository.open();

@@ -86,9 +86,7 @@ export class ChannelCommands {
 
   private async switchChannel(uuid: string, channel: number, on: boolean): Promise<boolean> {
     try {
-      await this.callCloud(`switching device ${uuid}`, this.deps.commandTimeoutMs, () =>
-        this.cloud.setChannel(uuid, channel, on),
-      );
+      await this.callCloud(`switching device ${uuid}`, this.deps.commandTimeoutMs, () => this.cloud.setChannel(uuid, channel, on));
     } catch (err) {
       // Timed out: the device may or may not have switched, so its state is unknown until read again.
       if (err instanceof AppError && err.code === 'CLOUD_TIMEOUT') this.registry.forgetChannel(uuid, channel);
@@ -121,9 +119,7 @@ export class ChannelCommands {
 
   /** Reads every channel of the device and records what it reports. */
   private async readStates(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
-    const states = await this.callCloud(`reading device ${uuid}`, this.deps.commandTimeoutMs, () =>
-      this.cloud.readChannels(uuid),
-    );
+    const states = await this.callCloud(`reading device ${uuid}`, this.deps.commandTimeoutMs, () => this.cloud.readChannels(uuid));
     const now = this.nowIso();
     for (const s of states) this.registry.setChannel(uuid, s.channel, s.on, 'read', now);
     return states;

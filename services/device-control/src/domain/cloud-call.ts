@@ -32,11 +32,7 @@ export async function callCloud<T>(
   options: { what: string; timeoutMs: number; status: () => CloudStatus; now: () => number },
 ): Promise<T> {
   try {
-    return await withTimeout(
-      Promise.resolve().then(work),
-      options.timeoutMs,
-      options.what,
-    );
+    return await withTimeout(Promise.resolve().then(work), options.timeoutMs, options.what);
   } catch (err) {
     throw toCloudError(err, options.what, options.status, options.now());
   }

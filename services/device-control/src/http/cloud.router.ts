@@ -8,9 +8,7 @@ export const MfaLoginBodySchema = z
   })
   .openapi('MfaLoginRequest');
 
-const MfaLoginResultSchema = z
-  .object({ state: z.literal('connected') })
-  .openapi('MfaLoginResult');
+const MfaLoginResultSchema = z.object({ state: z.literal('connected') }).openapi('MfaLoginResult');
 
 /** POST /cloud/login: the one way back for an MFA account whose session expired, without a restart. */
 export function registerCloudRoutes(api: Api, devices: DeviceService): void {

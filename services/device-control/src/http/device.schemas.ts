@@ -46,9 +46,10 @@ export const DeviceSchema = z
     channels: z.array(ChannelSchema),
     commandReady: z.boolean(),
     switchable: z.boolean(),
-    capabilities: z
-      .array(z.enum(['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors']))
-      .openapi({ description: "What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands" }),
+    capabilities: z.array(z.enum(['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors'])).openapi({
+      description:
+        'What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands',
+    }),
     coverPositioning: z.boolean().optional().openapi({ description: 'Covers only: takes any position 0–100 (else only fully open or closed)' }),
     firmware: z.string().nullable(),
     hardware: z.string().nullable(),
@@ -204,7 +205,14 @@ const age = {
 
 /** GET /devices/:uuid/energy. */
 export const PowerSchema = z
-  .object({ uuid: z.string(), name: z.string(), power: z.number().openapi({ description: 'W' }), voltage: z.number().openapi({ description: 'V' }), current: z.number().openapi({ description: 'A' }), ...age })
+  .object({
+    uuid: z.string(),
+    name: z.string(),
+    power: z.number().openapi({ description: 'W' }),
+    voltage: z.number().openapi({ description: 'V' }),
+    current: z.number().openapi({ description: 'A' }),
+    ...age,
+  })
   .openapi('Power');
 
 /** GET /devices/:uuid/energy/daily. */

@@ -14,7 +14,14 @@ import {
 } from './device.schemas.js';
 
 /** What a read of a device family (garage doors, covers, lights, energy, hubs) can answer besides 200. */
-export const READ_ERRORS = ['DEVICE_NOT_FOUND', 'DEVICE_NOT_CONTROLLABLE', 'COMMAND_BUDGET_EXHAUSTED', 'CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'] as const;
+export const READ_ERRORS = [
+  'DEVICE_NOT_FOUND',
+  'DEVICE_NOT_CONTROLLABLE',
+  'COMMAND_BUDGET_EXHAUSTED',
+  'CLOUD_ERROR',
+  'CLOUD_UNAVAILABLE',
+  'CLOUD_TIMEOUT',
+] as const;
 
 export const COMMAND_ERRORS = [
   'DEVICE_NOT_FOUND',

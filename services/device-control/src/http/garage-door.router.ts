@@ -8,7 +8,7 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
   api.route({
     method: 'get',
     path: '/devices/{uuid}/garage-door',
-    summary: "The state of each door of a garage door opener (read from it when unknown)",
+    summary: 'The state of each door of a garage door opener (read from it when unknown)',
     tags: ['garage doors'],
     params: UuidParamsSchema,
     responses: { 200: { description: 'Each door: open, closed, opening or closing', schema: GarageDoorsSchema } },

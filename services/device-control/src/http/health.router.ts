@@ -13,9 +13,7 @@ const HealthSchema = z
     backend: z.enum(['meross', 'simulator']),
     cloud: z.object({
       state: z.enum(['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed']),
-      lastError: z
-        .object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() })
-        .nullable(),
+      lastError: z.object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() }).nullable(),
       retryAt: z.string().nullable(),
       action: z.string().nullable().openapi({ description: 'What you must do (or until when to wait); null while all is well' }),
       tokenStore: z
@@ -27,9 +25,7 @@ const HealthSchema = z
       ok: z.boolean().nullable(),
       error: z.string().nullable(),
       lastSuccessAt: z.string().nullable(),
-      lastResult: z
-        .object({ total: z.number(), added: z.number(), removed: z.number(), updated: z.number() })
-        .nullable(),
+      lastResult: z.object({ total: z.number(), added: z.number(), removed: z.number(), updated: z.number() }).nullable(),
       intervalSeconds: z.number(),
     }),
     devices: z.object({
@@ -53,9 +49,7 @@ const HealthSchema = z
         sent: z.object({ api: z.number(), mqtt: z.number() }).openapi({ description: 'Messages that reached the cloud since the start' }),
       })
       .openapi({ description: 'The account-wide cloud message budget (every HTTP API call and MQTT request counts)' }),
-    commands: z
-      .object({ limitPerMinute: z.number(), usedLastMinute: z.number() })
-      .openapi({ description: 'The burst window under its 1.0 name' }),
+    commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }).openapi({ description: 'The burst window under its 1.0 name' }),
     eventStreams: z.number(),
   })
   .openapi('DeviceControlHealth');
@@ -80,7 +74,9 @@ function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['heal
     problems.push(`${health.devices.awaitingCommandChannel} online switch(es) cannot be reached over their command channel`);
   }
   if (cloud.tokenStore.writable === false) {
-    problems.push(`the session token cannot be saved to ${cloud.tokenStore.file} (${cloud.tokenStore.error}); every restart logs in again, which can lock the account`);
+    problems.push(
+      `the session token cannot be saved to ${cloud.tokenStore.file} (${cloud.tokenStore.error}); every restart logs in again, which can lock the account`,
+    );
   }
   return problems;
 }

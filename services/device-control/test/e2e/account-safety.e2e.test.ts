@@ -47,10 +47,13 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
   }
 
   async function commandReady(adapter: RemoteCloud, uuids: string[]): Promise<void> {
-    await eventually(async () => {
-      const devices = await adapter.listDevices().catch(() => []);
-      return uuids.every((uuid) => devices.find((d) => d.uuid === uuid)?.commandReady);
-    }, `${uuids.join(', ')} to be command-ready`);
+    await eventually(
+      async () => {
+        const devices = await adapter.listDevices().catch(() => []);
+        return uuids.every((uuid) => devices.find((d) => d.uuid === uuid)?.commandReady);
+      },
+      `${uuids.join(', ')} to be command-ready`,
+    );
   }
 
   describe('devices on two MQTT brokers', () => {
@@ -70,7 +73,10 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       expect(emulator.device(STRIP).isOn(2)).toBe(true);
       expect(plug).toContainEqual({ channel: 0, on: true });
       expect(strip).toContainEqual({ channel: 2, on: true });
-      expect(emulator.requests('Appliance.Control.ToggleX').map((r) => [r.uuid, r.broker])).toEqual([[PLUG, 0], [STRIP, 1]]);
+      expect(emulator.requests('Appliance.Control.ToggleX').map((r) => [r.uuid, r.broker])).toEqual([
+        [PLUG, 0],
+        [STRIP, 1],
+      ]);
       expect(adapter.events).toContainEqual({ type: 'channel', uuid: STRIP, channel: 1, on: true, source: 'push' });
     });
 
@@ -274,67 +280,76 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       expect(emulator.device(PLUG).isOn(0)).toBe(false);
     });
 
-    it('recovers the command channel without a login after a broker refuses reconnections, with no tight loop, and stops cleanly during a reconnect', { timeout: 60_000 }, async () => {
-      const adapter = await startAdapter({ manualClock: true });
-      await commandReady(adapter, [PLUG, STRIP]);
-      const devListBefore = emulator.api.calls.devList;
-      // The broker watchdog is always armed; a second timer is the broker's next re-creation.
-      const recreationArmed = () => eventually(async () => (await adapter.pendingTimers()) === 2, 'the next re-creation to be armed');
+    it(
+      'recovers the command channel without a login after a broker refuses reconnections, with no tight loop, and stops cleanly during a reconnect',
+      { timeout: 60_000 },
+      async () => {
+        const adapter = await startAdapter({ manualClock: true });
+        await commandReady(adapter, [PLUG, STRIP]);
+        const devListBefore = emulator.api.calls.devList;
+        // The broker watchdog is always armed; a second timer is the broker's next re-creation.
+        const recreationArmed = () => eventually(async () => (await adapter.pendingTimers()) === 2, 'the next re-creation to be armed');
 
-      // The broker drops during a burst of commands and refuses connections ('Server unavailable') for a while.
-      const burst = Array.from({ length: 10 }, (_, i) => adapter.setChannel(PLUG, 0, i % 2 === 0).then(() => 'ok', (e: { code?: string }) => e.code));
-      const broker = emulator.brokers[0]!;
-      broker.refuseConnections = 3;
-      await broker.close();
-      await broker.listen();
-      const outcomes = await Promise.all(burst);
-      // mqtt.js tries again after 5 s; from the first refusal on, meross-cloud would make a new client at once.
-      await eventually(() => broker.refusedConnections > 0, 'the first refused reconnection');
-      const attemptsBefore = broker.attempts;
-      // 2.4 s of the adapter's clock in the steps of the re-creation backoff: nothing before a wait is over, then one attempt.
-      const armedJustBefore: number[] = [];
-      for (const wait of [200, 400, 800, 1_000]) {
+        // The broker drops during a burst of commands and refuses connections ('Server unavailable') for a while.
+        const burst = Array.from({ length: 10 }, (_, i) =>
+          adapter.setChannel(PLUG, 0, i % 2 === 0).then(
+            () => 'ok',
+            (e: { code?: string }) => e.code,
+          ),
+        );
+        const broker = emulator.brokers[0]!;
+        broker.refuseConnections = 3;
+        await broker.close();
+        await broker.listen();
+        const outcomes = await Promise.all(burst);
+        // mqtt.js tries again after 5 s; from the first refusal on, meross-cloud would make a new client at once.
+        await eventually(() => broker.refusedConnections > 0, 'the first refused reconnection');
+        const attemptsBefore = broker.attempts;
+        // 2.4 s of the adapter's clock in the steps of the re-creation backoff: nothing before a wait is over, then one attempt.
+        const armedJustBefore: number[] = [];
+        for (const wait of [200, 400, 800, 1_000]) {
+          await recreationArmed();
+          await adapter.advance(wait - 1);
+          armedJustBefore.push(await adapter.pendingTimers());
+          const attempts = broker.attempts;
+          await adapter.advance(1);
+          await eventually(() => broker.attempts === attempts + 1, 'the re-created connection');
+        }
+        const refusedInTheBackoff = broker.attempts - attemptsBefore;
+        broker.refuseConnections = null;
+        // Watched through events: listing devices would fetch the list, which is what the recovery must not need.
+        const seen = adapter.events.length;
         await recreationArmed();
-        await adapter.advance(wait - 1);
-        armedJustBefore.push(await adapter.pendingTimers());
-        const attempts = broker.attempts;
-        await adapter.advance(1);
-        await eventually(() => broker.attempts === attempts + 1, 'the re-created connection');
-      }
-      const refusedInTheBackoff = broker.attempts - attemptsBefore;
-      broker.refuseConnections = null;
-      // Watched through events: listing devices would fetch the list, which is what the recovery must not need.
-      const seen = adapter.events.length;
-      await recreationArmed();
-      await adapter.advance(1_000);
-      await eventually(
-        () => adapter.events.slice(seen).some((e) => e.type === 'device' && e.device.uuid === PLUG && e.device.commandReady),
-        'the command channel back',
-        15_000,
-      );
-      await adapter.setChannel(PLUG, 0, true);
+        await adapter.advance(1_000);
+        await eventually(
+          () => adapter.events.slice(seen).some((e) => e.type === 'device' && e.device.uuid === PLUG && e.device.commandReady),
+          'the command channel back',
+          15_000,
+        );
+        await adapter.setChannel(PLUG, 0, true);
 
-      expect(outcomes.every((o) => ['ok', 'DEVICE_NOT_CONTROLLABLE', 'CLOUD_TIMEOUT'].includes(o ?? ''))).toBe(true);
-      expect(armedJustBefore).toEqual([2, 2, 2, 2]);
-      expect(refusedInTheBackoff).toBe(4);
-      expect(emulator.device(PLUG).isOn(0)).toBe(true);
-      expect(emulator.api.calls.signIn).toBe(1);
-      expect(emulator.api.calls.devList).toBe(devListBefore);
+        expect(outcomes.every((o) => ['ok', 'DEVICE_NOT_CONTROLLABLE', 'CLOUD_TIMEOUT'].includes(o ?? ''))).toBe(true);
+        expect(armedJustBefore).toEqual([2, 2, 2, 2]);
+        expect(refusedInTheBackoff).toBe(4);
+        expect(emulator.device(PLUG).isOn(0)).toBe(true);
+        expect(emulator.api.calls.signIn).toBe(1);
+        expect(emulator.api.calls.devList).toBe(devListBefore);
 
-      // Stop while the broker refuses again and the adapter is between attempts.
-      broker.refuseConnections = 3;
-      await broker.close();
-      await broker.listen();
-      const refusedBefore = broker.refusedConnections;
-      await eventually(() => broker.refusedConnections > refusedBefore, 'a refused reconnection', 15_000);
-      await adapter.stop();
-      const attemptsAtStop = broker.attempts;
-      const timersAtStop = await adapter.pendingTimers();
-      await adapter.advance(60 * 60_000);
+        // Stop while the broker refuses again and the adapter is between attempts.
+        broker.refuseConnections = 3;
+        await broker.close();
+        await broker.listen();
+        const refusedBefore = broker.refusedConnections;
+        await eventually(() => broker.refusedConnections > refusedBefore, 'a refused reconnection', 15_000);
+        await adapter.stop();
+        const attemptsAtStop = broker.attempts;
+        const timersAtStop = await adapter.pendingTimers();
+        await adapter.advance(60 * 60_000);
 
-      expect(timersAtStop).toBe(0);
-      expect(broker.attempts).toBe(attemptsAtStop);
-      expect(suite.host.alive).toBe(true);
-    });
+        expect(timersAtStop).toBe(0);
+        expect(broker.attempts).toBe(attemptsAtStop);
+        expect(suite.host.alive).toBe(true);
+      },
+    );
   });
 });

@@ -39,7 +39,10 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
 
     expect(refused?.body).toMatchObject({ error: expect.stringContaining('8 messages per minute'), solution: expect.any(String) });
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(body.budget.windows.map((w) => [w.window, w.limit])).toEqual([['hour', 180], ['burst', 8]]);
+    expect(body.budget.windows.map((w) => [w.window, w.limit])).toEqual([
+      ['hour', 180],
+      ['burst', 8],
+    ]);
     expect(body.budget.windows[1]?.remaining).toBe(0);
     // Everything the emulator received was counted by the service: nothing reaches the cloud unbudgeted.
     const counts = setup.emulator.messageCounts();

@@ -31,10 +31,14 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
     // first command also reads its abilities): the burst window is widened here; the budget has its own suites.
     setup = await startEmulatedSetup('e2e', { CLOUD_MAX_MESSAGES_PER_MINUTE: '40' });
     ({ account, emulator, service } = setup);
-    await eventually(async () => {
-      const devices = (await service.request('GET', '/devices')).body as DeviceBody[];
-      return devices.length === 4 && devices.filter((d) => d.controllable).length === 3;
-    }, 'the devices to be listed and controllable', 15_000);
+    await eventually(
+      async () => {
+        const devices = (await service.request('GET', '/devices')).body as DeviceBody[];
+        return devices.length === 4 && devices.filter((d) => d.controllable).length === 3;
+      },
+      'the devices to be listed and controllable',
+      15_000,
+    );
   }, 30_000);
 
   afterAll(async () => {

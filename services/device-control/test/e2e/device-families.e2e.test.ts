@@ -55,7 +55,7 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the opener as a garage door, never switchable, and learns each device\'s capabilities from its abilities', async () => {
+  it("lists the opener as a garage door, never switchable, and learns each device's capabilities from its abilities", async () => {
     const before = await adapter.listDevices();
     await adapter.readGarageDoors(DOOR);
     await adapter.setChannel(PLUG, 0, true);
@@ -64,12 +64,23 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     expect(before.find((d) => d.uuid === DOOR)).toMatchObject({ capabilities: ['garageDoor'], switchable: false });
     expect(after.find((d) => d.uuid === DOOR)).toMatchObject({ capabilities: ['garageDoor'], switchable: false });
     expect(after.find((d) => d.uuid === PLUG)).toMatchObject({ capabilities: ['switch', 'energy'], switchable: true });
-    expect(emulator.requests('Appliance.System.Ability').map((r) => r.uuid).sort()).toEqual([DOOR, PLUG].sort());
+    expect(
+      emulator
+        .requests('Appliance.System.Ability')
+        .map((r) => r.uuid)
+        .sort(),
+    ).toEqual([DOOR, PLUG].sort());
   });
 
   it('refuses to switch the opener and publishes no switch message to it, though it declares ToggleX', async () => {
-    const set = await adapter.setChannel(DOOR, 0, true).then(() => null, (e: { code?: string; details?: unknown }) => e);
-    const read = await adapter.readChannels(DOOR).then(() => null, (e: { code?: string }) => e);
+    const set = await adapter.setChannel(DOOR, 0, true).then(
+      () => null,
+      (e: { code?: string; details?: unknown }) => e,
+    );
+    const read = await adapter.readChannels(DOOR).then(
+      () => null,
+      (e: { code?: string }) => e,
+    );
 
     expect(set).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     expect(JSON.stringify(set)).toContain('is a garage door opener');
@@ -100,14 +111,20 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
   });
 
   it('refuses door actions on a plug without sending them', async () => {
-    const failure = await adapter.setGarageDoor(PLUG, 0, true).then(() => null, (e: { code?: string }) => e);
+    const failure = await adapter.setGarageDoor(PLUG, 0, true).then(
+      () => null,
+      (e: { code?: string }) => e,
+    );
 
     expect(failure).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     expect(emulator.requests('Appliance.GarageDoor.State')).toEqual([]);
   });
 
   it('never switches the roller shutter, though it declares ToggleX', async () => {
-    const failure = await adapter.setChannel(BLINDS, 0, true).then(() => null, (e: { code?: string }) => e);
+    const failure = await adapter.setChannel(BLINDS, 0, true).then(
+      () => null,
+      (e: { code?: string }) => e,
+    );
     const listed = (await adapter.listDevices()).find((d) => d.uuid === BLINDS);
 
     expect(failure).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
@@ -156,7 +173,10 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     await adapter.setChannel(PLUG, 0, true);
     const power = await adapter.readPower(PLUG);
     const days = await adapter.readDailyEnergy(PLUG);
-    const door = await adapter.readPower(DOOR).then(() => null, (e: { code?: string }) => e);
+    const door = await adapter.readPower(DOOR).then(
+      () => null,
+      (e: { code?: string }) => e,
+    );
 
     expect(power).toEqual({ power: 42.5, voltage: 230.5, current: 0.184 });
     expect(days.map((d) => d.kWh)).toEqual([1.5, 1.25, 1]);
@@ -171,8 +191,34 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     const after = await adapter.readHub(HUB);
 
     expect(before).toEqual([
-      { id: '01008C11', name: 'Bedroom valve', kind: 'valve', model: 'mts100v3', online: true, battery: 90, temperature: 19.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
-      { id: '120027D2', name: 'Cellar', kind: 'sensor', model: 'ms100', online: true, battery: 80, temperature: 19.6, humidity: 55.1, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+      {
+        id: '01008C11',
+        name: 'Bedroom valve',
+        kind: 'valve',
+        model: 'mts100v3',
+        online: true,
+        battery: 90,
+        temperature: 19.5,
+        humidity: null,
+        on: true,
+        targetTemperature: 21,
+        minTemperature: 5,
+        maxTemperature: 35,
+      },
+      {
+        id: '120027D2',
+        name: 'Cellar',
+        kind: 'sensor',
+        model: 'ms100',
+        online: true,
+        battery: 80,
+        temperature: 19.6,
+        humidity: 55.1,
+        on: null,
+        targetTemperature: null,
+        minTemperature: null,
+        maxTemperature: null,
+      },
     ]);
     emulator.pressValve(HUB, '01008C11');
     await eventually(() => adapter.events.some((e) => e.type === 'hubDevice' && e.id === '01008C11' && e.change.on === true), 'the valve push');

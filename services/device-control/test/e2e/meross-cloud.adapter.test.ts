@@ -24,7 +24,6 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
   /** Every secret any test's session had: the output of the whole run must contain none of them. */
   const secrets: Record<string, string> = {};
 
-
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'meross-adapter-'));
     account = createAccount();
@@ -53,17 +52,17 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
   async function startAdapter(overrides: { tooManyTokensWaitMs?: number; commandTimeoutMs?: number; manualClock?: boolean } = {}): Promise<RemoteCloud> {
     const adapter = await suite.host.create({
-        email: account.email,
-        password: account.password,
-        apiUrl: emulator.apiUrl,
-        tokenFile: join(dir, 'data', 'cloud-token.json'),
-        requestTimeoutMs: 2_000,
-        commandTimeoutMs: 1_000,
-        loginBackoffMs: 300,
-        retryBackoffMs: 300,
-        maxBackoffMs: 2_000,
-        tooManyTokensWaitMs: 60_000,
-        ...overrides,
+      email: account.email,
+      password: account.password,
+      apiUrl: emulator.apiUrl,
+      tokenFile: join(dir, 'data', 'cloud-token.json'),
+      requestTimeoutMs: 2_000,
+      commandTimeoutMs: 1_000,
+      loginBackoffMs: 300,
+      retryBackoffMs: 300,
+      maxBackoffMs: 2_000,
+      tooManyTokensWaitMs: 60_000,
+      ...overrides,
     });
     adapters.push(adapter);
     return adapter;
@@ -428,10 +427,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
       emulator.pressButton(PLUG, 0);
 
-      await eventually(
-        () => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on && e.source === 'push'),
-        'the push event',
-      );
+      await eventually(() => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on && e.source === 'push'), 'the push event');
     });
 
     it('reports a device going offline and refuses commands to it with DEVICE_NOT_CONTROLLABLE', async () => {
@@ -504,10 +500,14 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       emulator.account.key = 'a-different-key-now';
 
       await emulator.restartBroker(100);
-      const status = await eventually(async () => {
-        const s = await adapter.status();
-        return s.lastError?.code === 'mqtt' && s.lastError.message.includes('refused') ? s : undefined;
-      }, 'the broker error in the status', 15_000);
+      const status = await eventually(
+        async () => {
+          const s = await adapter.status();
+          return s.lastError?.code === 'mqtt' && s.lastError.message.includes('refused') ? s : undefined;
+        },
+        'the broker error in the status',
+        15_000,
+      );
       emulator.account.key = key;
 
       expect(status.state).toBe('connected');
@@ -521,7 +521,9 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
 
       emulator.broker.pushRaw('this is not json');
       emulator.broker.pushRaw('{"payload":{"togglex":{"channel":0,"onoff":1}}}');
-      emulator.broker.pushRaw('{"header":{"from":"/appliance/plug0000000000000000000000000001/publish","method":"PUSH","namespace":"Appliance.Control.ToggleX"},"payload":{"togglex":"garbage"}}');
+      emulator.broker.pushRaw(
+        '{"header":{"from":"/appliance/plug0000000000000000000000000001/publish","method":"PUSH","namespace":"Appliance.Control.ToggleX"},"payload":{"togglex":"garbage"}}',
+      );
       emulator.pressButton(PLUG, 0);
 
       await eventually(() => adapter.events.find((e) => e.type === 'channel' && e.uuid === PLUG && e.on), 'the valid push after the broken ones');

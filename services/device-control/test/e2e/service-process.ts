@@ -66,10 +66,14 @@ export class ServiceProcess {
     child.once('exit', () => process.removeListener('exit', orphanGuard));
     const service = new ServiceProcess(child);
     service.port = port;
-    await eventually(async () => {
-      if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${service.output.text.slice(-2000)}`);
-      return (await fetch(`${service.baseUrl}/health`).catch(() => null)) !== null;
-    }, 'the service to listen', 20_000);
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${service.output.text.slice(-2000)}`);
+        return (await fetch(`${service.baseUrl}/health`).catch(() => null)) !== null;
+      },
+      'the service to listen',
+      20_000,
+    );
     return service;
   }
 

@@ -4,13 +4,28 @@ import { createLogger, ManualClock, systemClock, type Clock } from '@homeops/com
 import { MerossCloud } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import type { RemoteCloudOptions } from './adapter-process.js';
 
-type Method = 'start' | 'stop' | 'status' | 'listDevices' | 'readChannels' | 'setChannel' | 'readGarageDoors' | 'setGarageDoor' | 'readCovers' | 'moveCover' | 'readLight' | 'setLight' | 'readPower' | 'readDailyEnergy' | 'readHub' | 'setValve' | 'submitMfaCode';
+type Method =
+  | 'start'
+  | 'stop'
+  | 'status'
+  | 'listDevices'
+  | 'readChannels'
+  | 'setChannel'
+  | 'readGarageDoors'
+  | 'setGarageDoor'
+  | 'readCovers'
+  | 'moveCover'
+  | 'readLight'
+  | 'setLight'
+  | 'readPower'
+  | 'readDailyEnergy'
+  | 'readHub'
+  | 'setValve'
+  | 'submitMfaCode';
 /** The adapter's ManualClock, moved by the test: its time, its pending timers, a move forward. */
 type ClockMethod = 'clockNow' | 'clockTimers' | 'advanceClock';
 type Call =
-  | { id: number; ping: true }
-  | { id: number; create: RemoteCloudOptions }
-  | { id: number; handle: number; method: Method | ClockMethod; args: unknown[] };
+  { id: number; ping: true } | { id: number; create: RemoteCloudOptions } | { id: number; handle: number; method: Method | ClockMethod; args: unknown[] };
 
 const logger = createLogger({ service: 'adapter-host', level: 'debug' });
 const clouds = new Map<number, MerossCloud>();

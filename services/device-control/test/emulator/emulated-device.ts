@@ -86,7 +86,16 @@ export class EmulatedDevice {
     this.garageDoor = spec.garageDoor ?? false;
     this.cover = spec.cover ?? false;
     this.lightCapacity = spec.lightCapacity ?? null;
-    this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({ ...d, online: true, battery: 90 - i * 10, onoff: 1, room: 195 + i, custom: 210, mode: 0, humidity: 550 + i }));
+    this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({
+      ...d,
+      online: true,
+      battery: 90 - i * 10,
+      onoff: 1,
+      room: 195 + i,
+      custom: 210,
+      mode: 0,
+      humidity: 550 + i,
+    }));
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
     if (this.garageDoor) this.doors.set(0, false);
   }
@@ -101,7 +110,14 @@ export class EmulatedDevice {
     if (this.cover) own.push('Appliance.RollerShutter.State', 'Appliance.RollerShutter.Position', 'Appliance.RollerShutter.Config');
     if (this.lightCapacity !== null) own.push('Appliance.Control.Light');
     if (this.hubDevices.length > 0) {
-      own.push('Appliance.Hub.Mts100.All', 'Appliance.Hub.Sensor.All', 'Appliance.Hub.Battery', 'Appliance.Hub.ToggleX', 'Appliance.Hub.Mts100.Temperature', 'Appliance.Hub.Mts100.Mode');
+      own.push(
+        'Appliance.Hub.Mts100.All',
+        'Appliance.Hub.Sensor.All',
+        'Appliance.Hub.Battery',
+        'Appliance.Hub.ToggleX',
+        'Appliance.Hub.Mts100.Temperature',
+        'Appliance.Hub.Mts100.Mode',
+      );
     }
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
     return own;

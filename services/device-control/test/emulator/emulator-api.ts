@@ -162,7 +162,11 @@ export class EmulatorApi {
     } else if (path === '/v1/Hub/getSubDevices') {
       this.calls.getSubDevices += 1;
       const hub = this.devices().find((d) => d.uuid === params.uuid);
-      this.answer(res, 0, (hub?.hubDevices ?? []).map((d) => ({ subDeviceId: d.id, subDeviceType: d.kind === 'valve' ? 'mts100v3' : 'ms100', subDeviceName: d.name })));
+      this.answer(
+        res,
+        0,
+        (hub?.hubDevices ?? []).map((d) => ({ subDeviceId: d.id, subDeviceType: d.kind === 'valve' ? 'mts100v3' : 'ms100', subDeviceName: d.name })),
+      );
     } else {
       this.calls.logout += 1;
       this.tokens.delete(token);

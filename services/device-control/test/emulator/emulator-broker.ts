@@ -242,12 +242,15 @@ export class EmulatorBroker {
       pushPosition();
       return;
     }
-    const timer = setTimeout(() => {
-      device.coverRun = null;
-      device.coverPosition = target;
-      pushState();
-      pushPosition();
-    }, (device.coverTravelMs * Math.abs(target - here)) / 100);
+    const timer = setTimeout(
+      () => {
+        device.coverRun = null;
+        device.coverPosition = target;
+        pushState();
+        pushPosition();
+      },
+      (device.coverTravelMs * Math.abs(target - here)) / 100,
+    );
     device.coverRun = { from: here, to: target, startedAt: Date.now(), timer };
     pushState();
   }
@@ -265,7 +268,18 @@ export class EmulatorBroker {
           online: online(v),
           togglex: { onoff: v.onoff },
           mode: { state: v.mode },
-          temperature: { room: v.room, currentSet: v.custom, custom: v.custom, comfort: 240, economy: 180, away: 120, min: 50, max: 350, heating: 1, openWindow: 0 },
+          temperature: {
+            room: v.room,
+            currentSet: v.custom,
+            custom: v.custom,
+            comfort: 240,
+            economy: 180,
+            away: 120,
+            min: 50,
+            max: 350,
+            heating: 1,
+            openWindow: 0,
+          },
         })),
       });
     }

@@ -54,7 +54,12 @@ export class MerossEmulator {
     }
   }
 
-  private static async startOnce(options: { pki: TestPki; account: EmulatedAccount; devices: EmulatedDeviceSpec[]; brokers?: number }): Promise<MerossEmulator> {
+  private static async startOnce(options: {
+    pki: TestPki;
+    account: EmulatedAccount;
+    devices: EmulatedDeviceSpec[];
+    brokers?: number;
+  }): Promise<MerossEmulator> {
     const devices = new Map(options.devices.map((spec) => [spec.uuid, new EmulatedDevice(spec)]));
     const hosts = await freeLoopbackHosts(options.brokers ?? 1);
     const tls = options.pki.issue(hosts);

@@ -21,8 +21,23 @@ const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-n
 export function createTestPki(): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'meross-emulator-pki-'));
   openssl(
-    ['req', '-x509', ...EC_KEY, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=homeops test CA',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    [
+      'req',
+      '-x509',
+      ...EC_KEY,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=homeops test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
     dir,
   );
   let serial = 0;
@@ -33,14 +48,27 @@ export function createTestPki(): TestPki {
       serial += 1;
       const name = `server-${serial}`;
       const san = hosts.map((h) => (/^[\d.]+$/.test(h) ? `IP:${h}` : `DNS:${h}`)).join(',');
-      writeFileSync(
-        join(dir, `${name}.ext`),
-        `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
-      );
+      writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`);
       openssl(['req', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=meross emulator'], dir);
       openssl(
-        ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(1000 + serial),
-          '-days', '2', '-out', `${name}.pem`, '-extfile', `${name}.ext`],
+        [
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.pem',
+          '-CAkey',
+          'ca.key',
+          '-set_serial',
+          String(1000 + serial),
+          '-days',
+          '2',
+          '-out',
+          `${name}.pem`,
+          '-extfile',
+          `${name}.ext`,
+        ],
         dir,
       );
       return { cert: readFileSync(join(dir, `${name}.pem`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };

@@ -225,8 +225,34 @@ export class FakeDeviceCloud implements DeviceCloud {
 
   /** The devices behind every hub of the fake: a valve and a sensor. */
   hubDevices: HubSubDeviceReading[] = [
-    { id: 'valve-1', name: 'Bedroom valve', kind: 'valve', model: 'mts100v3', online: true, battery: 80, temperature: 19.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
-    { id: 'sensor-1', name: 'Cellar', kind: 'sensor', model: 'ms100', online: true, battery: 45, temperature: 12.3, humidity: 71.5, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+    {
+      id: 'valve-1',
+      name: 'Bedroom valve',
+      kind: 'valve',
+      model: 'mts100v3',
+      online: true,
+      battery: 80,
+      temperature: 19.5,
+      humidity: null,
+      on: true,
+      targetTemperature: 21,
+      minTemperature: 5,
+      maxTemperature: 35,
+    },
+    {
+      id: 'sensor-1',
+      name: 'Cellar',
+      kind: 'sensor',
+      model: 'ms100',
+      online: true,
+      battery: 45,
+      temperature: 12.3,
+      humidity: 71.5,
+      on: null,
+      targetTemperature: null,
+      minTemperature: null,
+      maxTemperature: null,
+    },
   ];
 
   async readHub(uuid: string): Promise<HubSubDeviceReading[]> {

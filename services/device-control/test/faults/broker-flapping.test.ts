@@ -38,10 +38,14 @@ describe('device-control under a flapping broker connection (src/main.ts against
   }
 
   async function allControllable(): Promise<void> {
-    await eventually(async () => {
-      const list = await devices();
-      return SWITCHES.every((uuid) => list.find((d) => d.uuid === uuid)?.controllable);
-    }, 'every switch to be controllable', 20_000);
+    await eventually(
+      async () => {
+        const list = await devices();
+        return SWITCHES.every((uuid) => list.find((d) => d.uuid === uuid)?.controllable);
+      },
+      'every switch to be controllable',
+      20_000,
+    );
   }
 
   it(`reads each device's state at most once per interval across ${FLAPS} broker reconnects, and a toggle still goes through`, async () => {

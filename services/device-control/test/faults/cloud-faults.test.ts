@@ -83,7 +83,7 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     expect(answers.filter(([, res]) => res.status === 200)).toEqual([]);
     expect(devices.status).toBe(200);
     expect(health.status).toBe(200);
-    expect(health.body, JSON.stringify(health.body)).toMatchObject({ status: "degraded" });
+    expect(health.body, JSON.stringify(health.body)).toMatchObject({ status: 'degraded' });
     await controllable(PLUG, 20_000);
     await controllable(STRIP, 20_000);
     const toggled = await service.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
@@ -100,7 +100,11 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     emulator.device(STRIP).dropReplies = true;
     const inFlight = service.request('POST', `/devices/${STRIP}/toggle`, { channel: 1 });
     await eventually(
-      () => emulator.requests('Appliance.Control.ToggleX', 'SET').slice(switchesBefore).some((r) => r.uuid === STRIP),
+      () =>
+        emulator
+          .requests('Appliance.Control.ToggleX', 'SET')
+          .slice(switchesBefore)
+          .some((r) => r.uuid === STRIP),
       'the command to reach the device',
       5_000,
     );

@@ -8,16 +8,51 @@ interface Route {
   path: string;
 }
 
-
 // Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded.
 const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
 const encodeUtf8 = (s: string) => percentEncodeBytes(Buffer.from(s, 'utf8'));
 
 const pathParam = fc.oneof(
   fc.constantFrom(
-    '..', '.', '%2e%2e', '..%2f..%2fetc%2fpasswd', '%2f', '%2F%2F', '%00', 'a%00b', '%', '%zz', '%E0%A4%A', '%C0%AF', '%ff%fe',
-    '~', '%20', '+', "'", '"', '*', 'null', '__proto__', 'constructor', 'prototype', 'sync', 'plug-1', 'strip-1', 'offline-1',
-    'sensor-1', '-1', '0', '00', '1e3', '999999', '9999999', '0x1', '1.5', ' 1', '%F0%9F%92%A9', '%ED%A0%80',
+    '..',
+    '.',
+    '%2e%2e',
+    '..%2f..%2fetc%2fpasswd',
+    '%2f',
+    '%2F%2F',
+    '%00',
+    'a%00b',
+    '%',
+    '%zz',
+    '%E0%A4%A',
+    '%C0%AF',
+    '%ff%fe',
+    '~',
+    '%20',
+    '+',
+    "'",
+    '"',
+    '*',
+    'null',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'sync',
+    'plug-1',
+    'strip-1',
+    'offline-1',
+    'sensor-1',
+    '-1',
+    '0',
+    '00',
+    '1e3',
+    '999999',
+    '9999999',
+    '0x1',
+    '1.5',
+    ' 1',
+    '%F0%9F%92%A9',
+    '%ED%A0%80',
   ),
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map(percentEncodeBytes),
   fc.string({ minLength: 1, maxLength: 30 }).filter(rawSafe),
@@ -52,7 +87,18 @@ const body = fc.oneof(
   fc.record({ channel: anyField, on: anyField, uuid: anyField }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
   fc.json({ maxDepth: 2 }).map((s) => s.slice(0, Math.max(0, s.length - 1))),
   fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
-  fc.constantFrom('{"channel":1,}', '{"channel":1e999999}', '['.repeat(5000), '\uFEFF{}', 'null', '"x"', '[]', '{"__proto__":{"channel":2}}', 'channel=2', '{"on":"false"}'),
+  fc.constantFrom(
+    '{"channel":1,}',
+    '{"channel":1e999999}',
+    '['.repeat(5000),
+    '\uFEFF{}',
+    'null',
+    '"x"',
+    '[]',
+    '{"__proto__":{"channel":2}}',
+    'channel=2',
+    '{"on":"false"}',
+  ),
 );
 const contentType = fc.constantFrom(
   undefined,
@@ -135,7 +181,12 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
   it('refuses a body over the JSON limit with 413 and the error body on every route that takes one', async () => {
     for (const route of routes.filter((r) => r.method !== 'GET')) {
       const target = route.path.replace('{uuid}', 'plug-1').replace('{channel}', '0');
-      const res = await assertSafe({ method: route.method, target, headers: [['Content-Type', 'application/json']], body: JSON.stringify({ pad: 'x'.repeat(200 * 1024) }) });
+      const res = await assertSafe({
+        method: route.method,
+        target,
+        headers: [['Content-Type', 'application/json']],
+        body: JSON.stringify({ pad: 'x'.repeat(200 * 1024) }),
+      });
       expect(res.status, `${route.method} ${target}`).toBe(413);
     }
   });

@@ -48,10 +48,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
     options.clock,
   );
-  const app = createApp({ logger, cloud, devices, hub, ...(options.clock ? { clock: options.clock } : {}) }, {
-    API_KEY: options.apiKey,
-    ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
-  });
+  const app = createApp(
+    { logger, cloud, devices, hub, ...(options.clock ? { clock: options.clock } : {}) },
+    {
+      API_KEY: options.apiKey,
+      ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
+    },
+  );
   if (options.start !== false) await devices.start();
   return {
     app,

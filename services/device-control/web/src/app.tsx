@@ -52,7 +52,10 @@ export function App({ client }: { client: ApiClient }) {
   }, [client]);
   const loadDevice = useCallback(
     async (uuid: string) => {
-      const device = await client.json<Device>('GET', `/devices/${encodeURIComponent(uuid)}`).then((r) => r.body, () => null);
+      const device = await client.json<Device>('GET', `/devices/${encodeURIComponent(uuid)}`).then(
+        (r) => r.body,
+        () => null,
+      );
       setDevices((list) => (list ? replaceDevice(list, uuid, device) : list));
     },
     [client],
@@ -88,8 +91,7 @@ export function App({ client }: { client: ApiClient }) {
         } else if (type === 'garageDoor') {
           const { uuid, channel, state } = data as { uuid: string; channel: number; state: GarageDoor['state'] };
           setDoors((all) => ({ ...all, [uuid]: applyDoor(all[uuid], channel, state) }));
-        }
-        else if (type === 'online' && event.uuid) void loadDevice(event.uuid);
+        } else if (type === 'online' && event.uuid) void loadDevice(event.uuid);
         else if (type === 'device' && event.device) void loadDevice(event.device.uuid);
         else if (type === 'device-removed' && event.uuid) setDevices((list) => list && replaceDevice(list, event.uuid!, null));
         else if (type === 'sync') void loadDevices().then(loadHealth);
@@ -126,11 +128,31 @@ export function App({ client }: { client: ApiClient }) {
       <main>
         {keyNeeded ? <KeyPrompt client={client} /> : null}
         <ErrorNote problem={problem} />
-        {syncNote ? <p class="muted" role="status">{syncNote}</p> : null}
+        {syncNote ? (
+          <p class="muted" role="status">
+            {syncNote}
+          </p>
+        ) : null}
         {devices?.length === 0 ? <p class="muted">No devices yet. Press Sync to fetch them from the cloud.</p> : null}
         {devices === null && !keyNeeded && !problem ? <p class="muted">Loading devices…</p> : null}
         <section class="grid" aria-label="Devices">
-          {devices?.map((device) => <DeviceCard key={device.uuid} client={client} device={device} doors={doors[device.uuid]} onDoors={setDoorsOf} covers={covers[device.uuid]} onCovers={setCoversOf} lights={lights[device.uuid]} onLights={setLightsOf} subdevices={hubs[device.uuid]} onSubdevices={setHubOf} onStale={loadDevice} onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))} />)}
+          {devices?.map((device) => (
+            <DeviceCard
+              key={device.uuid}
+              client={client}
+              device={device}
+              doors={doors[device.uuid]}
+              onDoors={setDoorsOf}
+              covers={covers[device.uuid]}
+              onCovers={setCoversOf}
+              lights={lights[device.uuid]}
+              onLights={setLightsOf}
+              subdevices={hubs[device.uuid]}
+              onSubdevices={setHubOf}
+              onStale={loadDevice}
+              onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))}
+            />
+          ))}
         </section>
       </main>
     </>

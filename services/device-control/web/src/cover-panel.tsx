@@ -47,7 +47,8 @@ export function CoverPanel({ client, device, covers, onCovers }: Props) {
           <li key={cover.channel} class="cover">
             <div class="row">
               <span>
-                Position: <strong data-cover-state={cover.motion === 'idle' || cover.motion === null ? String(cover.position) : cover.motion}>{describe(cover)}</strong>
+                Position:{' '}
+                <strong data-cover-state={cover.motion === 'idle' || cover.motion === null ? String(cover.position) : cover.motion}>{describe(cover)}</strong>
               </span>
               <span class="actions">
                 <button type="button" onClick={() => void send(cover.channel, 'POST', 'open')} aria-label={`Open ${device.name}`}>

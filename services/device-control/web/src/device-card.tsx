@@ -85,7 +85,9 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
       )}
       {device.capabilities.includes('energy') ? <EnergyPanel client={client} device={device} /> : null}
       {device.capabilities.includes('light') ? <LightPanel client={client} device={device} lights={lights} onLights={(l) => onLights(device.uuid, l)} /> : null}
-      {device.switchable && !device.controllable ? <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p> : null}
+      {device.switchable && !device.controllable ? (
+        <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p>
+      ) : null}
       <ErrorNote problem={problem} />
     </article>
   );

@@ -10,9 +10,7 @@ export function replaceDevice(list: Device[], uuid: string, device: Device | nul
 
 /** The list after a channel event: the device told us its state. */
 export function applyChannel(list: Device[], event: ChannelEvent): Device[] {
-  return list.map((d) =>
-    d.uuid !== event.uuid ? d : { ...d, channels: d.channels.map((c) => (c.channel === event.channel ? { ...c, on: event.on } : c)) },
-  );
+  return list.map((d) => (d.uuid !== event.uuid ? d : { ...d, channels: d.channels.map((c) => (c.channel === event.channel ? { ...c, on: event.on } : c)) }));
 }
 
 /** The doors of an opener after a garageDoor event (a door not seen yet is added). */

@@ -49,10 +49,20 @@ export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
               <strong data-door-state={door.state ?? 'unknown'}>{door.state ? STATE_TEXT[door.state] : 'unknown'}</strong>
             </span>
             <span class="actions">
-              <button type="button" disabled={busy} onClick={() => void move(door.channel, 'open')} aria-label={`Open ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => void move(door.channel, 'open')}
+                aria-label={`Open ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}
+              >
                 Open
               </button>
-              <button type="button" disabled={busy} onClick={() => void move(door.channel, 'close')} aria-label={`Close ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => void move(door.channel, 'close')}
+                aria-label={`Close ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}
+              >
                 Close
               </button>
             </span>

@@ -7,7 +7,11 @@ import type { Device } from './types.js';
 export type SubDevice = HubSubDeviceReading;
 
 const reading = (d: SubDevice) =>
-  [d.temperature !== null ? `${d.temperature.toFixed(1)} °C` : null, d.humidity !== null ? `${d.humidity.toFixed(1)} %` : null, d.battery !== null ? `battery ${d.battery} %` : null]
+  [
+    d.temperature !== null ? `${d.temperature.toFixed(1)} °C` : null,
+    d.humidity !== null ? `${d.humidity.toFixed(1)} %` : null,
+    d.battery !== null ? `battery ${d.battery} %` : null,
+  ]
     .filter(Boolean)
     .join(' · ');
 
@@ -85,7 +89,15 @@ export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
                 >
                   <label>
                     Target °C
-                    <input name="target" type="number" step={0.5} min={d.minTemperature ?? 5} max={d.maxTemperature ?? 35} defaultValue={String(d.targetTemperature ?? 20)} required />
+                    <input
+                      name="target"
+                      type="number"
+                      step={0.5}
+                      min={d.minTemperature ?? 5}
+                      max={d.maxTemperature ?? 35}
+                      defaultValue={String(d.targetTemperature ?? 20)}
+                      required
+                    />
                   </label>
                   <button type="submit" aria-label={`Set ${d.name} target`}>
                     Set

@@ -25,15 +25,20 @@ export function LightPanel({ client, device, lights, onLights }: Props) {
   return (
     <div class="lights">
       {(lights ?? []).map((light) => (
-        <LightForm key={light.channel} device={device} light={light} onApply={async (change) => {
-          try {
-            await client.json('PUT', `${path}/${light.channel}`, change);
-            onLights((lights ?? []).map((l) => (l.channel === light.channel ? { ...l, ...change } : l)));
-            setProblem(null);
-          } catch (error) {
-            setProblem(toErrorBody(error));
-          }
-        }} />
+        <LightForm
+          key={light.channel}
+          device={device}
+          light={light}
+          onApply={async (change) => {
+            try {
+              await client.json('PUT', `${path}/${light.channel}`, change);
+              onLights((lights ?? []).map((l) => (l.channel === light.channel ? { ...l, ...change } : l)));
+              setProblem(null);
+            } catch (error) {
+              setProblem(toErrorBody(error));
+            }
+          }}
+        />
       ))}
       <ErrorNote problem={problem} />
     </div>

@@ -6,8 +6,23 @@ const STATE_CLASS: Record<string, string> = { connected: 'ok', connecting: 'warn
 const WINDOW_NAME = { hour: 'hour', burst: 'minute' } as const;
 
 /** The cloud session, the message budget per window and the live stream, from /health. */
-export function StatusBar({ client, health, stream, onChange }: { client: ApiClient; health: Health | HealthSummary | null; stream: StreamState; onChange(): Promise<void> }) {
-  if (!health) return <div class="statusbar" role="status">Checking the service…</div>;
+export function StatusBar({
+  client,
+  health,
+  stream,
+  onChange,
+}: {
+  client: ApiClient;
+  health: Health | HealthSummary | null;
+  stream: StreamState;
+  onChange(): Promise<void>;
+}) {
+  if (!health)
+    return (
+      <div class="statusbar" role="status">
+        Checking the service…
+      </div>
+    );
   // Asked without the key: the service tells only its status until one is entered.
   if (!('cloud' in health)) {
     return (

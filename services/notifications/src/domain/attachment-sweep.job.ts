@@ -16,9 +16,7 @@ export async function sweepOrphanAttachments(ctx: NotificationContext): Promise<
     const { removed, failed } = await attachments.sweep(
       // A file whose name is not a notification id was not written for a notification, so it stays.
       async (id) =>
-        isNotificationId(id) &&
-        !(repository.shared && notificationIdTime(id) > ctx.clock.now() - SHARED_GRACE_MS) &&
-        (await repository.get(id)) === undefined,
+        isNotificationId(id) && !(repository.shared && notificationIdTime(id) > ctx.clock.now() - SHARED_GRACE_MS) && (await repository.get(id)) === undefined,
     );
     if (failed > 0) logger.warn({ removed, failed }, `attachment sweep: removed ${removed} orphaned files, ${failed} could not be deleted`);
     else if (removed > 0) logger.info({ removed }, `attachment sweep: removed ${removed} orphaned files`);

@@ -94,11 +94,7 @@ function assertPriority(value: number): Priority {
  * Stores the notification (attachment file first, then the record, both durable) and runs the first delivery
  * attempt; resolves the record as stored after that attempt finished or timed out. Provider off: delivery `skipped`.
  */
-export async function createNotification(
-  ctx: NotificationContext,
-  deps: CreateDeps,
-  input: NewNotification,
-): Promise<NotificationRecord> {
+export async function createNotification(ctx: NotificationContext, deps: CreateDeps, input: NewNotification): Promise<NotificationRecord> {
   if (input.html && input.monospace) {
     throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
       details: [{ path: 'body.monospace', message: 'Pushover shows a message either as HTML or in monospace, not both' }],

@@ -230,7 +230,11 @@ export class DeliveryWorker {
     const ageMs = this.ctx.clock.now() - limit.from;
     if (!(ageMs > limit.maxAgeMs)) return undefined;
     const { nextAttemptAt: _next, ...rest } = record.delivery;
-    return { ...rest, status: 'expired', error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(limit.maxAgeMs / 1000)} s it may wait` };
+    return {
+      ...rest,
+      status: 'expired',
+      error: `Not sent: still pending ${Math.round(ageMs / 1000)} s after creation, past the ${Math.round(limit.maxAgeMs / 1000)} s it may wait`,
+    };
   }
 
   /** How long the delivery may stay pending (the maximum age, or its ttl when shorter), counted from creation or resend. */
@@ -259,7 +263,10 @@ export class DeliveryWorker {
       this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now()));
       this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, 'delivery failed; will retry');
     } else if (delivery.status === 'failed' || delivery.status === 'unknown') {
-      this.ctx.logger.warn({ id, attempts: delivery.attempts, error: delivery.error }, delivery.status === 'unknown' ? 'emergency may have been delivered; not resent' : 'delivery failed permanently');
+      this.ctx.logger.warn(
+        { id, attempts: delivery.attempts, error: delivery.error },
+        delivery.status === 'unknown' ? 'emergency may have been delivered; not resent' : 'delivery failed permanently',
+      );
     }
     return updated;
   }

@@ -36,10 +36,7 @@ export async function getNotification(ctx: NotificationContext, id: string): Pro
 }
 
 /** The attachment's bytes and metadata, or a 404 code saying which part is missing. */
-export async function readAttachment(
-  ctx: NotificationContext,
-  id: string,
-): Promise<{ meta: AttachmentMeta; data: Buffer }> {
+export async function readAttachment(ctx: NotificationContext, id: string): Promise<{ meta: AttachmentMeta; data: Buffer }> {
   const record = await getNotification(ctx, id);
   const data = record.attachment ? await ctx.attachments.read(id) : undefined;
   if (!record.attachment || !data) throw new AppError('ATTACHMENT_NOT_FOUND', `Notification ${id} has no attachment`);

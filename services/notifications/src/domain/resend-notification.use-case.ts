@@ -14,7 +14,10 @@ export async function resendNotification(ctx: NotificationContext, deps: CreateD
   const record = await ctx.repository.get(id);
   if (!record) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   if (!deps.deliveryEnabled || !RESENDABLE.has(record.delivery.status)) {
-    throw new AppError('NOTIFICATION_NOT_RESENDABLE', `Notification ${id} has delivery status ${record.delivery.status}${deps.deliveryEnabled ? '' : ' and delivery is off'}`);
+    throw new AppError(
+      'NOTIFICATION_NOT_RESENDABLE',
+      `Notification ${id} has delivery status ${record.delivery.status}${deps.deliveryEnabled ? '' : ' and delivery is off'}`,
+    );
   }
   // Routed again: the recipient map may have changed since.
   const alias = deps.provider?.recipientAlias?.(record.recipient);

@@ -85,9 +85,15 @@ export function readMultipart(req: Request, res: Response, next: Parameters<Requ
     guarded((_name: string, file: NodeJS.ReadableStream, info: busboy.FileInfo) => {
       const chunks: Buffer[] = [];
       file.on('data', (chunk: Buffer) => chunks.push(chunk));
-      file.on('limit', guarded(() => settle(attachmentTooLarge())));
+      file.on(
+        'limit',
+        guarded(() => settle(attachmentTooLarge())),
+      );
       // A body cut short errors the file stream too; unhandled, that would be an uncaught exception.
-      file.on('error', guarded(() => settle(malformed())));
+      file.on(
+        'error',
+        guarded(() => settle(malformed())),
+      );
       file.on(
         'close',
         guarded(() => {
@@ -97,10 +103,22 @@ export function readMultipart(req: Request, res: Response, next: Parameters<Requ
       );
     }),
   );
-  parser.on('filesLimit', guarded(() => settle(new AppError('VALIDATION_FAILED', 'Send at most one file part'))));
-  parser.on('fieldsLimit', guarded(() => settle(new AppError('VALIDATION_FAILED', 'Too many form fields'))));
-  parser.on('error', guarded((err: unknown) => settle(malformed(err))));
-  parser.on('close', guarded(() => settle()));
+  parser.on(
+    'filesLimit',
+    guarded(() => settle(new AppError('VALIDATION_FAILED', 'Send at most one file part'))),
+  );
+  parser.on(
+    'fieldsLimit',
+    guarded(() => settle(new AppError('VALIDATION_FAILED', 'Too many form fields'))),
+  );
+  parser.on(
+    'error',
+    guarded((err: unknown) => settle(malformed(err))),
+  );
+  parser.on(
+    'close',
+    guarded(() => settle()),
+  );
   req.on('data', count);
   req.pipe(parser);
 }

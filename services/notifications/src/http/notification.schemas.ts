@@ -41,11 +41,21 @@ export const CreateNotificationBodySchema = z
     monospace: z.boolean().optional().openapi({ description: 'Show the message in a monospace font (not with html)' }),
     ttl: z.number().int().positive().optional().openapi({ description: 'Seconds before the message is deleted from devices' }),
     device: text().min(1).max(250).optional().openapi({ description: "Pushover device name(s), comma-separated; default: the recipient map's devices" }),
-    retry: z.number().int().min(30).max(10_800).optional().openapi({ description: 'Priority 2 only: seconds between repeats (default EMERGENCY_RETRY_SECONDS)' }),
+    retry: z
+      .number()
+      .int()
+      .min(30)
+      .max(10_800)
+      .optional()
+      .openapi({ description: 'Priority 2 only: seconds between repeats (default EMERGENCY_RETRY_SECONDS)' }),
     expire: z.number().int().min(30).max(10_800).optional().openapi({
       description: 'Priority 2 only: seconds until repeats stop (default EMERGENCY_EXPIRE_SECONDS); Pushover also stops after 50 repeats',
     }),
-    callback: z.url({ protocol: /^https?$/ }).max(512).optional().openapi({ description: 'Priority 2 only: Pushover POSTs here when it is acknowledged' }),
+    callback: z
+      .url({ protocol: /^https?$/ })
+      .max(512)
+      .optional()
+      .openapi({ description: 'Priority 2 only: Pushover POSTs here when it is acknowledged' }),
     tags: text().min(1).max(250).optional().openapi({ description: 'Priority 2 only: comma-separated tags (cancel by tag in Pushover)' }),
     attachment: AttachmentInputSchema.optional(),
   })
@@ -118,7 +128,10 @@ export const RecipientParamsSchema = z.object({ recipient: z.string().min(1).max
 
 /** GET /notifications/:recipient query. */
 export const ListQuerySchema = z.object({
-  unread: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  unread: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   before: z.string().min(1).max(64).optional().openapi({ description: 'Cursor: only notifications older than this id' }),
 });

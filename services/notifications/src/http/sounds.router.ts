@@ -4,7 +4,9 @@ import type { PushProvider } from '../domain/push-provider.js';
 const SoundListSchema = z
   .object({
     sounds: z.array(z.object({ name: z.string(), description: z.string() })),
-    source: z.enum(['pushover', 'built-in']).openapi({ description: "pushover: the app's own list, read at start and daily; built-in: Pushover's standard sounds" }),
+    source: z
+      .enum(['pushover', 'built-in'])
+      .openapi({ description: "pushover: the app's own list, read at start and daily; built-in: Pushover's standard sounds" }),
     fetchedAt: z.string().nullable(),
   })
   .openapi('SoundList');

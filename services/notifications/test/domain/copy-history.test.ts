@@ -6,7 +6,8 @@ import { makeRecord } from '../storage/make-record.js';
 async function history(records = 0): Promise<InMemoryNotificationRepository> {
   const repo = new InMemoryNotificationRepository();
   await repo.open();
-  for (let i = 0; i < records; i += 1) await repo.insert(makeRecord({ recipient: `r${i % 3}`, read: i % 4 === 0, readAt: i % 4 === 0 ? '2026-01-02T00:00:00.000Z' : null }));
+  for (let i = 0; i < records; i += 1)
+    await repo.insert(makeRecord({ recipient: `r${i % 3}`, read: i % 4 === 0, readAt: i % 4 === 0 ? '2026-01-02T00:00:00.000Z' : null }));
   return repo;
 }
 

@@ -39,7 +39,14 @@ describe('stale deliveries', () => {
     events.subscribe('ops', (e) => e.type === 'delivery' && seen.push(`${e.notification.id}:${e.notification.delivery.status}`));
     const clock = new ManualClock(NOW);
     const ctx = { repository, attachments: new InMemoryAttachmentStore(), events, clock, logger: silentLogger };
-    const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
+    const worker = new DeliveryWorker(ctx, provider, {
+      minDelayMs: 10,
+      maxDelayMs: 100,
+      maxAttempts: 5,
+      concurrency: 2,
+      attemptTimeoutMs: 500,
+      maxAgeMs: 24 * 3600_000,
+    });
 
     await worker.resume();
     clock.advance(0);
@@ -59,17 +66,30 @@ describe('stale deliveries', () => {
     await repository.open();
     await repository.insert(pending('quota', 60));
     const reset = new Date(NOW + 6 * 3600_000).toISOString();
-    const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
+    const provider = new FakePushProvider().willAnswer(
+      new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }),
+    );
     const clock = new ManualClock(NOW);
     const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock, logger: silentLogger };
-    const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs: 24 * 3600_000 });
+    const worker = new DeliveryWorker(ctx, provider, {
+      minDelayMs: 10,
+      maxDelayMs: 100,
+      maxAttempts: 5,
+      concurrency: 2,
+      attemptTimeoutMs: 500,
+      maxAgeMs: 24 * 3600_000,
+    });
 
     await worker.resume();
     clock.advance(0);
     await eventually(async () => (await repository.get('quota'))?.delivery.attempts === 3);
     await worker.stop();
 
-    expect((await repository.get('quota'))?.delivery).toMatchObject({ status: 'pending', nextAttemptAt: reset, error: expect.stringContaining('waiting for the reset') });
+    expect((await repository.get('quota'))?.delivery).toMatchObject({
+      status: 'pending',
+      nextAttemptAt: reset,
+      error: expect.stringContaining('waiting for the reset'),
+    });
     expect(provider.sent).toHaveLength(1);
   });
 
@@ -84,7 +104,9 @@ describe('stale deliveries', () => {
       await repository.open();
       await repository.insert({ ...pending('quota', 0), delivery: { status: 'pending', attempts: 0 } });
       const reset = new Date(NOW + resetInDays * 86_400_000).toISOString();
-      const provider = new FakePushProvider().willAnswer(new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }));
+      const provider = new FakePushProvider().willAnswer(
+        new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }),
+      );
       const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: systemClock, logger: silentLogger };
       const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs });
       await worker.resume();

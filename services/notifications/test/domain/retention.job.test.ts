@@ -40,8 +40,8 @@ describe('retention job', () => {
     events.subscribe('ops', (e) => seen.push(e));
     const removed = await new RetentionJob(ctx, { maxAgeDays: 30 }, 60_000).runOnce();
     expect(removed).toBe(1);
-    expect((await repository.get('old'))).toBeUndefined();
-    expect((await repository.get('new'))).toBeDefined();
+    expect(await repository.get('old')).toBeUndefined();
+    expect(await repository.get('new')).toBeDefined();
     expect(await attachments.read('old')).toBeUndefined();
     expect(seen).toEqual([{ type: 'deleted', recipient: 'ops', id: 'old' }]);
   });

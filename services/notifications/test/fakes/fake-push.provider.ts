@@ -1,10 +1,4 @@
-import {
-  DeliveryError,
-  type ProviderStatus,
-  type PushMessage,
-  type PushProvider,
-  type PushReceipt,
-} from '../../src/domain/push-provider.js';
+import { DeliveryError, type ProviderStatus, type PushMessage, type PushProvider, type PushReceipt } from '../../src/domain/push-provider.js';
 
 type Outcome = PushReceipt | DeliveryError | Promise<PushReceipt>;
 
@@ -55,9 +49,7 @@ export class FakePushProvider implements PushProvider {
 export const retryable = (message = 'Pushover answered 503') => new DeliveryError(message, true, { status: 503 });
 
 /** Pushover's answer to a bad request, with its `errors` text. */
-export const permanent = (errors = ['user identifier is invalid']) =>
-  new DeliveryError('Pushover rejected the message', false, { status: 400, errors });
+export const permanent = (errors = ['user identifier is invalid']) => new DeliveryError('Pushover rejected the message', false, { status: 400, errors });
 
 /** Pushover's answer when the monthly quota is spent. */
-export const quotaSpent = () =>
-  new DeliveryError('Pushover answered 429', false, { status: 429, quotaExhausted: true, errors: ['quota exceeded'] });
+export const quotaSpent = () => new DeliveryError('Pushover answered 429', false, { status: 429, quotaExhausted: true, errors: ['quota exceeded'] });

@@ -3,13 +3,7 @@ import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
 import { NotificationIndex } from '../../src/adapters/storage/notification-index.js';
 import { describeRecordProblem } from '../../src/adapters/storage/record-shape.js';
 import type { Delivery, NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
-import type {
-  ListQuery,
-  NotificationPage,
-  NotificationRepository,
-  RecipientSummary,
-  StorageStats,
-} from '../../src/domain/notification-repository.js';
+import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../src/domain/notification-repository.js';
 
 /**
  * NotificationRepository without a disk, with the same indexes and semantics as the YAML one. Records every

@@ -81,7 +81,8 @@ async function audit(service: ServiceProcess, ledger: Ledger): Promise<string[]>
     } else if (ledger.withFile.has(id)) {
       const file = await call(service.base, 'GET', `/notifications/single/${id}/attachment`);
       const bytes = Buffer.from(await file.arrayBuffer());
-      if (file.status !== 200 || !bytes.equals(ledger.withFile.get(id)!)) problems.push(`attachment of ${id} is lost or damaged (${file.status}, ${bytes.length} bytes)`);
+      if (file.status !== 200 || !bytes.equals(ledger.withFile.get(id)!))
+        problems.push(`attachment of ${id} is lost or damaged (${file.status}, ${bytes.length} bytes)`);
     }
   }
   return problems;

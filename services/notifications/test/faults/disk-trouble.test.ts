@@ -50,7 +50,10 @@ const json = <T>(res: RawResponse): T => JSON.parse(res.body.toString('utf8')) a
 /** Files only: an empty attachments folder made on the way is not data. */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
 }
 
 async function contentsUnder(dir: string): Promise<string> {
@@ -72,7 +75,11 @@ describe.each([
     breakDisk(h.fs);
     const writes: Array<[string, string, object?]> = [
       ['POST', '/notifications', { recipient: 'ops', message: 'LOST-PLAIN-MARKER' }],
-      ['POST', '/notifications', { recipient: 'ops', message: 'LOST-ATTACHMENT-MARKER', attachment: { filename: 'a.png', contentType: 'image/png', data: PNG.toString('base64') } }],
+      [
+        'POST',
+        '/notifications',
+        { recipient: 'ops', message: 'LOST-ATTACHMENT-MARKER', attachment: { filename: 'a.png', contentType: 'image/png', data: PNG.toString('base64') } },
+      ],
       ['PATCH', `/notifications/${kept.id}/read`],
       ['POST', '/notifications/ops/read-all'],
       ['DELETE', `/notifications/${doomed.id}`],
@@ -87,7 +94,16 @@ describe.each([
     expect(json<{ status: string }>(health).status).toBe('error');
     const list = await h.request('GET', '/notifications/ops');
     expect(list.status).toBe(200);
-    expect(json<Array<{ id: string; read: boolean }>>(list).map((n) => [n.id, n.read]).sort()).toEqual([[doomed.id, false], [kept.id, false]].sort());
+    expect(
+      json<Array<{ id: string; read: boolean }>>(list)
+        .map((n) => [n.id, n.read])
+        .sort(),
+    ).toEqual(
+      [
+        [doomed.id, false],
+        [kept.id, false],
+      ].sort(),
+    );
 
     // Nothing half-written: no temp or attachment file, and no byte of the refused records on disk.
     expect(await filesUnder(h.dir)).toEqual(filesBefore);
@@ -105,7 +121,9 @@ describe.each([
     await h.service.stop();
     running.splice(running.indexOf(h.service), 1);
     const again = await start(h.dir);
-    const ids = json<Array<{ id: string; message: string }>>(await again.request('GET', '/notifications/ops')).map((n) => n.message).sort();
+    const ids = json<Array<{ id: string; message: string }>>(await again.request('GET', '/notifications/ops'))
+      .map((n) => n.message)
+      .sort();
     expect(ids).toEqual(['after the recovery', 'before the failure']);
     expect(await contentsUnder(h.dir)).not.toContain('LOST-');
   });

@@ -52,68 +52,80 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('several instances on one PostgreSQL, under faults', () => {
-  it('loses nothing acknowledged when one of two instances is killed under load, sends twice only what was on the wire at the kill, and the other finishes its deliveries', { timeout: 120_000 }, async () => {
-    const { url, dir } = await setUp();
-    const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [] } });
-    cleanups.push(() => fake.close());
-    const env = {
-      STORAGE_URL: url,
-      STORAGE_PATH: join(dir, 'unused.yaml'),
-      ATTACHMENTS_DIR: join(dir, 'attachments'),
-      PROVIDER_USER_KEY: USER_KEY,
-      PROVIDER_API_TOKEN: API_TOKEN,
-      PROVIDER_API_URL: fake.url,
-      PROVIDER_TIMEOUT_MS: '1000',
-      DELIVERY_SWEEP_MS: '500',
-      DELIVERY_RETRY_MIN_MS: '50',
-      DELIVERY_RETRY_MAX_MS: '200',
-    };
-    const [a, b] = await Promise.all([start(env), start(env)]);
-    const acked = new Map<string, string>();
-    let n = 0;
-    let killing = false;
-    const drive = async (base: string, until: number) => {
-      while (Date.now() < until) {
-        const message = `m-${++n}`;
-        try {
-          const res = await call(base, 'POST', '/notifications', { recipient: 'ops', message }, 5_000);
-          if (res.status === 201) acked.set((JSON.parse(res.text) as { id: string }).id, message);
-        } catch {
-          if (base === a.base && killing) return;
+  it(
+    'loses nothing acknowledged when one of two instances is killed under load, sends twice only what was on the wire at the kill, and the other finishes its deliveries',
+    { timeout: 120_000 },
+    async () => {
+      const { url, dir } = await setUp();
+      const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [] } });
+      cleanups.push(() => fake.close());
+      const env = {
+        STORAGE_URL: url,
+        STORAGE_PATH: join(dir, 'unused.yaml'),
+        ATTACHMENTS_DIR: join(dir, 'attachments'),
+        PROVIDER_USER_KEY: USER_KEY,
+        PROVIDER_API_TOKEN: API_TOKEN,
+        PROVIDER_API_URL: fake.url,
+        PROVIDER_TIMEOUT_MS: '1000',
+        DELIVERY_SWEEP_MS: '500',
+        DELIVERY_RETRY_MIN_MS: '50',
+        DELIVERY_RETRY_MAX_MS: '200',
+      };
+      const [a, b] = await Promise.all([start(env), start(env)]);
+      const acked = new Map<string, string>();
+      let n = 0;
+      let killing = false;
+      const drive = async (base: string, until: number) => {
+        while (Date.now() < until) {
+          const message = `m-${++n}`;
+          try {
+            const res = await call(base, 'POST', '/notifications', { recipient: 'ops', message }, 5_000);
+            if (res.status === 201) acked.set((JSON.parse(res.text) as { id: string }).id, message);
+          } catch {
+            if (base === a.base && killing) return;
+          }
         }
-      }
-    };
-    const end = Date.now() + 5_000;
-    const load = [a.base, a.base, a.base, b.base, b.base, b.base].map((base) => drive(base, end));
-    await sleep(2_000);
-    killing = true;
-    await a.kill('SIGKILL');
-    const diedAt = Date.now();
-    await Promise.all(load);
+      };
+      const end = Date.now() + 5_000;
+      const load = [a.base, a.base, a.base, b.base, b.base, b.base].map((base) => drive(base, end));
+      await sleep(2_000);
+      killing = true;
+      await a.kill('SIGKILL');
+      const diedAt = Date.now();
+      await Promise.all(load);
 
-    const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
-    expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
-    expect(acked.size).toBeGreaterThan(100);
-    // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
-    const finishedMs = await until(
-      async () => Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
-      60_000,
-      'every delivery sent',
-    );
-    const sends = new Map<string, number[]>();
-    for (const c of fake.calls) if (c.endpoint === 'messages') sends.set(c.fields.message!, [...(sends.get(c.fields.message!) ?? []), c.at]);
-    for (const message of acked.values()) expect(sends.has(message)).toBe(true);
-    const twice = [...sends.entries()].filter(([, at]) => at.length > 1);
-    // Only a send that was on the wire from A when it died can go out again: at most A's two connections.
-    expect(twice.length).toBeLessThanOrEqual(2);
-    for (const [, at] of twice) expect(at[0]!).toBeLessThanOrEqual(diedAt);
-    expect(b.child.exitCode).toBeNull();
-    console.info(`kill -9 of one of two instances: ${acked.size} acknowledged, 0 lost, ${twice.length} sent twice (in flight at the kill), all delivered ${finishedMs} ms after the load`);
-  });
+      const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
+      expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
+      expect(acked.size).toBeGreaterThan(100);
+      // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
+      const finishedMs = await until(
+        async () => Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
+        60_000,
+        'every delivery sent',
+      );
+      const sends = new Map<string, number[]>();
+      for (const c of fake.calls) if (c.endpoint === 'messages') sends.set(c.fields.message!, [...(sends.get(c.fields.message!) ?? []), c.at]);
+      for (const message of acked.values()) expect(sends.has(message)).toBe(true);
+      const twice = [...sends.entries()].filter(([, at]) => at.length > 1);
+      // Only a send that was on the wire from A when it died can go out again: at most A's two connections.
+      expect(twice.length).toBeLessThanOrEqual(2);
+      for (const [, at] of twice) expect(at[0]!).toBeLessThanOrEqual(diedAt);
+      expect(b.child.exitCode).toBeNull();
+      console.info(
+        `kill -9 of one of two instances: ${acked.size} acknowledged, 0 lost, ${twice.length} sent twice (in flight at the kill), all delivered ${finishedMs} ms after the load`,
+      );
+    },
+  );
 
   it('answers 503 with the common body while the database restarts, and recovers without a restart', { timeout: 90_000 }, async () => {
     const { cluster, url, dir } = await setUp();
-    const service = await start({ STORAGE_URL: url, STORAGE_PATH: join(dir, 'unused.yaml'), ATTACHMENTS_DIR: join(dir, 'a'), PG_CONNECT_TIMEOUT_MS: '1000', PG_QUERY_TIMEOUT_MS: '3000' });
+    const service = await start({
+      STORAGE_URL: url,
+      STORAGE_PATH: join(dir, 'unused.yaml'),
+      ATTACHMENTS_DIR: join(dir, 'a'),
+      PG_CONNECT_TIMEOUT_MS: '1000',
+      PG_QUERY_TIMEOUT_MS: '3000',
+    });
     const acked = new Set<string>();
     const whileDown: Array<{ status: number; type: string; text: string; ms: number }> = [];
     let down = false;
@@ -121,7 +133,12 @@ describe('several instances on one PostgreSQL, under faults', () => {
     const drive = async () => {
       for (let i = 0; !stop; i++) {
         const wasDown = down;
-        const res = await call(service.base, i % 3 ? 'POST' : 'GET', i % 3 ? '/notifications' : '/notifications/ops', i % 3 ? { recipient: 'ops', message: `m-${i}` } : undefined).catch(() => undefined);
+        const res = await call(
+          service.base,
+          i % 3 ? 'POST' : 'GET',
+          i % 3 ? '/notifications' : '/notifications/ops',
+          i % 3 ? { recipient: 'ops', message: `m-${i}` } : undefined,
+        ).catch(() => undefined);
         if (res?.status === 201) acked.add((JSON.parse(res.text) as { id: string }).id);
         if (res && wasDown && down) whileDown.push(res);
         if (down) await sleep(100);
@@ -135,7 +152,11 @@ describe('several instances on one PostgreSQL, under faults', () => {
     const health = await call(service.base, 'GET', '/health');
     down = false;
     await cluster.startServer();
-    const recoveredMs = await until(async () => (await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status === 201, 20_000, 'a create after the restart');
+    const recoveredMs = await until(
+      async () => (await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status === 201,
+      20_000,
+      'a create after the restart',
+    );
     await sleep(1_000);
     stop = true;
     await Promise.all(load);
@@ -154,12 +175,21 @@ describe('several instances on one PostgreSQL, under faults', () => {
     const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
     expect([...acked].filter((id) => !stored.has(id))).toEqual([]);
     expect((await call(service.base, 'GET', '/health')).status).toBe(200);
-    console.info(`database restart: ${whileDown.length} answers while down, all 503 (slowest ${Math.max(...whileDown.map((r) => r.ms))} ms), recovered ${recoveredMs} ms after the start, ${acked.size} acknowledged, 0 lost`);
+    console.info(
+      `database restart: ${whileDown.length} answers while down, all 503 (slowest ${Math.max(...whileDown.map((r) => r.ms))} ms), recovered ${recoveredMs} ms after the start, ${acked.size} acknowledged, 0 lost`,
+    );
   });
 
   it('answers 503 in bounded time when every connection is busy, and serves again once they are free', { timeout: 60_000 }, async () => {
     const { url, dir } = await setUp();
-    const service = await start({ STORAGE_URL: url, STORAGE_PATH: join(dir, 'unused.yaml'), ATTACHMENTS_DIR: join(dir, 'a'), PG_POOL_MAX: '2', PG_CONNECT_TIMEOUT_MS: '500', PG_QUERY_TIMEOUT_MS: '2000' });
+    const service = await start({
+      STORAGE_URL: url,
+      STORAGE_PATH: join(dir, 'unused.yaml'),
+      ATTACHMENTS_DIR: join(dir, 'a'),
+      PG_POOL_MAX: '2',
+      PG_CONNECT_TIMEOUT_MS: '500',
+      PG_QUERY_TIMEOUT_MS: '2000',
+    });
     expect((await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'before' })).status).toBe(201);
     const blocker = new pg.Client(url);
     await blocker.connect();
@@ -167,7 +197,14 @@ describe('several instances on one PostgreSQL, under faults', () => {
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE notifications IN ACCESS EXCLUSIVE MODE');
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call(service.base, i % 2 ? 'GET' : 'POST', i % 2 ? '/notifications/ops' : '/notifications', i % 2 ? undefined : { recipient: 'ops', message: `m-${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        call(
+          service.base,
+          i % 2 ? 'GET' : 'POST',
+          i % 2 ? '/notifications/ops' : '/notifications',
+          i % 2 ? undefined : { recipient: 'ops', message: `m-${i}` },
+        ),
+      ),
     );
     const health = await call(service.base, 'GET', '/health');
     await blocker.query('COMMIT');

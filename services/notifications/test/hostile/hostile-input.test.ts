@@ -8,8 +8,6 @@ interface Route {
   path: string;
 }
 
-
-
 // Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded
 // (Node's HTTP parser itself refuses raw non-ASCII bytes: see the parser-level test below).
 const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
@@ -19,9 +17,38 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 const pathParam = fc.oneof(
   fc.constantFrom(
-    '..', '.', '%2e%2e', '..%2f..%2fetc%2fpasswd', '%2f', '%2F%2F', '%00', 'a%00b', '%', '%zz', '%E0%A4%A', '%C0%AF', '%ff%fe',
-    '%u002e', '~', '%20', '+', "'", '"', '%3Cscript%3E', '$%7Bx%7D', '*', 'null', '__proto__', 'constructor', 'prototype',
-    '%F0%9F%92%A9', '%ED%A0%80', '%EF%BB%BF', 'single', 'stream', 'read-all',
+    '..',
+    '.',
+    '%2e%2e',
+    '..%2f..%2fetc%2fpasswd',
+    '%2f',
+    '%2F%2F',
+    '%00',
+    'a%00b',
+    '%',
+    '%zz',
+    '%E0%A4%A',
+    '%C0%AF',
+    '%ff%fe',
+    '%u002e',
+    '~',
+    '%20',
+    '+',
+    "'",
+    '"',
+    '%3Cscript%3E',
+    '$%7Bx%7D',
+    '*',
+    'null',
+    '__proto__',
+    'constructor',
+    'prototype',
+    '%F0%9F%92%A9',
+    '%ED%A0%80',
+    '%EF%BB%BF',
+    'single',
+    'stream',
+    'read-all',
   ),
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map(percentEncodeBytes),
   fc.string({ minLength: 1, maxLength: 30 }).filter(rawSafe),
@@ -41,7 +68,9 @@ const queryKey = fc.oneof(
   fc.constantFrom('unread', 'limit', 'before', '__proto__', 'constructor', 'limit[]', 'unread[a]', 'a.b', '', '%00'),
   fc.stringMatching(/^[a-z]{1,8}$/),
 );
-const query = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 6 }).map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
+const query = fc
+  .array(fc.tuple(queryKey, queryValue), { maxLength: 6 })
+  .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
 
 const anyField = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -80,8 +109,17 @@ const body = fc.oneof(
   notificationLike.map((v) => JSON.stringify(v)),
   fc.json({ maxDepth: 2 }).map((s) => s.slice(0, Math.max(0, s.length - 1))),
   fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
-  fc.constantFrom('{"recipient":"a","message":"b",}', '{"a":1e999999}', `${'['.repeat(5000)}`, '\uFEFF{}', 'null', '"x"', '[]',
-    '{"__proto__":{"recipient":"a"},"message":"b"}', '{"constructor":{"prototype":{"x":1}},"recipient":"a","message":"b"}'),
+  fc.constantFrom(
+    '{"recipient":"a","message":"b",}',
+    '{"a":1e999999}',
+    `${'['.repeat(5000)}`,
+    '\uFEFF{}',
+    'null',
+    '"x"',
+    '[]',
+    '{"__proto__":{"recipient":"a"},"message":"b"}',
+    '{"constructor":{"prototype":{"x":1}},"recipient":"a","message":"b"}',
+  ),
 );
 const contentType = fc.constantFrom(
   undefined,
@@ -184,27 +222,35 @@ describe('notifications under hostile input (real service, real YAML history)', 
       name: fc.constantFrom('recipient', 'message', 'title', 'priority', 'attachment', 'html', 'ttl', '', '__proto__', 'x'.repeat(300)),
       filename: fc.option(fc.constantFrom('a.png', '../../etc/passwd', '', 'é.txt', '%00')),
       type: fc.option(fc.constantFrom('image/png', 'text/plain', 'application/x-msdownload', '')),
-      value: fc.oneof(fc.string({ maxLength: 50 }), fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'))),
+      value: fc.oneof(
+        fc.string({ maxLength: 50 }),
+        fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1')),
+      ),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { maxLength: 5 }), fc.boolean(), fc.constantFrom('xyz', 'a b', '-'.repeat(80), ''), async (parts, terminate, boundary) => {
-        const lines = parts.map((p) =>
-          [
-            `--${boundary}`,
-            `Content-Disposition: form-data; name="${p.name}"${p.filename === null ? '' : `; filename="${p.filename}"`}`,
-            ...(p.type === null ? [] : [`Content-Type: ${p.type}`]),
-            '',
-            p.value,
-          ].join('\r\n'),
-        );
-        const payload = Buffer.from(`${lines.join('\r\n')}\r\n${terminate ? `--${boundary}--\r\n` : ''}`, 'latin1');
-        await assertSafe({
-          method: 'POST',
-          target: '/notifications',
-          headers: [['Content-Type', `multipart/form-data; boundary=${boundary}`]],
-          body: payload,
-        });
-      }),
+      fc.asyncProperty(
+        fc.array(part, { maxLength: 5 }),
+        fc.boolean(),
+        fc.constantFrom('xyz', 'a b', '-'.repeat(80), ''),
+        async (parts, terminate, boundary) => {
+          const lines = parts.map((p) =>
+            [
+              `--${boundary}`,
+              `Content-Disposition: form-data; name="${p.name}"${p.filename === null ? '' : `; filename="${p.filename}"`}`,
+              ...(p.type === null ? [] : [`Content-Type: ${p.type}`]),
+              '',
+              p.value,
+            ].join('\r\n'),
+          );
+          const payload = Buffer.from(`${lines.join('\r\n')}\r\n${terminate ? `--${boundary}--\r\n` : ''}`, 'latin1');
+          await assertSafe({
+            method: 'POST',
+            target: '/notifications',
+            headers: [['Content-Type', `multipart/form-data; boundary=${boundary}`]],
+            body: payload,
+          });
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -252,9 +298,47 @@ describe('notifications under hostile input (real service, real YAML history)', 
 
   it('stores hostile but valid text exactly as sent and finds it again by recipient', { timeout: 60_000 }, async () => {
     const yamlish = fc.constantFrom(
-      '- x', ': y', '&a', '*a', '!!js/function f', '!binary AAAA', '%TAG ! x', '---', '...', '? k', '| x', '> x', '# c', '"', "'",
-      '\u0000', 'a\u0000b', '\u2028', '\u2029', '\uFEFF', '\r', '\r\n', '\t', '\u0085', '\u00a0', 'null', '~', 'true', '0x10', '1e3',
-      '<<', '@', '`', '{a: 1}', '[1, 2]', 'x'.repeat(256), '\uD83D\uDCA9', '\uD800', '\uDFFF', 'é', '\u202Eevil',
+      '- x',
+      ': y',
+      '&a',
+      '*a',
+      '!!js/function f',
+      '!binary AAAA',
+      '%TAG ! x',
+      '---',
+      '...',
+      '? k',
+      '| x',
+      '> x',
+      '# c',
+      '"',
+      "'",
+      '\u0000',
+      'a\u0000b',
+      '\u2028',
+      '\u2029',
+      '\uFEFF',
+      '\r',
+      '\r\n',
+      '\t',
+      '\u0085',
+      '\u00a0',
+      'null',
+      '~',
+      'true',
+      '0x10',
+      '1e3',
+      '<<',
+      '@',
+      '`',
+      '{a: 1}',
+      '[1, 2]',
+      'x'.repeat(256),
+      '\uD83D\uDCA9',
+      '\uD800',
+      '\uDFFF',
+      'é',
+      '\u202Eevil',
     );
     const text = (max: number) =>
       fc.array(fc.oneof(yamlish, fc.string({ unit: 'binary', maxLength: 8 })), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('').slice(0, max));

@@ -36,17 +36,30 @@ describe('notifications process under malformed uploads (child process)', () => 
     expect(health.status).toBe(200);
   });
 
-  it.each(['Content-Length', 'chunked'])('answers JSON nested 60,000 deep with a byte that is not UTF-8 (%s, over 64 KiB) with 400 and keeps running', async (framing) => {
-    const body = Buffer.concat([Buffer.from(`{"recipient":"ops","message":"m","x":${'['.repeat(60_000)}"`), Buffer.from([0xff]), Buffer.from(`"${']'.repeat(60_000)}}`)]);
-    const wire = framing === 'chunked' ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) : body;
-    const headers: Array<[string, string]> = [['Content-Type', 'application/json'], ...(framing === 'chunked' ? [['Transfer-Encoding', 'chunked'] as [string, string]] : [])];
+  it.each(['Content-Length', 'chunked'])(
+    'answers JSON nested 60,000 deep with a byte that is not UTF-8 (%s, over 64 KiB) with 400 and keeps running',
+    async (framing) => {
+      const body = Buffer.concat([
+        Buffer.from(`{"recipient":"ops","message":"m","x":${'['.repeat(60_000)}"`),
+        Buffer.from([0xff]),
+        Buffer.from(`"${']'.repeat(60_000)}}`),
+      ]);
+      const wire = framing === 'chunked' ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) : body;
+      const headers: Array<[string, string]> = [
+        ['Content-Type', 'application/json'],
+        ...(framing === 'chunked' ? [['Transfer-Encoding', 'chunked'] as [string, string]] : []),
+      ];
 
-    const res = await sendRaw(service.port, { method: 'POST', target: '/notifications', headers, body: wire }, 10_000).catch((error: unknown) => ({ status: 0, error }));
-    const health = await sendRaw(service.port, { method: 'GET', target: '/health' }).catch((error: unknown) => ({ status: 0, error }));
+      const res = await sendRaw(service.port, { method: 'POST', target: '/notifications', headers, body: wire }, 10_000).catch((error: unknown) => ({
+        status: 0,
+        error,
+      }));
+      const health = await sendRaw(service.port, { method: 'GET', target: '/health' }).catch((error: unknown) => ({ status: 0, error }));
 
-    expect(service.child.exitCode, `the service exited:\n${service.output().slice(-1500)}`).toBeNull();
-    expect(res.status).toBe(400);
-    if ('headers' in res) expect(JSON.parse(res.body.toString('utf8'))).toMatchObject({ code: 'JSON_TOO_DEEP' });
-    expect(health.status).toBe(200);
-  });
+      expect(service.child.exitCode, `the service exited:\n${service.output().slice(-1500)}`).toBeNull();
+      expect(res.status).toBe(400);
+      if ('headers' in res) expect(JSON.parse(res.body.toString('utf8'))).toMatchObject({ code: 'JSON_TOO_DEEP' });
+      expect(health.status).toBe(200);
+    },
+  );
 });

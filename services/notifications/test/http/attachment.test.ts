@@ -19,7 +19,9 @@ describe('POST /notifications with an attachment', () => {
     ['text/plain', TEXT],
   ])('stores a %s attachment sent as base64 JSON', async (contentType, data) => {
     const { app, attachments } = await buildTestApp();
-    const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(data, contentType, 'f') });
+    const res = await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(data, contentType, 'f') });
     expect(res.status).toBe(201);
     expect(res.body.attachment).toEqual({ filename: 'f', contentType, size: data.length });
     expect(await attachments.read(res.body.id)).toEqual(data);
@@ -27,15 +29,21 @@ describe('POST /notifications with an attachment', () => {
 
   it('forwards images to the provider and keeps documents out of the push', async () => {
     const { app, provider } = await buildTestApp();
-    await request(app).post('/notifications').send({ ...valid, attachment: asJson(PNG, 'image/png', 'door.png') });
-    await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'application/pdf', 'r.pdf') });
+    await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(PNG, 'image/png', 'door.png') });
+    await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(PDF, 'application/pdf', 'r.pdf') });
     expect(provider.sent[0]?.attachment).toEqual({ filename: 'door.png', contentType: 'image/png', data: PNG });
     expect(provider.sent[1]?.attachment).toBeUndefined();
   });
 
   it('returns 400 when the declared type does not match the bytes', async () => {
     const { app, storagePath, repository } = await buildTestApp();
-    const res = await request(app).post('/notifications').send({ ...valid, attachment: asJson(PDF, 'image/png') });
+    const res = await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(PDF, 'image/png') });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/declared as image\/png but its bytes are application\/pdf/);
     expect(res.body.details).toEqual([expect.objectContaining({ path: 'body.attachment.contentType' })]);
@@ -45,7 +53,9 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('returns 415 for bytes that are no supported image or document', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications').send({ ...valid, attachment: asJson(EXECUTABLE, 'application/octet-stream') });
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(EXECUTABLE, 'application/octet-stream') });
     expect(res.status).toBe(415);
   });
 
@@ -58,14 +68,20 @@ describe('POST /notifications with an attachment', () => {
 
   it('accepts exactly 5 MiB and returns 413 for one byte more', async () => {
     const { app } = await buildTestApp();
-    const ok = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5), 'image/png') });
+    const ok = await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(pngOfSize(MiB5), 'image/png') });
     expect(ok.status).toBe(201);
-    const tooBig = await request(app).post('/notifications').send({ ...valid, attachment: asJson(pngOfSize(MiB5 + 1), 'image/png') });
+    const tooBig = await request(app)
+      .post('/notifications')
+      .send({ ...valid, attachment: asJson(pngOfSize(MiB5 + 1), 'image/png') });
     expect(tooBig.status).toBe(413);
   });
 
   it('keeps the small JSON limit on other routes', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications/ops/read-all').send({ pad: 'x'.repeat(200_000) });
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications/ops/read-all')
+      .send({ pad: 'x'.repeat(200_000) });
     expect(res.status).toBe(413);
   });
 
@@ -105,7 +121,8 @@ describe('POST /notifications with an attachment', () => {
 
   it('returns 400, and keeps running, for a multipart body cut off in the middle of the file', async () => {
     const { app } = await buildTestApp();
-    const truncated = '--X\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nops\r\n--X\r\n' +
+    const truncated =
+      '--X\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nops\r\n--X\r\n' +
       'Content-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG';
     const res = await request(app).post('/notifications').set('Content-Type', 'multipart/form-data; boundary=X').send(truncated);
     expect(res.status).toBe(400);
@@ -114,7 +131,10 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('validates multipart fields with the same limits', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications').field('recipient', 'ops').field('message', 'm'.repeat(1025));
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .field('recipient', 'ops')
+      .field('message', 'm'.repeat(1025));
     expect(res.status).toBe(400);
   });
 });
@@ -126,11 +146,14 @@ describe('GET /notifications/single/:id/attachment', () => {
       .post('/notifications')
       .send({ ...valid, attachment: asJson(PDF, 'application/pdf', '../../etc/"report"\r\n.pdf') });
     expect(created.body.attachment.filename).toBe('report.pdf');
-    const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await request(app)
+      .get(`/notifications/single/${created.body.id}/attachment`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
     expect(res.headers['content-disposition']).toBe('attachment; filename=report.pdf');
@@ -143,16 +166,21 @@ describe('GET /notifications/single/:id/attachment', () => {
     ['no extension', 'report', PDF, 'application/pdf', 'report', 'report.pdf'],
     ['an extension of its type', 'door.JPEG', JPEG, 'image/jpeg', 'door.JPEG', 'door.JPEG'],
     ['an executable extension on text', 'run.cmd', TEXT, 'text/plain', 'run.cmd', 'run.cmd.txt'],
-  ])('offers a name with %s without invisible characters and with an extension of its checked type', async (_what, filename, data, contentType, stored, offered) => {
-    const { app } = await buildTestApp();
-    const created = await request(app).post('/notifications').send({ ...valid, attachment: asJson(data, contentType, filename) });
+  ])(
+    'offers a name with %s without invisible characters and with an extension of its checked type',
+    async (_what, filename, data, contentType, stored, offered) => {
+      const { app } = await buildTestApp();
+      const created = await request(app)
+        .post('/notifications')
+        .send({ ...valid, attachment: asJson(data, contentType, filename) });
 
-    const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`);
+      const res = await request(app).get(`/notifications/single/${created.body.id}/attachment`);
 
-    expect(created.body.attachment.filename).toBe(stored);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-disposition']).toBe(`attachment; filename=${offered}`);
-  });
+      expect(created.body.attachment.filename).toBe(stored);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-disposition']).toBe(`attachment; filename=${offered}`);
+    },
+  );
 
   it('returns 404 ATTACHMENT_NOT_FOUND for a notification without attachment', async () => {
     const { app } = await buildTestApp();

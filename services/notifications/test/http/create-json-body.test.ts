@@ -66,12 +66,21 @@ describe('POST /notifications JSON bodies: the lean reader answers exactly like 
   }
 
   it('answers 400 naming the fields that hold bytes which are not UTF-8, with either reader', async () => {
-    const body = Buffer.concat([Buffer.from('{"recipient":"ops","title":"ok","message":"caf'), Buffer.from([0xe9]), Buffer.from(' au lait'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"recipient":"ops","title":"ok","message":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' au lait'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     for (const framing of ['length', 'chunked'] as const) {
       const res = await post(body, 'application/json', framing);
 
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ error: 'The request body is not valid UTF-8', details: [{ path: 'body.message', message: 'holds bytes that are not valid UTF-8: send text as UTF-8' }] });
+      expect(res.body).toMatchObject({
+        error: 'The request body is not valid UTF-8',
+        details: [{ path: 'body.message', message: 'holds bytes that are not valid UTF-8: send text as UTF-8' }],
+      });
     }
     expect(await post(Buffer.from('{"recipient":"ops","message":"a real \uFFFD is text"}'), 'application/json', 'length')).toMatchObject({ status: 201 });
   });
@@ -84,19 +93,25 @@ describe('POST /notifications JSON bodies: the lean reader answers exactly like 
 });
 
 describe('POST /notifications spelled otherwise', () => {
-  it.each(['/notifications/', '/Notifications', '/NOTIFICATIONS', '//notifications'])('%s never reaches the create handler past the create parser', async (path) => {
-    const body = Buffer.concat([Buffer.from('{"recipient":"spelling","message":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
-    const res = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve(r.statusCode!));
+  it.each(['/notifications/', '/Notifications', '/NOTIFICATIONS', '//notifications'])(
+    '%s never reaches the create handler past the create parser',
+    async (path) => {
+      const body = Buffer.concat([Buffer.from('{"recipient":"spelling","message":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+      const res = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+          (r) => {
+            r.resume();
+            r.on('end', () => resolve(r.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
       });
-      req.on('error', reject);
-      req.end(body);
-    });
 
-    expect(res).toBe(404);
-  });
+      expect(res).toBe(404);
+    },
+  );
 });
 
 describe('POST /notifications with a body cut short', () => {

@@ -8,7 +8,9 @@ import { buildTestApp, type TestApp } from '../support/test-app.js';
 const valid = { recipient: 'ops', title: 'Disk', message: 'Disk almost full' };
 
 async function post(body: object, app?: TestApp['app']) {
-  return request(app ?? (await buildTestApp()).app).post('/notifications').send(body);
+  return request(app ?? (await buildTestApp()).app)
+    .post('/notifications')
+    .send(body);
 }
 
 describe('POST /notifications', () => {
@@ -28,7 +30,7 @@ describe('POST /notifications', () => {
     });
     expect(res.body.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(res.headers.location).toBe(`/notifications/single/${res.body.id}`);
-    expect((await repository.get(res.body.id))).toEqual(res.body);
+    expect(await repository.get(res.body.id)).toEqual(res.body);
     expect(provider.sent).toEqual([
       { title: 'Disk', message: 'Disk almost full', priority: 1, sound: 'siren', url: 'https://example.org/x', urlTitle: 'See', createdAt: res.body.createdAt },
     ]);
@@ -143,13 +145,19 @@ describe('POST /notifications', () => {
   });
 
   it('returns 415 for a body that is neither JSON nor multipart', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'text/plain').send('recipient=ops');
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .set('Content-Type', 'text/plain')
+      .send('recipient=ops');
     expect(res.status).toBe(415);
     expect(res.body.solution).toMatch(/multipart\/form-data/);
   });
 
   it('returns 400 with the common body for malformed JSON', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications').set('Content-Type', 'application/json').send('{"recipient":');
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .set('Content-Type', 'application/json')
+      .send('{"recipient":');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Malformed JSON body', solution: expect.any(String), code: 'MALFORMED_JSON' });
   });

@@ -33,19 +33,23 @@ describe('POST /notifications with deeply nested JSON', () => {
     ['large', 60_000, 0],
     ['chunked', 60_000, 0],
     ['large', 100, 70_000],
-  ])('answers 400 JSON_TOO_DEEP naming the limit (%s body, %i deep, bytes that are not UTF-8), then keeps serving', { timeout: 20_000 }, async (framing, depth, padTo) => {
-    const port = await listen();
-    const body = nestedBody(depth, NOT_UTF8, padTo);
-    expect(body.length > 64 * 1024).toBe(framing !== 'lean');
+  ])(
+    'answers 400 JSON_TOO_DEEP naming the limit (%s body, %i deep, bytes that are not UTF-8), then keeps serving',
+    { timeout: 20_000 },
+    async (framing, depth, padTo) => {
+      const port = await listen();
+      const body = nestedBody(depth, NOT_UTF8, padTo);
+      expect(body.length > 64 * 1024).toBe(framing !== 'lean');
 
-    const res = await post(port, body, framing);
+      const res = await post(port, body, framing);
 
-    expect(res.status).toBe(400);
-    expectErrorBody(res, `${framing} deep body`);
-    expect(bodyOf(res)).toMatchObject({ code: 'JSON_TOO_DEEP', error: expect.stringContaining('32') });
-    const after = await post(port, Buffer.from('{"recipient":"ops","message":"still here"}'), 'lean');
-    expect(after.status).toBe(201);
-  });
+      expect(res.status).toBe(400);
+      expectErrorBody(res, `${framing} deep body`);
+      expect(bodyOf(res)).toMatchObject({ code: 'JSON_TOO_DEEP', error: expect.stringContaining('32') });
+      const after = await post(port, Buffer.from('{"recipient":"ops","message":"still here"}'), 'lean');
+      expect(after.status).toBe(201);
+    },
+  );
 
   it.each<Framing>(['lean', 'chunked'])('does not refuse 32 levels for depth, only 33 (%s body)', async (framing) => {
     const port = await listen();

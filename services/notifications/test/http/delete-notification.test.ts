@@ -14,7 +14,7 @@ describe('DELETE /notifications/:id', () => {
     const res = await request(t.app).delete(`/notifications/${id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    expect((await t.repository.get(id))).toBeUndefined();
+    expect(await t.repository.get(id)).toBeUndefined();
     expect(await t.attachments.read(id)).toBeUndefined();
     expect((await request(t.app).get(`/notifications/single/${id}`)).status).toBe(404);
     expect((await request(t.app).get(`/notifications/single/${id}/attachment`)).status).toBe(404);

@@ -45,7 +45,11 @@ function post(port: number, body: Buffer, chunked = false): Promise<Answer> {
 
 const largeCreate = (attachmentBytes: number) =>
   Buffer.from(
-    JSON.stringify({ recipient: 'ops', message: 'Motion', attachment: { filename: 'door.png', contentType: 'image/png', data: pngOfSize(attachmentBytes).toString('base64') } }),
+    JSON.stringify({
+      recipient: 'ops',
+      message: 'Motion',
+      attachment: { filename: 'door.png', contentType: 'image/png', data: pngOfSize(attachmentBytes).toString('base64') },
+    }),
   );
 
 describe('POST /notifications: large bodies share one memory budget', () => {

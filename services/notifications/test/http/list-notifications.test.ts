@@ -5,7 +5,9 @@ import { buildTestApp, type TestApp } from '../support/test-app.js';
 async function seed(t: TestApp, recipient: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const res = await request(t.app).post('/notifications').send({ recipient, title: `#${i}`, message: `message ${i}` });
+    const res = await request(t.app)
+      .post('/notifications')
+      .send({ recipient, title: `#${i}`, message: `message ${i}` });
     ids.push(res.body.id);
   }
   return ids;

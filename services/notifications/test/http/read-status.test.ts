@@ -18,7 +18,7 @@ describe('PATCH /notifications/:id/read', () => {
     const res = await request(t.app).patch(`/notifications/${id}/read`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id, read: true, readAt: '2026-01-02T03:04:05.000Z' });
-    expect((await t.repository.get(id))).toMatchObject({ read: true, readAt: '2026-01-02T03:04:05.000Z' });
+    expect(await t.repository.get(id)).toMatchObject({ read: true, readAt: '2026-01-02T03:04:05.000Z' });
   });
 
   it('is idempotent: a second call keeps the first readAt and writes nothing', async () => {
@@ -49,7 +49,7 @@ describe('PATCH /notifications/:id/unread', () => {
     await request(t.app).patch(`/notifications/${id}/read`);
     const res = await request(t.app).patch(`/notifications/${id}/unread`);
     expect(res.body).toMatchObject({ read: false, readAt: null });
-    expect((await t.repository.get(id))).toMatchObject({ read: false, readAt: null });
+    expect(await t.repository.get(id)).toMatchObject({ read: false, readAt: null });
     expect((await request(t.app).patch(`/notifications/${id}/unread`)).body).toMatchObject({ read: false, readAt: null });
   });
 
@@ -59,7 +59,7 @@ describe('PATCH /notifications/:id/unread', () => {
 });
 
 describe('POST /notifications/:recipient/read-all', () => {
-  it("marks every unread notification of that recipient read and returns how many changed", async () => {
+  it('marks every unread notification of that recipient read and returns how many changed', async () => {
     const t = await buildTestApp();
     const a = await create(t.app);
     await create(t.app);

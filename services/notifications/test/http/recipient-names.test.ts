@@ -26,7 +26,10 @@ describe('POST /notifications recipient names', () => {
     const res = await request(app).post('/notifications').send({ recipient, message: 'm' });
 
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [expect.objectContaining({ path: 'body.recipient', message: expect.stringMatching(/printable/) })] });
+    expect(res.body).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [expect.objectContaining({ path: 'body.recipient', message: expect.stringMatching(/printable/) })],
+    });
     expect((await repository.stats()).records).toBe(0);
   });
 

@@ -13,7 +13,7 @@ const subscribe = (port: number, recipient: string, headers: Record<string, stri
 const listen = (t: TestApp): Promise<number> => listenOn(t.app);
 
 describe('GET /notifications/:recipient/stream', () => {
-  it("streams created, read, unread and deleted events of that recipient only", { timeout: 10_000 }, async () => {
+  it('streams created, read, unread and deleted events of that recipient only', { timeout: 10_000 }, async () => {
     const t = await buildTestApp();
     const port = await listen(t);
     const { events, res } = await subscribe(port, 'ops');
@@ -48,37 +48,41 @@ describe('GET /notifications/:recipient/stream', () => {
     t.hub.closeAll();
   });
 
-  it('gives a stream that comes back with Last-Event-ID what it missed of its recipient, then live events; a reset when too much was missed', { timeout: 10_000 }, async () => {
-    const t = await buildTestApp();
-    const port = await listen(t);
-    const first = await subscribe(port, 'ops');
-    await eventually(() => t.hub.size === 1);
-    await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'one' });
-    await eventually(() => first.events.some((e) => e.event === 'delivery'));
-    const lastSeen = first.events.at(-1)!.id!;
-    first.res.destroy();
-    await eventually(() => t.hub.size === 0);
+  it(
+    'gives a stream that comes back with Last-Event-ID what it missed of its recipient, then live events; a reset when too much was missed',
+    { timeout: 10_000 },
+    async () => {
+      const t = await buildTestApp();
+      const port = await listen(t);
+      const first = await subscribe(port, 'ops');
+      await eventually(() => t.hub.size === 1);
+      await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'one' });
+      await eventually(() => first.events.some((e) => e.event === 'delivery'));
+      const lastSeen = first.events.at(-1)!.id!;
+      first.res.destroy();
+      await eventually(() => t.hub.size === 0);
 
-    const two = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'two' })).body.id;
-    await request(t.app).post('/notifications').send({ recipient: 'family', message: 'not for ops' });
-    const again = await subscribe(port, 'ops', { 'Last-Event-ID': lastSeen });
-    await eventually(() => again.events.filter((e) => e.event === 'created').length === 1);
-    const three = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'three' })).body.id;
-    await eventually(() => again.events.filter((e) => e.event === 'created').length === 2);
-    const stale = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0]}-0` });
-    const unknown = await subscribe(port, 'ops', { 'Last-Event-ID': '424242' });
-    // An id of the same shape from before a restart (another epoch) is never taken for one of this process.
-    const restarted = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0] === '0badf00d' ? '0badf00e' : '0badf00d'}-1` });
-    await eventually(() => unknown.events.some((e) => e.event === 'reset') && restarted.events.some((e) => e.event === 'reset'));
+      const two = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'two' })).body.id;
+      await request(t.app).post('/notifications').send({ recipient: 'family', message: 'not for ops' });
+      const again = await subscribe(port, 'ops', { 'Last-Event-ID': lastSeen });
+      await eventually(() => again.events.filter((e) => e.event === 'created').length === 1);
+      const three = (await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'three' })).body.id;
+      await eventually(() => again.events.filter((e) => e.event === 'created').length === 2);
+      const stale = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0]}-0` });
+      const unknown = await subscribe(port, 'ops', { 'Last-Event-ID': '424242' });
+      // An id of the same shape from before a restart (another epoch) is never taken for one of this process.
+      const restarted = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0] === '0badf00d' ? '0badf00e' : '0badf00d'}-1` });
+      await eventually(() => unknown.events.some((e) => e.event === 'reset') && restarted.events.some((e) => e.event === 'reset'));
 
-    expect(again.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([two, three]);
-    expect(again.events.map((e) => seq(e.id))).toEqual([...again.events.map((e) => seq(e.id))].sort((a, b) => a - b));
-    expect(seq(again.events[0]!.id)).toBeGreaterThan(seq(lastSeen));
-    // Number 0 of this epoch: nothing was ever dropped, so everything of ops since the start is replayed.
-    expect(stale.events.filter((e) => e.event === 'created').length).toBeGreaterThanOrEqual(1);
-    expect(unknown.events.map((e) => e.event)).toEqual(['reset']);
-    expect(restarted.events.map((e) => e.event)).toEqual(['reset']);
-    for (const s of [again, stale, unknown, restarted]) s.res.destroy();
-    t.hub.closeAll();
-  });
+      expect(again.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([two, three]);
+      expect(again.events.map((e) => seq(e.id))).toEqual([...again.events.map((e) => seq(e.id))].sort((a, b) => a - b));
+      expect(seq(again.events[0]!.id)).toBeGreaterThan(seq(lastSeen));
+      // Number 0 of this epoch: nothing was ever dropped, so everything of ops since the start is replayed.
+      expect(stale.events.filter((e) => e.event === 'created').length).toBeGreaterThanOrEqual(1);
+      expect(unknown.events.map((e) => e.event)).toEqual(['reset']);
+      expect(restarted.events.map((e) => e.event)).toEqual(['reset']);
+      for (const s of [again, stale, unknown, restarted]) s.res.destroy();
+      t.hub.closeAll();
+    },
+  );
 });

@@ -13,15 +13,19 @@ describe('POST /notifications: text and links as Pushover takes them', () => {
   ])('answers 400 naming the field for %s, and stores nothing', async (_what, fields, path) => {
     const t = await buildTestApp();
 
-    const res = await request(t.app).post('/notifications').send({ ...base, ...fields });
+    const res = await request(t.app)
+      .post('/notifications')
+      .send({ ...base, ...fields });
 
     expect(res.status).toBe(400);
     expect(res.body.details).toContainEqual({ path, message: 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)' });
-    expect((await t.repository.recipients())).toEqual([]);
+    expect(await t.repository.recipients()).toEqual([]);
   });
 
   it('keeps emoji and other well-formed text whole', async () => {
-    const res = await request((await buildTestApp()).app).post('/notifications').send({ ...base, message: 'Pizza 🍕 ready — 漢字' });
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .send({ ...base, message: 'Pizza 🍕 ready — 漢字' });
 
     expect(res.status).toBe(201);
     expect(res.body.message).toBe('Pizza 🍕 ready — 漢字');
@@ -30,7 +34,9 @@ describe('POST /notifications: text and links as Pushover takes them', () => {
   it.each(['https://example.com/cam', 'tel:+491701234567', 'sms:+491701234567', 'mailto:ops@example.com', 'homeassistant://navigate/lovelace'])(
     'accepts %s as url',
     async (url) => {
-      const res = await request((await buildTestApp()).app).post('/notifications').send({ ...base, url });
+      const res = await request((await buildTestApp()).app)
+        .post('/notifications')
+        .send({ ...base, url });
 
       expect(res.status).toBe(201);
       expect(res.body.url).toBe(url);
@@ -38,7 +44,9 @@ describe('POST /notifications: text and links as Pushover takes them', () => {
   );
 
   it.each(['javascript:alert(1)', 'JavaScript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:msgbox', 'not a url'])('refuses %s as url', async (url) => {
-    const res = await request((await buildTestApp()).app).post('/notifications').send({ ...base, url });
+    const res = await request((await buildTestApp()).app)
+      .post('/notifications')
+      .send({ ...base, url });
 
     expect(res.status).toBe(400);
     expect(res.body.details[0].path).toBe('body.url');
@@ -47,8 +55,12 @@ describe('POST /notifications: text and links as Pushover takes them', () => {
   it('stores monospace, and refuses it together with html', async () => {
     const t = await buildTestApp();
 
-    const mono = await request(t.app).post('/notifications').send({ ...base, monospace: true });
-    const both = await request(t.app).post('/notifications').send({ ...base, monospace: true, html: true });
+    const mono = await request(t.app)
+      .post('/notifications')
+      .send({ ...base, monospace: true });
+    const both = await request(t.app)
+      .post('/notifications')
+      .send({ ...base, monospace: true, html: true });
 
     expect(mono.status).toBe(201);
     expect(mono.body.monospace).toBe(true);

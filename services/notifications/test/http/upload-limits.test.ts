@@ -28,7 +28,8 @@ interface UploadOutcome {
 async function streamUpload(port: number, kind: 'multipart' | 'json', framing: 'chunked' | 'declared'): Promise<UploadOutcome> {
   const socket = connect({ host: '127.0.0.1', port });
   await new Promise((resolve) => socket.once('connect', resolve));
-  const multipartHead = '--X\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nops\r\n--X\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n';
+  const multipartHead =
+    '--X\r\nContent-Disposition: form-data; name="recipient"\r\n\r\nops\r\n--X\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n';
   const start = Buffer.from(kind === 'multipart' ? multipartHead : '{"recipient":"ops","message":"', 'latin1');
   const type = kind === 'multipart' ? 'multipart/form-data; boundary=X' : 'application/json';
   const length = framing === 'declared' ? [`Content-Length: ${UPLOAD_BYTES}`] : ['Transfer-Encoding: chunked'];
@@ -71,7 +72,9 @@ describe('POST /notifications over the body limit', () => {
 
       const outcome = await streamUpload(port, kind, framing);
 
-      console.info(`${kind} 200 MB (${framing}): 413 after ${(outcome.writtenAtAnswer ?? NaN) / MiB} MiB written; socket closed after ${outcome.written / MiB} MiB`);
+      console.info(
+        `${kind} 200 MB (${framing}): 413 after ${(outcome.writtenAtAnswer ?? NaN) / MiB} MiB written; socket closed after ${outcome.written / MiB} MiB`,
+      );
       expect(outcome.head).toMatch(/^HTTP\/1\.1 413 /);
       expect(outcome.head).toMatch(/\r\nconnection: close\r\n/i);
       expect(outcome.head).toContain('"code":"PAYLOAD_TOO_LARGE"');

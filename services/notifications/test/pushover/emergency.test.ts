@@ -19,10 +19,14 @@ async function household(config: { poll?: number; timeoutMs?: number; repository
   const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [ALICE]: ['iphone'], [FAMILY]: [] } });
   closeFake = fake.close;
   const recipients = { recipients: parseRecipientsVariable(`alice=${ALICE};family=${FAMILY}`), unmapped: 'default' as const };
-  const started = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, {
-    config: { EMERGENCY_POLL_SECONDS: config.poll ?? 0.05, PROVIDER_TIMEOUT_MS: config.timeoutMs ?? 1000 },
-    ...(config.repository ? { repository: config.repository } : {}),
-  });
+  const started = await startHouseholdApp(
+    fake.url,
+    { userKey: USER_KEY, recipients },
+    {
+      config: { EMERGENCY_POLL_SECONDS: config.poll ?? 0.05, PROVIDER_TIMEOUT_MS: config.timeoutMs ?? 1000 },
+      ...(config.repository ? { repository: config.repository } : {}),
+    },
+  );
   return { fake, ...started };
 }
 
@@ -31,21 +35,32 @@ const alarm = { recipient: 'alice', title: 'Smoke', message: 'Smoke in the kitch
 describe('emergency notifications (priority 2) that end', () => {
   it('sends retry, expire, callback and tags as given, and the defaults when not', async () => {
     const { fake, app } = await household({ poll: 60 });
-    const given = await request(app).post('/notifications').send({ ...alarm, retry: 30, expire: 600, callback: 'https://example.org/ack', tags: 'smoke,kitchen' });
+    const given = await request(app)
+      .post('/notifications')
+      .send({ ...alarm, retry: 30, expire: 600, callback: 'https://example.org/ack', tags: 'smoke,kitchen' });
     await request(app).post('/notifications').send(alarm);
 
     const [first, second] = fake.calls.filter((c) => c.endpoint === 'messages').map((c) => c.fields);
     expect(first).toMatchObject({ priority: '2', retry: '30', expire: '600', callback: 'https://example.org/ack', tags: 'smoke,kitchen' });
     expect(second).toMatchObject({ retry: '60', expire: '3600' });
     expect(second).not.toHaveProperty('callback');
-    expect(given.body).toMatchObject({ emergency: { retry: 30, expire: 600, callback: 'https://example.org/ack', tags: 'smoke,kitchen' }, delivery: { status: 'sent', receipt: expect.any(String) } });
+    expect(given.body).toMatchObject({
+      emergency: { retry: 30, expire: 600, callback: 'https://example.org/ack', tags: 'smoke,kitchen' },
+      delivery: { status: 'sent', receipt: expect.any(String) },
+    });
   });
 
   it('refuses out-of-range repeats, and emergency fields on other priorities, naming the field', async () => {
     const { fake, app } = await household({ poll: 60 });
-    const tooOften = await request(app).post('/notifications').send({ ...alarm, retry: 29 });
-    const tooLong = await request(app).post('/notifications').send({ ...alarm, expire: 10_801 });
-    const notEmergency = await request(app).post('/notifications').send({ ...alarm, priority: 1, retry: 60 });
+    const tooOften = await request(app)
+      .post('/notifications')
+      .send({ ...alarm, retry: 29 });
+    const tooLong = await request(app)
+      .post('/notifications')
+      .send({ ...alarm, expire: 10_801 });
+    const notEmergency = await request(app)
+      .post('/notifications')
+      .send({ ...alarm, priority: 1, retry: 60 });
     expect([tooOften.status, tooLong.status, notEmergency.status]).toEqual([400, 400, 400]);
     expect(tooOften.body.details).toEqual([expect.objectContaining({ path: 'body.retry' })]);
     expect(tooLong.body.details).toEqual([expect.objectContaining({ path: 'body.expire' })]);
@@ -74,7 +89,11 @@ describe('emergency notifications (priority 2) that end', () => {
 
   it('names a group member who acknowledged by the group, never by their key', async () => {
     const { fake, app, events } = await household();
-    const created = (await request(app).post('/notifications').send({ ...alarm, recipient: 'family' })).body as NotificationRecord;
+    const created = (
+      await request(app)
+        .post('/notifications')
+        .send({ ...alarm, recipient: 'family' })
+    ).body as NotificationRecord;
     fake.acknowledge(created.delivery.receipt!, MEMBER, 'tablet');
     await eventually(() => events.some((e) => e.type === 'acknowledged'));
     const stored = (await request(app).get(`/notifications/single/${created.id}`)).body as NotificationRecord;
@@ -84,7 +103,11 @@ describe('emergency notifications (priority 2) that end', () => {
 
   it('records when an unacknowledged alarm expired, and stops polling', async () => {
     const { fake, app, events } = await household();
-    const created = (await request(app).post('/notifications').send({ ...alarm, expire: 30 })).body as NotificationRecord;
+    const created = (
+      await request(app)
+        .post('/notifications')
+        .send({ ...alarm, expire: 30 })
+    ).body as NotificationRecord;
     fake.alarm(created.delivery.receipt!)!.expiresAt = Date.now() + 150;
     await eventually(() => events.some((e) => e.type === 'alarm-ended'));
     const stored = (await request(app).get(`/notifications/single/${created.id}`)).body as NotificationRecord;
@@ -130,7 +153,11 @@ describe('emergency notifications (priority 2) that end', () => {
     const first = await household({ poll: 60, repository });
     const created = (await request(first.app).post('/notifications').send(alarm)).body as NotificationRecord;
     await first.stop();
-    await repository.insert({ ...created, id: `${created.id.slice(0, -1)}x`, delivery: { status: 'pending', attempts: 1, to: 'alice', lastAttemptAt: created.createdAt } });
+    await repository.insert({
+      ...created,
+      id: `${created.id.slice(0, -1)}x`,
+      delivery: { status: 'pending', attempts: 1, to: 'alice', lastAttemptAt: created.createdAt },
+    });
     const before = first.fake.count('messages');
 
     const second = await startHouseholdApp(first.fake.url, { userKey: USER_KEY }, { repository, config: { EMERGENCY_POLL_SECONDS: 0.05 } });
@@ -155,7 +182,10 @@ describe('resending', () => {
     expect(resent.body.delivery).toMatchObject({ status: 'sent', attempts: 1, to: 'alice', resentAt: expect.any(String), receipt: expect.any(String) });
     expect(fake.count('messages')).toBe(2);
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ error: expect.stringContaining('delivery status sent'), solution: expect.stringContaining('failed, expired or unknown') });
+    expect(again.body).toMatchObject({
+      error: expect.stringContaining('delivery status sent'),
+      solution: expect.stringContaining('failed, expired or unknown'),
+    });
     expect((await request(app).post('/notifications/NOPE/resend')).status).toBe(404);
   });
 });

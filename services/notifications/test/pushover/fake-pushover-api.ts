@@ -45,7 +45,17 @@ export async function startFakePushoverApi(options: { users: Record<string, stri
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const receiptMatch = /^\/1\/receipts\/([^/]+?)(\/cancel)?\.json$/.exec(path);
     const endpoint: ApiCall['endpoint'] =
-      path === '/1/messages.json' ? 'messages' : path === '/1/users/validate.json' ? 'validate' : path === '/1/sounds.json' ? 'sounds' : receiptMatch ? (receiptMatch[2] ? 'cancel' : 'receipt') : 'other';
+      path === '/1/messages.json'
+        ? 'messages'
+        : path === '/1/users/validate.json'
+          ? 'validate'
+          : path === '/1/sounds.json'
+            ? 'sounds'
+            : receiptMatch
+              ? receiptMatch[2]
+                ? 'cancel'
+                : 'receipt'
+              : 'other';
     const call: ApiCall = { endpoint, fields, at: Date.now(), ...(receiptMatch ? { receipt: receiptMatch[1]! } : {}) };
     calls.push(call);
     if (!tokenOk(fields)) return answer(res, 400, { status: 0, token: 'invalid', errors: ['application token is invalid'], request: randomUUID() });
@@ -53,7 +63,13 @@ export async function startFakePushoverApi(options: { users: Record<string, stri
       const next = forced.shift();
       if (next === 'hang') return;
       if (next) return answer(res, next.status, next.body);
-      if (!(fields.user! in options.users)) return answer(res, 400, { status: 0, user: 'invalid', errors: ['user identifier is not a valid user, group, or subscribed user key'], request: randomUUID() });
+      if (!(fields.user! in options.users))
+        return answer(res, 400, {
+          status: 0,
+          user: 'invalid',
+          errors: ['user identifier is not a valid user, group, or subscribed user key'],
+          request: randomUUID(),
+        });
       if (fields.priority !== '2') return answer(res, 200, { status: 1, request: randomUUID() });
       const receipt = receiptId();
       const now = Date.now();
@@ -65,7 +81,8 @@ export async function startFakePushoverApi(options: { users: Record<string, stri
       if (!devices) return answer(res, 400, { status: 0, user: 'invalid', errors: ['user key is invalid'], request: randomUUID() });
       return answer(res, 200, { status: 1, group: 0, devices, licenses: ['Android', 'iOS'], request: randomUUID() });
     }
-    if (endpoint === 'sounds') return soundsStatus === 200 ? answer(res, 200, { status: 1, sounds, request: randomUUID() }) : answer(res, soundsStatus, { status: 0, errors: ['down'] });
+    if (endpoint === 'sounds')
+      return soundsStatus === 200 ? answer(res, 200, { status: 1, sounds, request: randomUUID() }) : answer(res, soundsStatus, { status: 0, errors: ['down'] });
     const alarm = receiptMatch ? alarms.get(receiptMatch[1]!) : undefined;
     if (!alarm) return answer(res, 404, { status: 0, errors: ['receipt not found; may be invalid or expired'], request: randomUUID() });
     if (endpoint === 'cancel') {

@@ -30,9 +30,18 @@ export async function startHouseholdApp(
   };
   const pushover = new PushoverProvider({ apiToken: API_TOKEN, apiUrl: url, timeoutMs: config.PROVIDER_TIMEOUT_MS, ...provider });
   const repository = options.repository ?? (await openRealStorage()).repository;
-  const base = { logger: silentLogger, repository, attachments: new InMemoryAttachmentStore(), provider: pushover, hub: new EventStreamHub({ heartbeatMs: 60_000 }) };
+  const base = {
+    logger: silentLogger,
+    repository,
+    attachments: new InMemoryAttachmentStore(),
+    provider: pushover,
+    hub: new EventStreamHub({ heartbeatMs: 60_000 }),
+  };
   const domain = buildDomain(base, config);
-  const app = createApp({ ...base, events: domain.ctx.events, delivery: domain.delivery, ...(domain.emergencies ? { emergencies: domain.emergencies } : {}) }, config);
+  const app = createApp(
+    { ...base, events: domain.ctx.events, delivery: domain.delivery, ...(domain.emergencies ? { emergencies: domain.emergencies } : {}) },
+    config,
+  );
   const events: NotificationEvent[] = [];
   domain.ctx.events.subscribeAll((event) => events.push(event));
   pushover.start();

@@ -45,7 +45,10 @@ describe('recipient map configuration', () => {
 
   it('refuses a bad map with a message that names the recipient and never the key', () => {
     const secretish = 'tooShortKeyButStillSecret';
-    for (const bad of [() => parseRecipientsVariable(`alice=${secretish}`), () => parseRecipientsFile(`recipients:\n  alice: ${secretish}\n`, 'recipients.yaml')]) {
+    for (const bad of [
+      () => parseRecipientsVariable(`alice=${secretish}`),
+      () => parseRecipientsFile(`recipients:\n  alice: ${secretish}\n`, 'recipients.yaml'),
+    ]) {
       expect(bad).toThrow(/recipient "alice"/);
       expect(bad).not.toThrow(new RegExp(secretish));
     }
@@ -88,20 +91,26 @@ describe('a household: each recipient reaches their own phone', () => {
 
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'No Pushover key for recipient "guest"', solution: expect.stringContaining('RECIPIENTS_FILE') });
-    expect((await repository.recipients())).toEqual([]);
+    expect(await repository.recipients()).toEqual([]);
     expect(fake.count('messages')).toBe(0);
   });
 
   it('works without a default key when every recipient is mapped: the others are refused', async () => {
     const fake = await fakePushover();
     const { app } = await startHouseholdApp(fake.url, { recipients: map(`alice=${ALICE}`) });
-    expect((await request(app).post('/notifications').send({ recipient: 'alice', message: 'hi' })).body.delivery).toMatchObject({ status: 'sent', to: 'alice' });
+    expect((await request(app).post('/notifications').send({ recipient: 'alice', message: 'hi' })).body.delivery).toMatchObject({
+      status: 'sent',
+      to: 'alice',
+    });
     expect((await request(app).post('/notifications').send({ recipient: 'guest', message: 'hi' })).status).toBe(400);
   });
 
-  it("validates every key at start (no message sent): a bad key or device turns /health degraded naming the recipient, and that recipient is not sent to", async () => {
+  it('validates every key at start (no message sent): a bad key or device turns /health degraded naming the recipient, and that recipient is not sent to', async () => {
     const fake = await fakePushover();
-    const { app, provider } = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients: map(`alice=${ALICE}:iphone,watch;bob=${BOB};carol=${UNKNOWN}`) });
+    const { app, provider } = await startHouseholdApp(fake.url, {
+      userKey: USER_KEY,
+      recipients: map(`alice=${ALICE}:iphone,watch;bob=${BOB};carol=${UNKNOWN}`),
+    });
 
     await eventually(() => (provider.status().recipients ?? []).every((r) => r.state !== 'unchecked'));
     expect(fake.count('validate')).toBe(4);

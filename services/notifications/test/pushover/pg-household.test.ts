@@ -38,7 +38,9 @@ describe('emergencies with two instances on one PostgreSQL', () => {
     const a = await instance(url, fake.url, 'a');
     const b = await instance(url, fake.url, 'b');
     const alarm = { recipient: 'alice', title: 'Smoke', message: 'Smoke in the kitchen', priority: 2 };
-    const [read, readAll, deleted] = await Promise.all([1, 2, 3].map(async () => (await request(a.app).post('/notifications').send(alarm).expect(201)).body as NotificationRecord));
+    const [read, readAll, deleted] = await Promise.all(
+      [1, 2, 3].map(async () => (await request(a.app).post('/notifications').send(alarm).expect(201)).body as NotificationRecord),
+    );
 
     await request(b.app).patch(`/notifications/${read!.id}/read`).expect(200);
     await eventually(() => fake.alarm(read!.delivery.receipt!)?.cancelled === true, 5_000);

@@ -2,15 +2,7 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import type { PushMessage } from '../../src/domain/push-provider.js';
-import {
-  API_TOKEN,
-  USER_KEY,
-  accepted,
-  interceptMessage,
-  readForm,
-  startLocalServer,
-  type RawRequest,
-} from './pushover-test-kit.js';
+import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm, startLocalServer, type RawRequest } from './pushover-test-kit.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10, 0x80]);
 
@@ -34,7 +26,13 @@ describe('PushoverProvider.send, when Pushover accepts', () => {
     const receipt = await pushover.send(message());
 
     expect(receipt).toEqual({ request: 'req-1' });
-    expect((await readForm(sent[0])).fields).toStrictEqual({ token: API_TOKEN, user: USER_KEY, title: 'Backup', message: 'Nightly backup finished', priority: '0' });
+    expect((await readForm(sent[0])).fields).toStrictEqual({
+      token: API_TOKEN,
+      user: USER_KEY,
+      title: 'Backup',
+      message: 'Nightly backup finished',
+      priority: '0',
+    });
     expect(pushover.status().lastSuccessAt).toEqual(expect.any(String));
     expect(pushover.status().lastError).toBeNull();
   });
@@ -90,9 +88,7 @@ describe('PushoverProvider.send, when Pushover accepts', () => {
   it('maps sound, url, urlTitle, html, ttl and device to Pushover field names', async () => {
     const sent = interceptMessage(accepted());
 
-    await provider().send(
-      message({ sound: 'siren', url: 'https://nas.local', urlTitle: 'Open NAS', html: true, ttl: 600, device: 'phone,tablet' }),
-    );
+    await provider().send(message({ sound: 'siren', url: 'https://nas.local', urlTitle: 'Open NAS', html: true, ttl: 600, device: 'phone,tablet' }));
 
     expect((await readForm(sent[0])).fields).toMatchObject({
       sound: 'siren',
@@ -120,9 +116,7 @@ describe('PushoverProvider.send, when Pushover accepts', () => {
   it('cannot be made to forge multipart headers through the attachment filename', async () => {
     const sent = interceptMessage(accepted());
 
-    await provider().send(
-      message({ attachment: { filename: 'a"\r\nContent-Type: text/html\r\n\r\nx.png', contentType: 'image/png\r\nX: y', data: PNG } }),
-    );
+    await provider().send(message({ attachment: { filename: 'a"\r\nContent-Type: text/html\r\n\r\nx.png', contentType: 'image/png\r\nX: y', data: PNG } }));
 
     const form = await readForm(sent[0]);
     expect(form.files).toHaveLength(1);

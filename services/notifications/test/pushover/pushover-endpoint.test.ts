@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveEndpoint } from '../../src/adapters/pushover/pushover-request.js';
 
 describe('resolveEndpoint', () => {
-  it('points at Pushover\'s messages endpoint over https on port 443 by default', () => {
+  it("points at Pushover's messages endpoint over https on port 443 by default", () => {
     expect(resolveEndpoint('https://api.pushover.net')).toEqual({
       protocol: 'https:',
       hostname: 'api.pushover.net',
@@ -16,7 +16,14 @@ describe('resolveEndpoint', () => {
 
   it('keeps a plain-http host, port and path prefix, with or without a trailing slash', () => {
     for (const url of ['http://10.0.0.5:8080/pushover', 'http://10.0.0.5:8080/pushover/']) {
-      expect(resolveEndpoint(url)).toMatchObject({ protocol: 'http:', hostname: '10.0.0.5', port: 8080, host: '10.0.0.5:8080', path: '/pushover/1/messages.json', prefix: '/pushover' });
+      expect(resolveEndpoint(url)).toMatchObject({
+        protocol: 'http:',
+        hostname: '10.0.0.5',
+        port: 8080,
+        host: '10.0.0.5:8080',
+        path: '/pushover/1/messages.json',
+        prefix: '/pushover',
+      });
     }
   });
 

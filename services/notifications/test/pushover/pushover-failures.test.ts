@@ -43,7 +43,7 @@ describe('PushoverProvider.send, when Pushover refuses or fails', () => {
   });
   afterAll(() => nock.enableNetConnect());
 
-  it('rejects a 400 as not retryable and keeps Pushover\'s errors text', async () => {
+  it("rejects a 400 as not retryable and keeps Pushover's errors text", async () => {
     interceptMessage({
       status: 400,
       body: { user: 'invalid', errors: ['user identifier is not a valid user, group, or subscribed user key'], status: 0, request: 'r' },
@@ -75,7 +75,11 @@ describe('PushoverProvider.send, when Pushover refuses or fails', () => {
 
   it('sends nothing while Pushover said the quota is used up until a reset still ahead, and says until when', async () => {
     const reset = Math.floor(Date.now() / 1000) + 3600;
-    interceptMessage({ status: 200, body: { status: 1, request: 'last' }, headers: { 'X-Limit-App-Limit': '10000', 'X-Limit-App-Remaining': '0', 'X-Limit-App-Reset': String(reset) } });
+    interceptMessage({
+      status: 200,
+      body: { status: 1, request: 'last' },
+      headers: { 'X-Limit-App-Limit': '10000', 'X-Limit-App-Remaining': '0', 'X-Limit-App-Reset': String(reset) },
+    });
     const pushover = provider();
     await pushover.send(MESSAGE);
 

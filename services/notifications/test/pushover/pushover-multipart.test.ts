@@ -74,7 +74,12 @@ describe('multipart messages to Pushover', () => {
   ])('refuse an attachment %s with a line break, before sending anything', async (_part, file) => {
     const server = await captureServer();
 
-    const sending = postMessage({ userKey: USER_KEY, apiToken: API_TOKEN }, resolveEndpoint(server.url), { message: 'm', file: { ...file, data: Buffer.from('x') } }, new AbortController().signal);
+    const sending = postMessage(
+      { userKey: USER_KEY, apiToken: API_TOKEN },
+      resolveEndpoint(server.url),
+      { message: 'm', file: { ...file, data: Buffer.from('x') } },
+      new AbortController().signal,
+    );
 
     await expect(sending).rejects.toThrow(/line break or quote/);
     expect(server.requests).toHaveLength(0);

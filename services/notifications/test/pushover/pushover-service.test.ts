@@ -24,7 +24,7 @@ describe('PushoverService.sendNotification', () => {
   });
   afterAll(() => nock.enableNetConnect());
 
-  it('resolves with Pushover\'s request id for priorities below 2', async () => {
+  it("resolves with Pushover's request id for priorities below 2", async () => {
     interceptMessage(accepted('6fd5b3a8-request'));
 
     const receipt = await service().sendNotification({ message: 'Washing machine done', title: 'Laundry', priority: 1 });
@@ -32,7 +32,7 @@ describe('PushoverService.sendNotification', () => {
     expect(receipt).toBe('6fd5b3a8-request');
   });
 
-  it('resolves with Pushover\'s receipt id for priority 2, sending retry and expire', async () => {
+  it("resolves with Pushover's receipt id for priority 2, sending retry and expire", async () => {
     const sent = interceptMessage(accepted('req-9', { receipt: 'rLPvNZWf8nF5Tn6uv3vDA7fUnDjX1u' }));
 
     const receipt = await service().sendNotification({ message: 'Smoke detected', title: 'Alarm', priority: 2, sound: 'siren', url: 'https://cam.local' });
@@ -49,7 +49,7 @@ describe('PushoverService.sendNotification', () => {
     expect((await readForm(sent[0])).fields.priority).toBe('0');
   });
 
-  it('rejects a 400 with PushoverError REJECTED carrying the status and Pushover\'s errors', async () => {
+  it("rejects a 400 with PushoverError REJECTED carrying the status and Pushover's errors", async () => {
     interceptMessage({ status: 400, body: { errors: ['application token is invalid'], status: 0, token: 'invalid' } });
 
     const error = await rejectionOf(service().sendNotification({ message: 'Hello' }));

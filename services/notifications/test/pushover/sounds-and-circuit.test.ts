@@ -10,7 +10,11 @@ let closeFake: (() => Promise<void>) | undefined;
 afterEach(async () => closeFake?.());
 
 async function fakePushover() {
-  const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: ['desk'] }, sounds: { pushover: 'Pushover (default)', doorbell: 'Doorbell (custom)' } });
+  const fake = await startFakePushoverApi({
+    token: API_TOKEN,
+    users: { [USER_KEY]: ['desk'] },
+    sounds: { pushover: 'Pushover (default)', doorbell: 'Doorbell (custom)' },
+  });
   closeFake = fake.close;
   return fake;
 }
@@ -25,7 +29,14 @@ describe("the app's sound list", () => {
     const custom = await request(app).post('/notifications').send({ recipient: 'me', message: 'ding', sound: 'doorbell' });
     const builtInNotInApp = await request(app).post('/notifications').send({ recipient: 'me', message: 'ding', sound: 'siren' });
 
-    expect(list).toEqual({ sounds: [{ name: 'pushover', description: 'Pushover (default)' }, { name: 'doorbell', description: 'Doorbell (custom)' }], source: 'pushover', fetchedAt: expect.any(String) });
+    expect(list).toEqual({
+      sounds: [
+        { name: 'pushover', description: 'Pushover (default)' },
+        { name: 'doorbell', description: 'Doorbell (custom)' },
+      ],
+      source: 'pushover',
+      fetchedAt: expect.any(String),
+    });
     expect(custom.status).toBe(201);
     expect(fake.calls.find((c) => c.endpoint === 'messages')?.fields.sound).toBe('doorbell');
     expect(builtInNotInApp.status).toBe(400);
@@ -72,7 +83,7 @@ describe('PushoverService (the library) and custom sounds', () => {
   });
 });
 
-describe("the rejection circuit (Pushover blocks IPs that keep sending after 4xx)", () => {
+describe('the rejection circuit (Pushover blocks IPs that keep sending after 4xx)', () => {
   it('stops sending after repeated 4xx, shows it in /health, keeps deliveries pending, and resumes after a validation succeeds', async () => {
     const fake = await fakePushover();
     const { app, provider } = await startHouseholdApp(fake.url, { userKey: USER_KEY, maxRejections: 3, probeDelayMs: 400 });
@@ -80,14 +91,25 @@ describe("the rejection circuit (Pushover blocks IPs that keep sending after 4xx
     const rejected = { status: 400, body: { status: 0, errors: ['message cannot be blank'] } };
     fake.force(rejected, rejected, rejected);
 
-    for (let i = 0; i < 3; i++) expect((await request(app).post('/notifications').send({ recipient: 'me', message: `bad ${i}` })).body.delivery.status).toBe('failed');
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await request(app)
+            .post('/notifications')
+            .send({ recipient: 'me', message: `bad ${i}` })
+        ).body.delivery.status,
+      ).toBe('failed');
     const held = await request(app).post('/notifications').send({ recipient: 'me', message: 'held back' });
     const health = (await request(app).get('/health')).body;
 
     expect(fake.count('messages')).toBe(3);
     expect(held.body.delivery).toMatchObject({ status: 'pending', error: expect.stringContaining('Sending is paused') });
     expect(health.status).toBe('degraded');
-    expect(health.provider.circuit).toMatchObject({ open: true, reason: expect.stringContaining('3 requests in a row were rejected'), nextProbeAt: expect.any(String) });
+    expect(health.provider.circuit).toMatchObject({
+      open: true,
+      reason: expect.stringContaining('3 requests in a row were rejected'),
+      nextProbeAt: expect.any(String),
+    });
     expect(health.problems).toEqual(expect.arrayContaining([expect.stringContaining('sending is paused after repeated rejections')]));
 
     const validationsBefore = fake.count('validate');
@@ -102,7 +124,10 @@ describe("the rejection circuit (Pushover blocks IPs that keep sending after 4xx
     const { app, provider } = await startHouseholdApp(fake.url, { userKey: USER_KEY, maxRejections: 2 });
     const rejected = { status: 400, body: { status: 0, errors: ['bad'] } };
     fake.force(rejected, { status: 200, body: { status: 1, request: 'r' } }, rejected, { status: 429, body: { status: 0, errors: ['quota'] } });
-    for (let i = 0; i < 4; i++) await request(app).post('/notifications').send({ recipient: 'me', message: `m${i}` });
+    for (let i = 0; i < 4; i++)
+      await request(app)
+        .post('/notifications')
+        .send({ recipient: 'me', message: `m${i}` });
     expect(provider.status().circuit?.open).toBe(false);
   });
 });

@@ -65,7 +65,9 @@ describe('the PostgreSQL password', () => {
 
     expect(lines.length).toBeGreaterThan(5);
     const captured = { logs: lines.join('\n'), responses: seen.join('\n'), failure: failed, config: configProblem };
-    const leaks = Object.entries(captured).filter(([, text]) => text.includes(PASSWORD)).map(([where]) => where);
+    const leaks = Object.entries(captured)
+      .filter(([, text]) => text.includes(PASSWORD))
+      .map(([where]) => where);
     expect(leaks).toEqual([]);
   });
 });

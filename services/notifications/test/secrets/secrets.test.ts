@@ -83,7 +83,8 @@ describe('notifications never reveals the provider credentials or the API key', 
       const res = await create({ recipient: 'ops', message });
       ids.push((JSON.parse(res.body.toString('utf8')) as { id: string }).id);
     }
-    for (const message of ['hello family', 'reject family']) ids.push((JSON.parse((await create({ recipient: 'family', message, priority: 2 })).body.toString('utf8')) as { id: string }).id);
+    for (const message of ['hello family', 'reject family'])
+      ids.push((JSON.parse((await create({ recipient: 'family', message, priority: 2 })).body.toString('utf8')) as { id: string }).id);
     await create({ recipient: 'ops', message: 'with file', attachment: { filename: 'p.png', contentType: 'image/png', data: PNG.toString('base64') } });
     await new Promise((resolve) => setTimeout(resolve, 1_300)); // retries of the 5xx, reset and hang run out
     await send({ method: 'GET', target: '/notifications/ops' });

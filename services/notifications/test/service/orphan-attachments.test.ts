@@ -107,7 +107,10 @@ describe('startup sweep of orphaned attachments', () => {
     expect(files).toEqual([kept, 'README.txt'].sort());
     expect(files).not.toContain(orphan);
     expect(stored).toEqual({ status: 200, body: PNG });
-    const sweepLines = second.output().split('\n').filter((line) => line.includes('attachment sweep'));
+    const sweepLines = second
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('attachment sweep'));
     expect(sweepLines).toHaveLength(1);
     expect(JSON.parse(sweepLines[0]!)).toMatchObject({ level: 30, removed: 2, msg: 'attachment sweep: removed 2 orphaned files' });
     expect(second.output()).not.toContain(PNG.toString('base64'));

@@ -24,11 +24,13 @@ describe('YamlNotificationRepository close within a time budget', () => {
     const lines: string[] = [];
     const repo = new YamlNotificationRepository(path, { compactWhenQuietMs: 0, closeFoldBudgetMs: 0, log: (_l, m) => lines.push(m) });
     await repo.open();
-    const ids = await Promise.all(Array.from({ length: 50 }, async () => {
-      const record = makeRecord();
-      await repo.insert(record);
-      return record.id;
-    }));
+    const ids = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const record = makeRecord();
+        await repo.insert(record);
+        return record.id;
+      }),
+    );
 
     await repo.close();
 
@@ -75,6 +77,6 @@ describe('YamlNotificationRepository close within a time budget', () => {
     expect(existsSync(path)).toBe(false);
     const reopened = await openRepository(path);
     expect((await reopened.stats()).records).toBe(20_001);
-    expect((await reopened.get(late.id))).toEqual(late);
+    expect(await reopened.get(late.id)).toEqual(late);
   }, 60_000);
 });

@@ -62,9 +62,14 @@ describe('YamlNotificationRepository after an interrupted fold', () => {
     await writeFile(join(dir, `notifications.yaml.${generation - 1}.journal`), encodeJournalEntry({ put: folded }));
     await writeFile(`${path}.tmp`, 'notifications:\n  - id: "half');
     const repo = await openRepository(path);
-    expect((await repo.get(folded.id))).toBeUndefined();
+    expect(await repo.get(folded.id)).toBeUndefined();
     expect(await Promise.all(ids.map((id) => repo.get(id)))).not.toContain(undefined);
-    expect((await readdir(dir)).sort()).toEqual(['notifications.yaml', `notifications.yaml.${generation}.journal`, 'notifications.yaml.cache', 'notifications.yaml.lock']);
+    expect((await readdir(dir)).sort()).toEqual([
+      'notifications.yaml',
+      `notifications.yaml.${generation}.journal`,
+      'notifications.yaml.cache',
+      'notifications.yaml.lock',
+    ]);
   });
 });
 
@@ -77,7 +82,10 @@ describe('YamlNotificationRepository with a damaged file', () => {
     await writeFile(path, lines.join('\n'));
     const before = await snapshotOfDir(dir);
     const repo = new YamlNotificationRepository(path);
-    const error = await repo.open().then(() => undefined, (e: unknown) => e as Error);
+    const error = await repo.open().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error?.message).toContain(path);
     expect(error?.message).toMatch(new RegExp(`line (${broken + 1}|${broken + 2})\\b`));
     expect(await snapshotOfDir(dir)).toEqual(before);
@@ -128,7 +136,7 @@ describe('YamlNotificationRepository with a damaged file', () => {
     await expect(openRepository(path)).rejects.toThrow(`${path}, line 3: read must be true or false`);
     await writeFile(path, (await readFile(path, 'utf8')).replace('read: no', 'read: false'));
     const repo = await openRepository(path);
-    expect((await repo.get('hand-1'))).toMatchObject({ message: 'two\nlines\n', priority: 1, read: false, readAt: null, delivery: { status: 'skipped' } });
+    expect(await repo.get('hand-1')).toMatchObject({ message: 'two\nlines\n', priority: 1, read: false, readAt: null, delivery: { status: 'skipped' } });
   });
 });
 

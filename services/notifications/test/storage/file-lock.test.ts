@@ -32,7 +32,10 @@ describe('YamlNotificationRepository lock', () => {
     const other = startProcess('setTimeout(() => {}, 30000)');
     try {
       await writeFile(`${path}.lock`, `${other.pid}\n${hostname()}\n`);
-      await expect(new YamlNotificationRepository(path).open()).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringContaining(`process ${other.pid}`) });
+      await expect(new YamlNotificationRepository(path).open()).rejects.toMatchObject({
+        code: 'STORAGE_UNAVAILABLE',
+        message: expect.stringContaining(`process ${other.pid}`),
+      });
     } finally {
       other.kill();
     }
@@ -64,7 +67,6 @@ describe('YamlNotificationRepository lock', () => {
       other.kill();
     }
   });
-
 });
 
 describe('FileLock takeover of a stale lock', () => {

@@ -7,11 +7,13 @@ function gatedWrite(fail?: (items: number[]) => Error | undefined) {
   const gates: Array<() => void> = [];
   const write = (items: number[]) => {
     batches.push(items);
-    return new Promise<void>((resolve, reject) => gates.push(() => {
-      const error = fail?.(items);
-      if (error) reject(error);
-      else resolve();
-    }));
+    return new Promise<void>((resolve, reject) =>
+      gates.push(() => {
+        const error = fail?.(items);
+        if (error) reject(error);
+        else resolve();
+      }),
+    );
   };
   const releaseAll = async () => {
     while (gates.length > 0) {
@@ -50,7 +52,12 @@ describe('GroupWriter', () => {
     const { write, releaseAll } = gatedWrite(() => new Error('database down'));
     const writer = new GroupWriter(write, { maxInFlight: 1, maxBatch: 10 });
 
-    const results = [1, 2, 3].map((n) => writer.add(n).then(() => 'ok', (err: Error) => err.message));
+    const results = [1, 2, 3].map((n) =>
+      writer.add(n).then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    );
     await releaseAll();
 
     expect(await Promise.all(results)).toEqual(['database down', 'database down', 'database down']);
@@ -61,7 +68,12 @@ describe('GroupWriter', () => {
     const { write, batches, releaseAll } = gatedWrite((items) => (items.includes(3) ? duplicate : undefined));
     const writer = new GroupWriter(write, { maxInFlight: 1, maxBatch: 10, retryAlone: (err) => err === duplicate });
 
-    const results = [1, 2, 3, 4].map((n) => writer.add(n).then(() => 'ok', (err: Error) => err.message));
+    const results = [1, 2, 3, 4].map((n) =>
+      writer.add(n).then(
+        () => 'ok',
+        (err: Error) => err.message,
+      ),
+    );
     await releaseAll();
 
     expect(await Promise.all(results)).toEqual(['ok', 'ok', 'duplicate key', 'ok']);

@@ -10,10 +10,10 @@ describe('InMemoryNotificationRepository (fake controls)', () => {
     const repo = new InMemoryNotificationRepository();
     repo.failWrites = true;
     await expect(repo.insert(makeRecord())).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
-    expect((await repo.stats())).toMatchObject({ writable: false, records: 0 });
+    expect(await repo.stats()).toMatchObject({ writable: false, records: 0 });
     repo.failWrites = false;
     await repo.insert(makeRecord());
-    expect((await repo.stats())).toMatchObject({ writable: true, records: 1, lastError: null });
+    expect(await repo.stats()).toMatchObject({ writable: true, records: 1, lastError: null });
     expect(repo.calls).toHaveLength(2);
   });
 });

@@ -41,14 +41,29 @@ describe('index cache', () => {
     const fromCache = await openRepository(path, log.options);
 
     expect(log.lines.filter((l) => l.startsWith('Parsed'))).toEqual([]);
-    for (const record of records) expect((await fromCache.get(record.id))).toEqual(record);
+    for (const record of records) expect(await fromCache.get(record.id)).toEqual(record);
     for (const recipient of ['alice', 'bob ✓']) {
-      const page = (await fromCache.list(recipient, { limit: 100 }));
-      expect(page.items.map((r) => r.id)).toEqual(records.filter((r) => r.recipient === recipient).reverse().map((r) => r.id));
+      const page = await fromCache.list(recipient, { limit: 100 });
+      expect(page.items.map((r) => r.id)).toEqual(
+        records
+          .filter((r) => r.recipient === recipient)
+          .reverse()
+          .map((r) => r.id),
+      );
       expect(page.unread).toBe(records.filter((r) => r.recipient === recipient && !r.read).length);
     }
-    expect((await fromCache.pending()).map((r) => r.id).sort()).toEqual(records.filter((r) => r.delivery.status === 'pending').map((r) => r.id).sort());
-    expect((await fromCache.ringing()).map((r) => r.id).sort()).toEqual(records.filter((r) => r.priority === 2).map((r) => r.id).sort());
+    expect((await fromCache.pending()).map((r) => r.id).sort()).toEqual(
+      records
+        .filter((r) => r.delivery.status === 'pending')
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect((await fromCache.ringing()).map((r) => r.id).sort()).toEqual(
+      records
+        .filter((r) => r.priority === 2)
+        .map((r) => r.id)
+        .sort(),
+    );
 
     // Changes after loading from the cache are kept like any other.
     const later = makeRecord({ recipient: 'alice' });
@@ -57,9 +72,9 @@ describe('index cache', () => {
     await fromCache.remove(records[3]!.id);
     await fromCache.close();
     const again = await openRepository(path);
-    expect((await again.get(later.id))).toEqual(later);
+    expect(await again.get(later.id)).toEqual(later);
     expect((await again.get(records[1]!.id))?.read).toBe(true);
-    expect((await again.get(records[3]!.id))).toBeUndefined();
+    expect(await again.get(records[3]!.id)).toBeUndefined();
   });
 
   it('is not used for a snapshot edited by hand (same size), a damaged cache, or one that cannot be read: the YAML is parsed', async () => {
@@ -81,7 +96,7 @@ describe('index cache', () => {
     const damaged = logged(path);
     const reopened = await openRepository(path, damaged.options);
     expect(damaged.lines).toContain(`Parsed ${path}: the index cache is damaged (checksum)`);
-    expect((await reopened.get(records[5]!.id))).toEqual(records[5]);
+    expect(await reopened.get(records[5]!.id)).toEqual(records[5]);
   });
 
   it('makes a fresh cache right after parsing a snapshot edited by hand, so the start after uses it again', async () => {

@@ -91,7 +91,17 @@ describe('NotificationIndex (compact records)', () => {
             expect(paged).toEqual(all);
           }
         }
-        expect(index.pending().map((r) => r.id).sort()).toEqual([...model.byId.values()].filter((e) => e.record.delivery.status === 'pending').map((e) => e.record.id).sort());
+        expect(
+          index
+            .pending()
+            .map((r) => r.id)
+            .sort(),
+        ).toEqual(
+          [...model.byId.values()]
+            .filter((e) => e.record.delivery.status === 'pending')
+            .map((e) => e.record.id)
+            .sort(),
+        );
         const sequence = index.records();
         expect(Array.from({ length: sequence.length }, (_, i) => sequence.at(i)!.id).sort()).toEqual([...model.byId.keys()].sort());
       }),

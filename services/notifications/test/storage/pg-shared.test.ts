@@ -128,11 +128,23 @@ describe('PostgreSQL history shared by several instances', () => {
 
     const duplicate = { ...makeRecord(), id: records[5]!.id };
     const next = [makeRecord(), makeRecord(), duplicate, makeRecord()];
-    const outcomes = await Promise.all(next.map((record) => a.insert(record).then(() => 'stored', (err: Error) => err.message)));
+    const outcomes = await Promise.all(
+      next.map((record) =>
+        a.insert(record).then(
+          () => 'stored',
+          (err: Error) => err.message,
+        ),
+      ),
+    );
 
     expect(outcomes).toEqual(['stored', 'stored', `Notification id ${duplicate.id} already exists`, 'stored']);
     const page = await a.list('bob', { limit: 50, unreadOnly: false });
-    expect(page.items.map((r) => r.id)).toEqual([...next.filter((r) => r !== duplicate), ...records].filter((r) => r.recipient === 'bob').reverse().map((r) => r.id));
+    expect(page.items.map((r) => r.id)).toEqual(
+      [...next.filter((r) => r !== duplicate), ...records]
+        .filter((r) => r.recipient === 'bob')
+        .reverse()
+        .map((r) => r.id),
+    );
     expect(await a.recipients()).toEqual([
       { recipient: 'alice', total: 33, unread: 33 },
       { recipient: 'bob', total: 10, unread: 10 },
@@ -145,7 +157,10 @@ describe('PostgreSQL history shared by several instances', () => {
     const b = await instance(url, { instanceId: 'b' });
     const eventsA = new NotificationEvents();
     const eventsB = new NotificationEvents();
-    for (const [repo, events] of [[a, eventsA], [b, eventsB]] as const) {
+    for (const [repo, events] of [
+      [a, eventsA],
+      [b, eventsB],
+    ] as const) {
       const relay = new PgEventRelay(repo.pool, url, repo, repo.instanceId);
       opened.push({ close: () => relay.stop() });
       await events.connect(relay);
@@ -163,7 +178,11 @@ describe('PostgreSQL history shared by several instances', () => {
     expect(seen[0]).toEqual({ type: 'created', recipient: 'alice', notification: record });
     expect(seen[1]).toEqual({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
     expect(seen[2]).toEqual({ type: 'deleted', recipient: 'alice', id: record.id });
-    expect(jobs).toEqual([['created', true], ['read-all', true], ['deleted', true]]);
+    expect(jobs).toEqual([
+      ['created', true],
+      ['read-all', true],
+      ['deleted', true],
+    ]);
     expect(eventsB.missedSince('alice', eventsB.replayStart)?.map((e) => e.data.type)).toEqual(['created', 'read-all', 'deleted']);
   });
 });

@@ -36,7 +36,11 @@ describe('record codec', () => {
       emergency: { retry: 30, expire: 60, acknowledgedBy: 'alice' },
       delivery: { status: 'unknown', attempts: 300, error: 'x', to: 'alice', resentAt: '2026-11-24T10:00:00.000Z', nextAttemptAt: 'soon' },
     });
-    const extra = { ...makeRecord(), custom: { nested: [1, 'two'] }, delivery: { status: 'sent', attempts: 0, note: 7, request: 12 } } as unknown as NotificationRecord;
+    const extra = {
+      ...makeRecord(),
+      custom: { nested: [1, 'two'] },
+      delivery: { status: 'sent', attempts: 0, note: 7, request: 12 },
+    } as unknown as NotificationRecord;
     const unknownStatus = { ...makeRecord(), delivery: { status: 'teleported', attempts: 1 } } as unknown as NotificationRecord;
     for (const record of [odd, extra, unknownStatus]) expect(roundTrip(record).back).toEqual(record);
   });

@@ -12,8 +12,8 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       record.title = 'changed by caller';
       const got = (await repo.get(record.id))!;
       got.delivery.attempts = 99;
-      expect((await repo.get(record.id))).toMatchObject({ title: 'Door', delivery: { attempts: 1 } });
-      expect((await repo.get('unknown'))).toBeUndefined();
+      expect(await repo.get(record.id)).toMatchObject({ title: 'Door', delivery: { attempts: 1 } });
+      expect(await repo.get('unknown')).toBeUndefined();
     });
 
     it('refuses a record it could not load back, and a duplicate id', async () => {
@@ -84,7 +84,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       for (let i = 0; i < 4; i++) await repo.insert(makeRecord({ read: i === 0 }));
       await repo.insert(makeRecord({ recipient: 'bob' }));
       expect(await repo.markAllRead('alice', '2026-03-01T00:00:00.000Z')).toBe(3);
-      expect((await repo.list('alice', { limit: 10 }))).toMatchObject({ total: 4, unread: 0 });
+      expect(await repo.list('alice', { limit: 10 })).toMatchObject({ total: 4, unread: 0 });
       expect((await repo.list('bob', { limit: 10 })).unread).toBe(1);
       expect(await repo.markAllRead('alice', '2026-03-01T00:00:00.000Z')).toBe(0);
     });
@@ -94,9 +94,9 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const record = makeRecord();
       await repo.insert(record);
       expect((await repo.remove(record.id))?.id).toBe(record.id);
-      expect((await repo.get(record.id))).toBeUndefined();
+      expect(await repo.get(record.id)).toBeUndefined();
       expect(await repo.remove(record.id)).toBeUndefined();
-      expect((await repo.list('alice', { limit: 5 }))).toMatchObject({ total: 0, unread: 0, items: [] });
+      expect(await repo.list('alice', { limit: 5 })).toMatchObject({ total: 0, unread: 0, items: [] });
     });
 
     it('prunes by age and by count per recipient', async () => {

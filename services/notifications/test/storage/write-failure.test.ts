@@ -17,17 +17,17 @@ describe('YamlNotificationRepository when the disk fails', () => {
     const lost = makeRecord();
     await expect(repo.insert(lost)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringContaining('ENOSPC') });
     await expect(repo.update(kept.id, { read: true, readAt: '2026-05-01T00:00:00.000Z' })).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
-    expect((await repo.get(lost.id))).toBeUndefined();
+    expect(await repo.get(lost.id)).toBeUndefined();
     expect((await repo.get(kept.id))?.read).toBe(false);
-    expect((await repo.stats())).toMatchObject({ writable: false, lastError: expect.stringContaining('ENOSPC'), records: 1 });
+    expect(await repo.stats()).toMatchObject({ writable: false, lastError: expect.stringContaining('ENOSPC'), records: 1 });
 
     fs.failWrites = undefined;
     const after = makeRecord();
     await repo.insert(after);
-    expect((await repo.stats())).toMatchObject({ writable: true, lastError: null, records: 2 });
+    expect(await repo.stats()).toMatchObject({ writable: true, lastError: null, records: 2 });
     await repo.close();
     const reopened = await openRepository(path);
-    expect([(await reopened.get(kept.id))?.read, (await reopened.get(lost.id)), (await reopened.get(after.id))?.id]).toEqual([false, undefined, after.id]);
+    expect([(await reopened.get(kept.id))?.read, await reopened.get(lost.id), (await reopened.get(after.id))?.id]).toEqual([false, undefined, after.id]);
   });
 
   it('cuts off bytes that were written but whose fdatasync failed, so they never resurface', async () => {
@@ -45,7 +45,7 @@ describe('YamlNotificationRepository when the disk fails', () => {
     await repo.insert(real);
     await repo.close();
     const reopened = await openRepository(path);
-    expect((await reopened.get(phantom.id))).toBeUndefined();
+    expect(await reopened.get(phantom.id)).toBeUndefined();
     expect((await reopened.get(real.id))?.id).toBe(real.id);
   });
 
@@ -63,8 +63,8 @@ describe('YamlNotificationRepository when the disk fails', () => {
       repo.remove(base.id),
     ]);
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
-    expect((await repo.list('alice', { limit: 10 }))).toMatchObject({ total: 1, unread: 1 });
-    expect((await repo.get(base.id))).toEqual(base);
+    expect(await repo.list('alice', { limit: 10 })).toMatchObject({ total: 1, unread: 1 });
+    expect(await repo.get(base.id)).toEqual(base);
     fs.failWrites = undefined;
   });
 

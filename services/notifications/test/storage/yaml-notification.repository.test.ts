@@ -33,11 +33,11 @@ describe('YamlNotificationRepository restart', () => {
     const snapshot = loadReferenceYaml(await readFile(path, 'utf8')) as { notifications: unknown[] };
     expect(snapshot.notifications).toHaveLength(20);
     const reopened = await openRepository(path);
-    expect((await reopened.get(journaled.id))).toEqual(journaled);
-    expect((await reopened.get(folded[0]!.id))).toMatchObject({ read: true, readAt: '2026-04-01T00:00:00.000Z' });
-    expect((await reopened.get(folded[1]!.id))).toBeUndefined();
-    expect((await reopened.list('alice', { limit: 100 }))).toMatchObject({ total: 19, unread: 18 });
-    expect((await reopened.stats())).toMatchObject({ path, records: 20, writable: true });
+    expect(await reopened.get(journaled.id)).toEqual(journaled);
+    expect(await reopened.get(folded[0]!.id)).toMatchObject({ read: true, readAt: '2026-04-01T00:00:00.000Z' });
+    expect(await reopened.get(folded[1]!.id)).toBeUndefined();
+    expect(await reopened.list('alice', { limit: 100 })).toMatchObject({ total: 19, unread: 18 });
+    expect(await reopened.stats()).toMatchObject({ path, records: 20, writable: true });
   });
 
   it('writes a YAML snapshot that a general YAML parser loads to exactly the stored records, odd characters included', async () => {
@@ -63,7 +63,7 @@ describe('YamlNotificationRepository restart', () => {
     expect((loadReferenceYaml(text) as { notifications: unknown[] }).notifications).toEqual([odd, plain]);
     expect(text).toContain('title: "yes: no # not a comment"');
     const reopened = await openRepository(path);
-    expect((await reopened.get(odd.id))).toEqual(odd);
+    expect(await reopened.get(odd.id)).toEqual(odd);
   });
 
   it('keeps an emergency, its delivery alias and resend time across a restart, and knows it is still ringing', async () => {
@@ -75,13 +75,21 @@ describe('YamlNotificationRepository restart', () => {
       emergency: { retry: 30, expire: 600, callback: 'https://example.org/a?b=1', tags: 'smoke,kitchen' },
       delivery: { status: 'sent', attempts: 1, to: 'alice', receipt: 'r'.repeat(30), request: 'q' },
     });
-    const acknowledged = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600, acknowledgedAt: '2026-11-24T10:00:00.000Z', acknowledgedBy: 'a member of family', acknowledgedByDevice: 'tablet' }, delivery: { status: 'sent', attempts: 1, receipt: 's'.repeat(30) } });
-    const unknown = makeRecord({ priority: 2, emergency: { retry: 60, expire: 3600 }, delivery: { status: 'unknown', attempts: 1, to: 'default', error: 'may be ringing', resentAt: '2026-11-24T10:00:00.000Z' } });
+    const acknowledged = makeRecord({
+      priority: 2,
+      emergency: { retry: 60, expire: 3600, acknowledgedAt: '2026-11-24T10:00:00.000Z', acknowledgedBy: 'a member of family', acknowledgedByDevice: 'tablet' },
+      delivery: { status: 'sent', attempts: 1, receipt: 's'.repeat(30) },
+    });
+    const unknown = makeRecord({
+      priority: 2,
+      emergency: { retry: 60, expire: 3600 },
+      delivery: { status: 'unknown', attempts: 1, to: 'default', error: 'may be ringing', resentAt: '2026-11-24T10:00:00.000Z' },
+    });
     for (const record of [ringing, acknowledged, unknown]) await repo.insert(record);
     expect((await repo.ringing()).map((r) => r.id)).toEqual([ringing.id]);
     await repo.close();
     const fromSnapshot = await openRepository(path);
-    for (const record of [ringing, acknowledged, unknown]) expect((await fromSnapshot.get(record.id))).toEqual(record);
+    for (const record of [ringing, acknowledged, unknown]) expect(await fromSnapshot.get(record.id)).toEqual(record);
     expect((await fromSnapshot.ringing()).map((r) => r.id)).toEqual([ringing.id]);
   });
 
@@ -91,7 +99,9 @@ describe('YamlNotificationRepository restart', () => {
     const repo = await openRepository(path, { compactAfterBytes: 4096, compactOnClose: false });
     const records = Array.from({ length: 60 }, () => makeRecord());
     await Promise.all(records.map((record) => repo.insert(record)));
-    await expect.poll(async () => ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0).toBeGreaterThan(0);
+    await expect
+      .poll(async () => ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0)
+      .toBeGreaterThan(0);
     expect((await repo.stats()).fileBytes).toBeGreaterThan(0);
   });
 
@@ -119,7 +129,8 @@ describe('YamlNotificationRepository restart', () => {
   it('folds a small journal once changes stop for a while, not while they keep coming', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
     const repo = await openRepository(path, { compactWhenQuietMs: 400, compactWhenQuietAfterBytes: 1, compactOnClose: false });
-    const snapshotCount = async () => ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
+    const snapshotCount = async () =>
+      ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
     for (let i = 0; i < 12; i++) {
       await repo.insert(makeRecord());
       await new Promise((resolve) => setTimeout(resolve, 40));
@@ -141,7 +152,7 @@ describe('YamlNotificationRepository restart', () => {
     await repo.close();
     const reopened = await openRepository(path);
     expect((await reopened.stats()).records).toBe(400);
-    for (let r = 0; r < 4; r++) expect((await reopened.list(`r${r}`, { limit: 500 }))).toMatchObject({ total: 100, unread: 50 });
+    for (let r = 0; r < 4; r++) expect(await reopened.list(`r${r}`, { limit: 500 })).toMatchObject({ total: 100, unread: 50 });
   });
 
   it('gathers changes for groupCommitDelayMs before syncing them together', async () => {

@@ -28,7 +28,7 @@ async function binDir(): Promise<string> {
   const root = '/usr/lib/postgresql';
   const versions = await readdir(root).catch(() => [] as string[]);
   const newest = versions.filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a))[0];
-  if (newest === undefined) throw new Error("PostgreSQL is not installed: apt-get install postgresql (.ci/run installs it when missing)");
+  if (newest === undefined) throw new Error('PostgreSQL is not installed: apt-get install postgresql (.ci/run installs it when missing)');
   return join(root, newest, 'bin');
 }
 

@@ -47,7 +47,10 @@ export function App({ client }: { client: ApiClient }) {
 
   // The app's sounds (custom ones included); the form offers the built-in list until they arrive.
   useEffect(() => {
-    client.json<{ sounds: Sound[] }>('GET', '/sounds').then(({ body }) => setSounds(body.sounds), () => undefined);
+    client.json<{ sounds: Sound[] }>('GET', '/sounds').then(
+      ({ body }) => setSounds(body.sounds),
+      () => undefined,
+    );
   }, [client, version]);
 
   const { reset, loadPage, upsert, remove, markAllRead } = inbox;

@@ -46,7 +46,11 @@ export function Attachment({ client, id, meta }: { client: ApiClient; id: string
   return (
     <div class="attachment">
       {inline ? (
-        url ? <img src={url} alt={meta.filename} /> : <span class="muted">Loading {meta.filename}…</span>
+        url ? (
+          <img src={url} alt={meta.filename} />
+        ) : (
+          <span class="muted">Loading {meta.filename}…</span>
+        )
       ) : (
         <button type="button" onClick={download}>
           Download {meta.filename} ({sizeText(meta.size)})

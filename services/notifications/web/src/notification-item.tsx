@@ -61,8 +61,7 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
       setBusy(false);
     }
   };
-  const toggleRead = () =>
-    act(async () => onChanged((await client.json<Notification>('PATCH', `/notifications/${n.id}/${n.read ? 'unread' : 'read'}`)).body));
+  const toggleRead = () => act(async () => onChanged((await client.json<Notification>('PATCH', `/notifications/${n.id}/${n.read ? 'unread' : 'read'}`)).body));
   const remove = () =>
     act(async () => {
       await client.json('DELETE', `/notifications/${n.id}`);

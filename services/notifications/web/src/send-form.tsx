@@ -24,7 +24,8 @@ function check(form: HTMLFormElement): ErrorBody | null {
   const url = (form.elements.namedItem('url') as HTMLInputElement).value.trim();
   const file = (form.elements.namedItem('attachment') as HTMLInputElement).files?.[0];
   const details: Array<{ path: string; message: string }> = [];
-  if (url !== '' && !isAcceptedUrl(url)) details.push({ path: 'url', message: 'must be a link Pushover opens (http, https, tel:, sms:, an app link), not javascript: or data:' });
+  if (url !== '' && !isAcceptedUrl(url))
+    details.push({ path: 'url', message: 'must be a link Pushover opens (http, https, tel:, sms:, an app link), not javascript: or data:' });
   if (file && file.size > MAX_ATTACHMENT_BYTES) details.push({ path: 'attachment', message: 'must be at most 5 MiB' });
   return details.length ? { error: 'Invalid request', solution: 'Fix the fields listed and send again', details } : null;
 }
@@ -126,8 +127,8 @@ export function SendForm({ client, recipient, recipients, sounds, onSent }: Prop
             </label>
           </div>
           <p id="emergency-hint" class="muted hint">
-            Optional, {EMERGENCY_MIN_SECONDS} to {EMERGENCY_MAX_SECONDS} seconds; empty uses the service's defaults. Pushover stops after 50 repeats
-            whatever the time.
+            Optional, {EMERGENCY_MIN_SECONDS} to {EMERGENCY_MAX_SECONDS} seconds; empty uses the service's defaults. Pushover stops after 50 repeats whatever
+            the time.
           </p>
         </>
       ) : null}
@@ -151,7 +152,11 @@ export function SendForm({ client, recipient, recipients, sounds, onSent }: Prop
       <button type="submit" class="primary" disabled={busy}>
         {busy ? 'Sending…' : 'Send'}
       </button>
-      {note ? <p class="muted" role="status">{note}</p> : null}
+      {note ? (
+        <p class="muted" role="status">
+          {note}
+        </p>
+      ) : null}
       <ErrorNote problem={problem} />
     </form>
   );

@@ -162,7 +162,9 @@ export function parseDailyEnergy(payload: unknown): DailyEnergy[] | null {
   const list = record(payload)?.consumptionx;
   if (!Array.isArray(list)) return null;
   return entries(list)
-    .flatMap((e) => (typeof e.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.date) && typeof e.value === 'number' ? [{ date: e.date, kWh: e.value / 1000 }] : []))
+    .flatMap((e) =>
+      typeof e.date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(e.date) && typeof e.value === 'number' ? [{ date: e.date, kWh: e.value / 1000 }] : [],
+    )
     .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 }
 
@@ -212,7 +214,12 @@ export function subDeviceNames(list: unknown): Map<string, { name: string; model
  * A hub's devices from its Hub.Mts100.All, Hub.Sensor.All and Hub.Battery answers (temperatures and humidity in
  * tenths), named from the cloud's list; a listed device that answered in neither is `other`.
  */
-export function parseHub(valvesPayload: unknown, sensorsPayload: unknown, batteryPayload: unknown, names: Map<string, { name: string; model: string }>): HubSubDeviceReading[] {
+export function parseHub(
+  valvesPayload: unknown,
+  sensorsPayload: unknown,
+  batteryPayload: unknown,
+  names: Map<string, { name: string; model: string }>,
+): HubSubDeviceReading[] {
   const battery = new Map(entries(record(batteryPayload)?.battery).map((b) => [b.id, typeof b.value === 'number' ? b.value : null]));
   const base = (id: string, kind: HubSubDeviceReading['kind'], fallbackModel: string, e: Record<string, unknown>): HubSubDeviceReading => ({
     id,

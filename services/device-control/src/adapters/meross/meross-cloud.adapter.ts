@@ -251,7 +251,12 @@ export class MerossCloud implements DeviceCloud {
       case 'loadToken':
         return this.dispatch(await this.loadToken());
       case 'fetchList':
-        return this.dispatch(await this.fetchDevices().then((list): SessionEvent => ({ type: 'listFetched', list }), (err: unknown): SessionEvent => ({ type: 'listFailed', failure: this.failureOf(err) })));
+        return this.dispatch(
+          await this.fetchDevices().then(
+            (list): SessionEvent => ({ type: 'listFetched', list }),
+            (err: unknown): SessionEvent => ({ type: 'listFailed', failure: this.failureOf(err) }),
+          ),
+        );
       case 'login':
         return this.dispatch(await this.login(effect.mfaCode));
       case 'dropToken':
@@ -296,9 +301,7 @@ export class MerossCloud implements DeviceCloud {
   }
 
   private fetchDevices(): Promise<MerossDeviceDefinition[]> {
-    return this.fetching.run(() =>
-      callLibrary((done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list').then(() => this.takeList()),
-    );
+    return this.fetching.run(() => callLibrary((done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list').then(() => this.takeList()));
   }
 
   /** The list the transport captured during the library's getDevices; device objects are reconciled with it. */

@@ -24,12 +24,7 @@ export class CloudCallError extends Error {
  * - lockout: the cloud throttles or locks the account; send nothing at all for `waitMs`;
  * - retry: a failure of the cloud's own; retry with the growing backoff.
  */
-export type CodeReaction =
-  | { kind: 'relogin' }
-  | { kind: 'credentials' }
-  | { kind: 'mfa' }
-  | { kind: 'lockout'; waitMs: number }
-  | { kind: 'retry' };
+export type CodeReaction = { kind: 'relogin' } | { kind: 'credentials' } | { kind: 'mfa' } | { kind: 'lockout'; waitMs: number } | { kind: 'retry' };
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -87,7 +82,10 @@ const CODES: Record<number, [text: string, reaction: CodeReaction]> = {
   20115: ['send email limit', { kind: 'retry' }],
 };
 // Listed by MerossIot as "unknown error" without a meaning: a failure of the cloud's own.
-for (const code of [1021, 1023, 1024, 1025, 1026, 1027, 1202, 1203, 1204, 1210, 1211, 1212, 1213, 1214, 1215, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1400, 1401, 1402, 1403, 1500, 1501, 1502, 1503, 1504, 1601, 1602, 1603, 1604, 1605, 1700, 5001, 5002, 5003, 5004]) {
+for (const code of [
+  1021, 1023, 1024, 1025, 1026, 1027, 1202, 1203, 1204, 1210, 1211, 1212, 1213, 1214, 1215, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1400, 1401, 1402,
+  1403, 1500, 1501, 1502, 1503, 1504, 1601, 1602, 1603, 1604, 1605, 1700, 5001, 5002, 5003, 5004,
+]) {
   CODES[code] = ['unknown error', { kind: 'retry' }];
 }
 
@@ -127,9 +125,6 @@ export function toAppError(err: unknown, redactor: SecretRedactor, retryAfterSec
     case 'api':
     case 'malformed':
     case 'library':
-      return new AppError(
-        'CLOUD_ERROR',
-        err.apiStatus === null ? message : `Meross cloud error ${err.apiStatus}: ${describeApiStatus(err.apiStatus)}`,
-      );
+      return new AppError('CLOUD_ERROR', err.apiStatus === null ? message : `Meross cloud error ${err.apiStatus}: ${describeApiStatus(err.apiStatus)}`);
   }
 }

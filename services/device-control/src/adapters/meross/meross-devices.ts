@@ -188,9 +188,7 @@ export class MerossDevices {
     const positions = parseCoverPositions(
       await this.send(entry, 'reading Appliance.RollerShutter.Position', (object, done) => object.getRollerShutterPosition(done)),
     );
-    const motions = parseCoverMotions(
-      await this.send(entry, 'reading Appliance.RollerShutter.State', (object, done) => object.getRollerShutterState(done)),
-    );
+    const motions = parseCoverMotions(await this.send(entry, 'reading Appliance.RollerShutter.State', (object, done) => object.getRollerShutterState(done)));
     if (positions.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.RollerShutter.Position answer`);
     return positions.map(({ channel, position }) => ({ channel, position, motion: motions.find((m) => m.channel === channel)?.motion ?? 'idle' }));
   }
@@ -253,8 +251,7 @@ export class MerossDevices {
   async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
-    const set = (what: string, payload: unknown) =>
-      this.send(entry, what, (object, done) => object.publishMessage('SET', what, payload, done));
+    const set = (what: string, payload: unknown) => this.send(entry, what, (object, done) => object.publishMessage('SET', what, payload, done));
     if (change.on !== undefined) await set('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
     if (change.targetTemperature !== undefined) {
       // The valve heats to the target of its mode: set the custom target, then the custom mode (0), as the app does.
@@ -284,7 +281,18 @@ export class MerossDevices {
     const entry = this.entries.get(uuid);
     if (!entry) {
       const online = def.onlineStatus === 1;
-      this.entries.set(uuid, { def, object, online, upgrading: def.onlineStatus === 3, commandReady: false, abilities: null, protocol: null, states: new Map(), revision: 0, connection: 0 });
+      this.entries.set(uuid, {
+        def,
+        object,
+        online,
+        upgrading: def.onlineStatus === 3,
+        commandReady: false,
+        abilities: null,
+        protocol: null,
+        states: new Map(),
+        revision: 0,
+        connection: 0,
+      });
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
@@ -336,7 +344,8 @@ export class MerossDevices {
       return;
     }
     if (namespace === 'Appliance.Control.Light') {
-      for (const light of parseLights((payload as { light?: unknown } | null)?.light)) this.deps.emit({ type: 'light', uuid: entry.def.uuid, source: 'push', ...light });
+      for (const light of parseLights((payload as { light?: unknown } | null)?.light))
+        this.deps.emit({ type: 'light', uuid: entry.def.uuid, source: 'push', ...light });
       return;
     }
     if (namespace === 'Appliance.RollerShutter.Position' || namespace === 'Appliance.RollerShutter.State') {

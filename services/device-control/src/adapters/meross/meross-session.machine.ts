@@ -1,15 +1,7 @@
 import { describeApiStatus, isKnownApiStatus, reactionTo, TOO_MANY_TOKENS, type CodeReaction } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
 import { backoffDelay, type BackoffOptions } from './meross-session.js';
-import {
-  sameView,
-  viewOf,
-  type SessionEffect,
-  type SessionEvent,
-  type SessionFailure,
-  type SessionMemory,
-  type SessionState,
-} from './meross-session.state.js';
+import { sameView, viewOf, type SessionEffect, type SessionEvent, type SessionFailure, type SessionMemory, type SessionState } from './meross-session.state.js';
 
 /** A new state and what the adapter must do for it, in order. */
 export interface Transition {
@@ -113,7 +105,9 @@ function loginFailed(
   const counted = (!tokenIssued && !unreachable) || reaction.kind === 'relogin';
   const loginFailures = remembered.loginFailures + (counted ? 1 : 0);
   let loginWait: number | null = null;
-  if (counted) loginWait = reaction.kind === 'lockout' ? lockoutWait(failure.code!, reaction, waits) : backoffDelay(waits.loginBackoffMs, loginFailures, waits.maxBackoffMs);
+  if (counted)
+    loginWait =
+      reaction.kind === 'lockout' ? lockoutWait(failure.code!, reaction, waits) : backoffDelay(waits.loginBackoffMs, loginFailures, waits.maxBackoffMs);
   const memory = { ...remembered, loginFailures, mfa };
   const outcome = afterFailure(memory, failure, loginWait, now, waits);
   // A token the cloud issued is kept, even when what followed the login failed.

@@ -52,8 +52,7 @@ export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: Tra
       })
       .then(
         (data) => deliver(callback, null, data),
-        (err: unknown) =>
-          deliver(callback, err instanceof CloudCallError ? err : new CloudCallError('malformed', null, `${endpoint}: unreadable answer`)),
+        (err: unknown) => deliver(callback, err instanceof CloudCallError ? err : new CloudCallError('malformed', null, `${endpoint}: unreadable answer`)),
       );
   };
   return {

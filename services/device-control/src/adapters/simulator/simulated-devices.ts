@@ -19,15 +19,50 @@ function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: 
   const covers = new Map(capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
   const supports = { brightness: true, temperature: true, rgb: true };
   const lights = new Map(
-    capabilities.includes('light') ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports }]) : [],
+    capabilities.includes('light')
+      ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports }])
+      : [],
   );
   const subdevices: HubSubDeviceReading[] = capabilities.includes('hubSensors')
     ? [
-        { id: '01008C11', name: 'Living room valve', kind: 'valve', model: 'mts100v3', online: true, battery: 85, temperature: 20.5, humidity: null, on: true, targetTemperature: 21, minTemperature: 5, maxTemperature: 35 },
-        { id: '120027D2', name: 'Cellar sensor', kind: 'sensor', model: 'ms100', online: true, battery: 60, temperature: 13.2, humidity: 68.4, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null },
+        {
+          id: '01008C11',
+          name: 'Living room valve',
+          kind: 'valve',
+          model: 'mts100v3',
+          online: true,
+          battery: 85,
+          temperature: 20.5,
+          humidity: null,
+          on: true,
+          targetTemperature: 21,
+          minTemperature: 5,
+          maxTemperature: 35,
+        },
+        {
+          id: '120027D2',
+          name: 'Cellar sensor',
+          kind: 'sensor',
+          model: 'ms100',
+          online: true,
+          battery: 60,
+          temperature: 13.2,
+          humidity: 68.4,
+          on: null,
+          targetTemperature: null,
+          minTemperature: null,
+          maxTemperature: null,
+        },
       ]
     : [];
-  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), doors, covers, lights, subdevices };
+  return {
+    device: { ...device, capabilities },
+    states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])),
+    doors,
+    covers,
+    lights,
+    subdevices,
+  };
 }
 
 /** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds, a bulb, a hub. */

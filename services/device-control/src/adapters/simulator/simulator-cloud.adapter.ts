@@ -129,10 +129,13 @@ export class SimulatorCloud implements DeviceCloud {
       return;
     }
     covers.set(channel, target);
-    const timer = this.clock.setTimer(() => {
-      this.moving.delete(timer);
-      this.emit({ type: 'cover', uuid, channel, position: target, motion: 'idle', source: 'push' });
-    }, (this.doorTravelMs * Math.abs(target - from)) / 100);
+    const timer = this.clock.setTimer(
+      () => {
+        this.moving.delete(timer);
+        this.emit({ type: 'cover', uuid, channel, position: target, motion: 'idle', source: 'push' });
+      },
+      (this.doorTravelMs * Math.abs(target - from)) / 100,
+    );
     this.moving.add(timer);
   }
 

@@ -5,9 +5,7 @@ export class DisabledProvider implements PushProvider {
   readonly enabled = false;
 
   send(): Promise<PushReceipt> {
-    return Promise.reject(
-      new DeliveryError('Pushover is not configured: set PROVIDER_USER_KEY and PROVIDER_API_TOKEN', false),
-    );
+    return Promise.reject(new DeliveryError('Pushover is not configured: set PROVIDER_USER_KEY and PROVIDER_API_TOKEN', false));
   }
 
   status(): ProviderStatus {

@@ -247,11 +247,9 @@ export class PushoverProvider implements PushProvider {
   }
 
   #answerTimeout(): DeliveryError {
-    return new DeliveryError(
-      `Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`,
-      true,
-      { maybeDelivered: true },
-    );
+    return new DeliveryError(`Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`, true, {
+      maybeDelivered: true,
+    });
   }
 }
 

@@ -40,7 +40,10 @@ function target(source: string, name: string, key: unknown, devices: unknown): R
 /** `alice=<key>:iphone,ipad;bob=<key>` (the RECIPIENTS variable). */
 export function parseRecipientsVariable(text: string): Map<string, RecipientTarget> {
   const map = new Map<string, RecipientTarget>();
-  for (const part of text.split(';').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const at = part.indexOf('=');
     if (at <= 0) throw new RecipientMapError('RECIPIENTS: write each recipient as name=key or name=key:device,device, separated by ;');
     const name = part.slice(0, at).trim();
@@ -80,7 +83,9 @@ export function parseRecipientsFile(text: string, source: string): { recipients:
 
 /** The map from the file (when it exists) merged with the variable (which wins per name). */
 export function loadRecipientMap(settings: { file: string; variable?: string | undefined; unmapped?: 'default' | 'refuse' | undefined }): RecipientMap {
-  const fromFile = existsSync(settings.file) ? parseRecipientsFile(readFileSync(settings.file, 'utf8'), settings.file) : { recipients: new Map<string, RecipientTarget>() };
+  const fromFile = existsSync(settings.file)
+    ? parseRecipientsFile(readFileSync(settings.file, 'utf8'), settings.file)
+    : { recipients: new Map<string, RecipientTarget>() };
   const recipients = new Map([...fromFile.recipients, ...(settings.variable ? parseRecipientsVariable(settings.variable) : [])]);
   return { recipients, unmapped: settings.unmapped ?? fromFile.unmapped ?? 'default' };
 }

@@ -14,14 +14,16 @@ const chars = (min: number, max: number, what: string) =>
     .refine((s) => countChars(s) >= min && countChars(s) <= max, `${what} must be ${min}–${max} characters`)
     .refine(isCleanText, `${what} must be valid Unicode text (no lone surrogate, NUL or noncharacter)`);
 
-
 /** Options of PushoverService.sendNotification, with Pushover's limits. */
 export const SendNotificationSchema = z.strictObject({
   message: chars(1, 1024, 'message'),
   title: chars(0, 250, 'title').optional(),
   priority: z.number().int('priority must be an integer').min(-2, 'priority must be -2…2').max(2, 'priority must be -2…2').optional(),
   // Checked against the app's list by PushoverService (the built-in names until loadSounds() read it).
-  sound: z.string().regex(/^[\w-]{1,64}$/, `sound must be one of ${PUSHOVER_SOUNDS.join(', ')}`).optional(),
+  sound: z
+    .string()
+    .regex(/^[\w-]{1,64}$/, `sound must be one of ${PUSHOVER_SOUNDS.join(', ')}`)
+    .optional(),
   url: chars(1, 512, 'url').refine(isAcceptedUrl, 'url must be a URL Pushover opens (http, https, tel:, sms:, mailto: or an app link)').optional(),
   urlTitle: chars(1, 100, 'urlTitle').optional(),
   html: z.boolean().optional(),

@@ -137,7 +137,7 @@ export class FastSnapshotReader {
   }
 
   private lines(data: Buffer, length: number): boolean {
-    for (let pos = 0; pos < length; ) {
+    for (let pos = 0; pos < length;) {
       let end = data.indexOf(NEWLINE, pos);
       if (end === -1 || end > length) end = length;
       const ok = this.line(data, pos, end);

@@ -103,5 +103,15 @@ export async function loadHistory(fs: StorageFs, path: string): Promise<LoadedHi
     journalValidBytes = content.validBytes;
     tornBytes = content.tornBytes;
   }
-  return { index, snapshotBytes, journalGeneration, journalValidBytes, tornBytes, olderJournalBytes, staleFiles, ...('unusable' in cached ? { cacheUnused: cached.unusable } : {}), ...(parsedSnapshot ? { parsedSnapshot } : {}) };
+  return {
+    index,
+    snapshotBytes,
+    journalGeneration,
+    journalValidBytes,
+    tornBytes,
+    olderJournalBytes,
+    staleFiles,
+    ...('unusable' in cached ? { cacheUnused: cached.unusable } : {}),
+    ...(parsedSnapshot ? { parsedSnapshot } : {}),
+  };
 }

@@ -226,7 +226,10 @@ export class NotificationIndex {
     const lengths = Uint32Array.from(slots, (slot) => this.length[slot]!);
     const times = Float64Array.from(slots, (slot) => this.time[slot]!);
     const recipients = Uint32Array.from(slots, (slot) => this.recipient[slot]!);
-    const flags = Uint8Array.from(slots, (slot) => (this.flags[slot]! & READ ? 1 : 0) | (this.pendingSlots.has(slot) ? 2 : 0) | (this.ringingSlots.has(slot) ? 4 : 0));
+    const flags = Uint8Array.from(
+      slots,
+      (slot) => (this.flags[slot]! & READ ? 1 : 0) | (this.pendingSlots.has(slot) ? 2 : 0) | (this.ringingSlots.has(slot) ? 4 : 0),
+    );
     const chunks = this.arena.view();
     const names = [...this.recipientNames];
     return {
@@ -335,7 +338,10 @@ export class NotificationIndex {
       set.clear();
       for (const slot of remapped) set.add(slot);
     }
-    this.ids.rebuild(Array.from({ length: next }, (_, i) => i), next);
+    this.ids.rebuild(
+      Array.from({ length: next }, (_, i) => i),
+      next,
+    );
   }
 
   private decode(slot: number): NotificationRecord {
@@ -347,7 +353,15 @@ export class NotificationIndex {
   }
 
   private undoOf(kind: IndexUndo['kind'], slot: number): IndexUndo {
-    return { kind, slot, position: this.position[slot]!, length: this.length[slot]!, time: this.time[slot]!, recipient: this.recipient[slot]!, flags: this.flags[slot]! };
+    return {
+      kind,
+      slot,
+      position: this.position[slot]!,
+      length: this.length[slot]!,
+      time: this.time[slot]!,
+      recipient: this.recipient[slot]!,
+      flags: this.flags[slot]!,
+    };
   }
 
   private newSlot(): number {

@@ -157,7 +157,17 @@ function digits(value: string, start: number, count: number): number {
 
 /** Milliseconds of a time exactly as toISOString() writes it (`2026-01-31T23:59:59.999Z`), else undefined. */
 function isCanonicalTime(value: string): number | undefined {
-  if (value.length !== 24 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':' || value[19] !== '.' || value[23] !== 'Z') return undefined;
+  if (
+    value.length !== 24 ||
+    value[4] !== '-' ||
+    value[7] !== '-' ||
+    value[10] !== 'T' ||
+    value[13] !== ':' ||
+    value[16] !== ':' ||
+    value[19] !== '.' ||
+    value[23] !== 'Z'
+  )
+    return undefined;
   const year = digits(value, 0, 4);
   const month = digits(value, 5, 2);
   const day = digits(value, 8, 2);
@@ -166,7 +176,8 @@ function isCanonicalTime(value: string): number | undefined {
   const second = digits(value, 17, 2);
   const ms = digits(value, 20, 3);
   // Date.UTC reads years 0–99 as 1900–1999.
-  if (year < 100 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  if (year < 100 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0)
+    return undefined;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);

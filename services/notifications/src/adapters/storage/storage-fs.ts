@@ -75,7 +75,7 @@ async function* readBlocks(path: string, blockBytes: number, reuse = false): Asy
   // One buffer for a whole file read at startup leaves no hundreds of MB of blocks for the garbage collector.
   const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined;
   try {
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const buffer = shared ?? Buffer.allocUnsafe(blockBytes);
       const { bytesRead } = await handle.read(buffer, 0, blockBytes, position);
       if (bytesRead === 0) return;

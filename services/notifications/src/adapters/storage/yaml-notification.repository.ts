@@ -120,10 +120,16 @@ export class YamlNotificationRepository implements NotificationRepository {
     let journal: GroupCommitJournal | undefined;
     try {
       const loaded = await loadHistory(this.fs, this.path);
-      journal = new GroupCommitJournal(this.fs, this.journalPath(loaded.journalGeneration), this.options.groupCommitDelayMs ?? 0, {
-        written: () => this.onWritten(),
-        failed: (error) => this.onFailed(error),
-      }, this.clock);
+      journal = new GroupCommitJournal(
+        this.fs,
+        this.journalPath(loaded.journalGeneration),
+        this.options.groupCommitDelayMs ?? 0,
+        {
+          written: () => this.onWritten(),
+          failed: (error) => this.onFailed(error),
+        },
+        this.clock,
+      );
       await journal.open(loaded.journalValidBytes);
       await this.fs.syncDir(dirname(this.path));
       if (loaded.cacheUnused !== undefined && loaded.snapshotBytes > 0) this.log('info', `Parsed ${this.path}: ${loaded.cacheUnused}`);
@@ -234,7 +240,11 @@ export class YamlNotificationRepository implements NotificationRepository {
 
   async prune(rule: { olderThan?: Date; maxPerRecipient?: number }): Promise<NotificationRecord[]> {
     const removed = this.index.selectPrunable(rule);
-    if (removed.length > 0) await this.commit([], removed.map((record) => record.id));
+    if (removed.length > 0)
+      await this.commit(
+        [],
+        removed.map((record) => record.id),
+      );
     return removed;
   }
 
@@ -343,14 +353,16 @@ export class YamlNotificationRepository implements NotificationRepository {
     const started = this.clock.now();
     const generation = this.generation + 1;
     const nextJournal = this.journalPath(generation);
-    const capture = await journal.rotate(nextJournal, (previousBytes) => {
-      this.olderJournalBytes += previousBytes;
-      this.generation = generation;
-      return { records: this.index.records(), epoch: journal.failureEpoch, seq: journal.lastSeq };
-    }).catch(async (error: unknown) => {
-      await this.fs.unlink(nextJournal).catch(() => undefined);
-      throw error;
-    });
+    const capture = await journal
+      .rotate(nextJournal, (previousBytes) => {
+        this.olderJournalBytes += previousBytes;
+        this.generation = generation;
+        return { records: this.index.records(), epoch: journal.failureEpoch, seq: journal.lastSeq };
+      })
+      .catch(async (error: unknown) => {
+        await this.fs.unlink(nextJournal).catch(() => undefined);
+        throw error;
+      });
     const written = await writeSnapshot(this.fs, {
       path: this.path,
       journalName: journalFileName(this.path, generation),
@@ -372,9 +384,11 @@ export class YamlNotificationRepository implements NotificationRepository {
     this.log('info', `Folded ${capture.records.length} notifications into ${this.path} in ${tookMs} ms`);
     // Only a cache: a failure costs the next start a parse of the YAML, nothing else.
     await working.cacheWrite;
-    await writeIndexCache(this.fs, this.path, { generation, snapshotBytes: written.bytes, snapshotCrc: written.crc }, capture.records).catch((error: unknown) => {
-      this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
-    });
+    await writeIndexCache(this.fs, this.path, { generation, snapshotBytes: written.bytes, snapshotCrc: written.crc }, capture.records).catch(
+      (error: unknown) => {
+        this.log('warn', `Could not write the index cache beside ${this.path}: ${(error as Error).message}`);
+      },
+    );
     for (const old of await listJournalGenerations(this.fs, this.path)) {
       if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
     }

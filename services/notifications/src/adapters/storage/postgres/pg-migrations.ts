@@ -88,7 +88,9 @@ export async function migrate(client: pg.ClientBase): Promise<number[]> {
   const applied: number[] = [];
   await client.query('SELECT pg_advisory_lock($1)', [LOCK_MIGRATE]);
   try {
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const done = new Set(rows.map((r) => r.version));
     const newest = Math.max(0, ...done);

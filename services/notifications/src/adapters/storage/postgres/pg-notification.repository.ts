@@ -115,7 +115,10 @@ export class PgNotificationRepository implements NotificationRepository {
       values.push(lease.owner, lease.afterMs);
       leaseSql = ", lease_owner = $3, lease_until = now() + $4 * interval '1 millisecond'";
     }
-    const rows = await this.write<{ record: NotificationRecord }>(`UPDATE notifications SET record = record || $2::jsonb${leaseSql} WHERE id = $1 RETURNING record`, values);
+    const rows = await this.write<{ record: NotificationRecord }>(
+      `UPDATE notifications SET record = record || $2::jsonb${leaseSql} WHERE id = $1 RETURNING record`,
+      values,
+    );
     return rows[0]?.record;
   }
 
@@ -173,7 +176,10 @@ export class PgNotificationRepository implements NotificationRepository {
   }
 
   async recipients(): Promise<RecipientSummary[]> {
-    const rows = await this.read<{ recipient: string; total: string; unread: string }>('SELECT recipient, total, unread FROM recipient_counts WHERE total > 0 ORDER BY recipient', []);
+    const rows = await this.read<{ recipient: string; total: string; unread: string }>(
+      'SELECT recipient, total, unread FROM recipient_counts WHERE total > 0 ORDER BY recipient',
+      [],
+    );
     return rows.map((r) => ({ recipient: r.recipient, total: Number(r.total), unread: Number(r.unread) }));
   }
 
@@ -219,7 +225,10 @@ export class PgNotificationRepository implements NotificationRepository {
     try {
       // /health answers in time even when the database does not.
       const rows = await withTimeout(
-        this.read<{ records: string; bytes: string }>("SELECT (SELECT coalesce(sum(total), 0) FROM recipient_counts) AS records, pg_total_relation_size('notifications') AS bytes", []),
+        this.read<{ records: string; bytes: string }>(
+          "SELECT (SELECT coalesce(sum(total), 0) FROM recipient_counts) AS records, pg_total_relation_size('notifications') AS bytes",
+          [],
+        ),
         STATS_TIMEOUT_MS,
         'The database status query',
       );
