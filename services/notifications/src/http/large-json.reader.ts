@@ -3,6 +3,7 @@ import { AppError } from '@homeops/common';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { assertCreateBody } from './json-body-checks.js';
 import { closeWithoutReading } from './unread-body.js';
+import { settleOnce } from './settle-once.js';
 
 /** Room for a 5 MiB attachment in base64 (4/3 of it) plus the other fields. */
 export const CREATE_JSON_MAX_BYTES = 7 * 1024 * 1024;
@@ -31,14 +32,11 @@ export const jsonTooLarge = () =>
  */
 export function readLargeJson(req: Request, res: Response, next: Parameters<RequestHandler>[2]): void {
   let received = 0;
-  let settled = false;
-  const settle = (error?: unknown): void => {
-    if (settled) return;
-    settled = true;
+  const settle = settleOnce((error) => {
     req.off('data', count);
     if (error !== undefined) closeWithoutReading(req, res);
     next(error);
-  };
+  });
   const count = (chunk: Buffer): void => {
     received += chunk.length;
     if (received > CREATE_JSON_MAX_BYTES) settle(jsonTooLarge());

@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { AppError } from '@homeops/common';
 import type { Request, RequestHandler } from 'express';
 import { assertCreateBody } from './json-body-checks.js';
+import { settleOnce } from './settle-once.js';
 
 /** Bodies up to this size are read in chunks; larger ones are copied into one buffer of their declared length. */
 const SMALL_JSON_BYTES = 64 * 1024;
@@ -49,15 +50,12 @@ export function readPlainJson(req: Request, next: Parameters<RequestHandler>[2],
   const chunks: Buffer[] = [];
   const whole = length > SMALL_JSON_BYTES ? Buffer.allocUnsafe(length) : undefined;
   let received = 0;
-  let settled = false;
-  const settle = (error?: unknown): void => {
-    if (settled) return;
-    settled = true;
+  const settle = settleOnce((error) => {
     req.off('data', onData);
     req.off('end', onEnd);
     req.off('close', onClose);
     next(error);
-  };
+  });
   const onData = (chunk: Buffer): void => {
     // Node's parser never passes more than the Content-Length.
     if (whole) chunk.copy(whole, received);
