@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { eventually } from './wait.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '../../..');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export interface ServiceProcessOptions {
+  /** `device-control` or `notifications`: runs `services/<service>/src/main.ts` from source, as `pnpm start` does. */
+  service: 'device-control' | 'notifications';
+  /** Variables beside PATH, HOST=127.0.0.1, PORT (a free one) and LOG_LEVEL=info; nothing else of the test's environment leaks in. */
+  env?: Record<string, string>;
+  /** Working directory; default a fresh temp folder, removed on stop, so no developer `.env` is read. */
+  cwd?: string;
+  /** How long the service may take to answer /health; default 20 s. */
+  readyTimeoutMs?: number;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The one launcher of the test suites: a service as users run it, in a child process, on loopback. */
+export class ServiceProcess {
+  /** Everything the process printed so far (stdout and stderr), for secret scans and log checks. */
+  output = '';
+  readonly exited: Promise<ExitStatus>;
+
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    private readonly ownedDir: string | undefined,
+  ) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
+    this.exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
+    // Never outlive the test process, even when it dies without running its afterAll hooks.
+    const orphanGuard = () => child.kill('SIGKILL');
+    process.once('exit', orphanGuard);
+    void this.exited.then(() => process.removeListener('exit', orphanGuard));
+  }
+
+  static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {
+    const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
+    const ownedDir = options.cwd ? undefined : mkdtempSync(join(tmpdir(), `${options.service}-`));
+    const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, join(REPO_ROOT, 'services', options.service, 'src/main.ts')], {
+      cwd: options.cwd ?? ownedDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env, PORT: String(port) },
+    });
+    const service = new ServiceProcess(child, port, ownedDir);
+    try {
+      await eventually(
+        async () => {
+          if (!service.running) throw new Error(`it exited (${child.exitCode ?? child.signalCode})`);
+          return (await fetch(`${service.baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => null)) !== null;
+        },
+        { what: `${options.service} to answer /health`, timeoutMs: options.readyTimeoutMs ?? 20_000, intervalMs: 50 },
+      );
+    } catch (err) {
+      await service.kill();
+      throw new Error(`${(err as Error).message}\n${service.output.slice(-3000)}`);
+    }
+    return service;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Waits until the output contains `pattern`; resolves with the match. */
+  async waitForOutput(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> {
+    return eventually(() => pattern.exec(this.output), { what: `output matching ${String(pattern)}`, timeoutMs });
+  }
+
+  /** A signal (default SIGTERM) and wait, SIGKILL after `graceMs`; the temp folder it owns is removed. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<ExitStatus> {
+    if (this.running) this.child.kill(signal);
+    const force = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const status = await this.exited;
+    clearTimeout(force);
+    if (this.ownedDir) rmSync(this.ownedDir, { recursive: true, force: true });
+    return status;
+  }
+
+  /** SIGKILL, as a crash or `kill -9`. */
+  kill(): Promise<ExitStatus> {
+    return this.stop('SIGKILL', 0);
+  }
+}
+
+/** A loopback port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
