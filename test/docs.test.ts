@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serviceVariables } from './support/config-variables.js';
+import { serviceAliases, serviceVariables } from './support/config-variables.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -114,6 +114,14 @@ describe('docs/configuration.md', () => {
         service,
       ).toEqual([]);
     }
+  });
+
+  it('documents every other name the alias tables read', () => {
+    expect(
+      Object.values(serviceAliases)
+        .flat()
+        .filter((name) => !documented.has(name)),
+    ).toEqual([]);
   });
 
   it('documents every variable that .env.example lists', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { serviceVariables } from './support/config-variables.js';
+import { serviceAliases, serviceVariables } from './support/config-variables.js';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -26,8 +26,9 @@ const services = {
   'device-control': { port: 3000, portVariable: 'DEVICE_CONTROL_PORT', variables: serviceVariables['device-control'] },
   notifications: { port: 9095, portVariable: 'NOTIFICATIONS_PORT', variables: serviceVariables.notifications },
 };
-// POSTGRES_PASSWORD is read by docker-compose.postgres.yml, for its database and the instances' STORAGE_URL.
-const aliases = ['MEROSS_EMAIL', 'MEROSS_PASSWORD', 'DEVICE_CONTROL_PORT', 'NOTIFICATIONS_PORT', 'POSTGRES_PASSWORD'];
+// The alias tables' names, NOTIFICATIONS_PORT (read by `pnpm start` only), and POSTGRES_PASSWORD (read by
+// docker-compose.postgres.yml, for its database and the instances' STORAGE_URL).
+const aliases = [...Object.values(serviceAliases).flat(), 'NOTIFICATIONS_PORT', 'POSTGRES_PASSWORD'];
 
 describe('.env.example', () => {
   it('lists every variable that a config schema reads', () => {

@@ -39,8 +39,35 @@ export interface LoadConfigOptions {
   env?: Env;
   /** Read `.env` files (development). Off when `env` is given unless asked. */
   dotenv?: boolean;
-  /** A service-specific port variable (e.g. `NOTIFICATIONS_PORT`) that wins over `PORT`. */
-  portVariable?: string;
+  /** Other names each variable is read under: the one alias mechanism of both services. */
+  aliases?: EnvAliases;
+}
+
+/**
+ * Another name a variable is read under: an older name (used when the variable itself is unset), a service-specific
+ * name that `wins` over the shared one (`NOTIFICATIONS_PORT` over `PORT`), taken only `when` its value fits.
+ */
+export interface EnvAlias {
+  name: string;
+  wins?: boolean;
+  when?: (value: string) => boolean;
+}
+
+/** Variable name → its aliases, in order of precedence. */
+export type EnvAliases = Readonly<Record<string, ReadonlyArray<string | EnvAlias>>>;
+
+/** The environment with every alias resolved onto its variable's name (winning aliases, the variable, the others); alias names are dropped. */
+export function applyEnvAliases(env: Env, aliases: EnvAliases): Env {
+  const resolved: Env = { ...env };
+  for (const [variable, list] of Object.entries(aliases)) {
+    const entries = list.map((entry): EnvAlias => (typeof entry === 'string' ? { name: entry } : entry));
+    const order = [...entries.filter((a) => a.wins), { name: variable }, ...entries.filter((a) => !a.wins)];
+    const chosen = order.find(({ name, when }) => env[name] !== undefined && (!when || when(env[name])));
+    for (const { name } of entries) delete resolved[name];
+    if (chosen) resolved[variable] = env[chosen.name];
+    else delete resolved[variable];
+  }
+  return resolved;
 }
 
 /** Parses the environment with the service's schema; throws ConfigError naming every bad variable. */
@@ -48,8 +75,7 @@ export function loadConfig<S extends z.ZodType>(schema: S, options: LoadConfigOp
   const fromFiles = (options.dotenv ?? options.env === undefined) ? readDotenvFiles() : {};
   const env: Env = { ...fromFiles, ...(options.env ?? process.env) };
   for (const [name, value] of Object.entries(env)) if (value === '') delete env[name];
-  if (options.portVariable && env[options.portVariable] !== undefined) env.PORT = env[options.portVariable];
-  const result = schema.safeParse(env);
+  const result = schema.safeParse(options.aliases ? applyEnvAliases(env, options.aliases) : env);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';

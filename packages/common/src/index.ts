@@ -1,7 +1,16 @@
 // What a domain may use is the core entry (core.ts, the `./core` export); the rest is the HTTP, config and logging side.
 export * from './core.js';
 export { createErrorHandler, notFoundHandler } from './error-middleware.js';
-export { ConfigError, loadConfig, loadConfigOrExit, readDotenvFiles, type LoadConfigOptions } from './config.js';
+export {
+  ConfigError,
+  applyEnvAliases,
+  loadConfig,
+  loadConfigOrExit,
+  readDotenvFiles,
+  type EnvAlias,
+  type EnvAliases,
+  type LoadConfigOptions,
+} from './config.js';
 export { createLogger, REDACT_PATHS, type LoggerOptions } from './logger.js';
 export { requestLog, requestIdOf } from './request-log.js';
 export { requireApiKey } from './auth.js';

@@ -49,7 +49,7 @@ describe('loadConfig', () => {
     const config = loadConfig(Schema, {
       service: 'svc',
       env: { EMAIL: 'a@b.co', PASSWORD: 'longenough', PORT: '8080', SVC_PORT: '9999' },
-      portVariable: 'SVC_PORT',
+      aliases: { PORT: [{ name: 'SVC_PORT', wins: true }] },
     });
     expect(config.PORT).toBe(9999);
   });

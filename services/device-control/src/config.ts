@@ -1,24 +1,14 @@
-import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type LoadConfigOptions } from '@homeops/common';
+import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type EnvAliases, type LoadConfigOptions } from '@homeops/common';
 import type { DeviceServiceOptions } from './domain/device.service.js';
 
-type Env = Record<string, string | undefined>;
-
-/** The names users of the original service have in their `.env`; the CLOUD_ names win when both are set. */
-const ALIASES: Record<string, string> = {
-  MEROSS_EMAIL: 'CLOUD_EMAIL',
-  MEROSS_PASSWORD: 'CLOUD_PASSWORD',
+/** Older names users of the original service have in their `.env`; the CLOUD_ names win when both are set. */
+export const ENV_ALIASES = {
+  CLOUD_EMAIL: ['MEROSS_EMAIL'],
+  CLOUD_PASSWORD: ['MEROSS_PASSWORD'],
   /** 1.0 counted only commands, per minute; the variable now bounds the burst window of all messages. */
-  CLOUD_MAX_COMMANDS_PER_MINUTE: 'CLOUD_MAX_MESSAGES_PER_MINUTE',
-};
-
-function applyAliases(env: unknown): unknown {
-  if (typeof env !== 'object' || env === null) return env;
-  const merged: Env = { ...(env as Env) };
-  for (const [alias, name] of Object.entries(ALIASES)) {
-    if (merged[name] === undefined && merged[alias] !== undefined) merged[name] = merged[alias];
-  }
-  return merged;
-}
+  CLOUD_MAX_MESSAGES_PER_MINUTE: ['CLOUD_MAX_COMMANDS_PER_MINUTE'],
+  PORT: [{ name: 'DEVICE_CONTROL_PORT', wins: true }],
+} satisfies EnvAliases;
 
 /** Any `https://host[:port]`; the value is never echoed back in an error because it may be private. */
 const CloudApiUrlSchema = z
@@ -76,40 +66,37 @@ const EnvSchema = z.object({
 });
 
 /** Every variable of device-control; `.env.example` and docs/configuration.md list the same names. */
-export const ConfigSchema = z
-  .preprocess(applyAliases, EnvSchema)
-  .superRefine((env, ctx) => {
-    const hasEmail = env.CLOUD_EMAIL !== undefined;
-    const hasPassword = env.CLOUD_PASSWORD !== undefined;
-    if (hasEmail !== hasPassword) {
-      const missing = hasEmail ? 'CLOUD_PASSWORD' : 'CLOUD_EMAIL';
-      ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other account variable is set' });
-    }
-    if (env.CLOUD_MAX_MESSAGES_PER_MINUTE > env.CLOUD_MAX_MESSAGES_PER_HOUR) {
-      ctx.addIssue({ code: 'custom', path: ['CLOUD_MAX_MESSAGES_PER_MINUTE'], message: 'must not be more than CLOUD_MAX_MESSAGES_PER_HOUR' });
-    }
-    if (env.CLOUD_BACKEND === 'meross' && !hasEmail && !hasPassword) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['CLOUD_BACKEND'],
-        message: 'meross needs CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL and MEROSS_PASSWORD)',
-      });
-    }
-  })
-  .transform((env) => {
-    const hasCredentials = env.CLOUD_EMAIL !== undefined && env.CLOUD_PASSWORD !== undefined;
-    return {
-      ...env,
-      CLOUD_BACKEND: env.CLOUD_BACKEND ?? (hasCredentials ? ('meross' as const) : ('simulator' as const)),
-      /** True when no backend was chosen and no credentials exist: main warns loudly. */
-      simulatorByDefault: env.CLOUD_BACKEND === undefined && !hasCredentials,
-    };
-  });
+export const ConfigSchema = EnvSchema.superRefine((env, ctx) => {
+  const hasEmail = env.CLOUD_EMAIL !== undefined;
+  const hasPassword = env.CLOUD_PASSWORD !== undefined;
+  if (hasEmail !== hasPassword) {
+    const missing = hasEmail ? 'CLOUD_PASSWORD' : 'CLOUD_EMAIL';
+    ctx.addIssue({ code: 'custom', path: [missing], message: 'is required when the other account variable is set' });
+  }
+  if (env.CLOUD_MAX_MESSAGES_PER_MINUTE > env.CLOUD_MAX_MESSAGES_PER_HOUR) {
+    ctx.addIssue({ code: 'custom', path: ['CLOUD_MAX_MESSAGES_PER_MINUTE'], message: 'must not be more than CLOUD_MAX_MESSAGES_PER_HOUR' });
+  }
+  if (env.CLOUD_BACKEND === 'meross' && !hasEmail && !hasPassword) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CLOUD_BACKEND'],
+      message: 'meross needs CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL and MEROSS_PASSWORD)',
+    });
+  }
+}).transform((env) => {
+  const hasCredentials = env.CLOUD_EMAIL !== undefined && env.CLOUD_PASSWORD !== undefined;
+  return {
+    ...env,
+    CLOUD_BACKEND: env.CLOUD_BACKEND ?? (hasCredentials ? ('meross' as const) : ('simulator' as const)),
+    /** True when no backend was chosen and no credentials exist: main warns loudly. */
+    simulatorByDefault: env.CLOUD_BACKEND === undefined && !hasCredentials,
+  };
+});
 
 /** The validated configuration of device-control. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-const LOAD_OPTIONS = { service: 'device-control', portVariable: 'DEVICE_CONTROL_PORT' } as const;
+const LOAD_OPTIONS = { service: 'device-control', aliases: ENV_ALIASES } as const;
 
 /** Parses a given environment (tests, tools); throws ConfigError naming each bad variable, never a value. */
 export function parseConfig(env: Record<string, string | undefined>): Config {

@@ -1,7 +1,15 @@
-import { HttpAccessShape, loadConfig, loadConfigOrExit, z } from '@homeops/common';
+import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type EnvAliases } from '@homeops/common';
 
 const positiveInt = () => z.coerce.number().int().positive();
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
+
+/** Other names read: those users of the original service have (PROVIDER_* win), a postgres DATABASE_URL. */
+export const ENV_ALIASES = {
+  PROVIDER_USER_KEY: ['PUSHOVER_USER_KEY'],
+  PROVIDER_API_TOKEN: ['PUSHOVER_API_TOKEN'],
+  STORAGE_URL: [{ name: 'DATABASE_URL', when: (url: string) => POSTGRES_URL.test(url) }],
+} satisfies EnvAliases;
 
 /** Every variable of notifications; `.env.example` and docs/configuration.md list the same names. */
 export const ConfigSchema = z
@@ -10,11 +18,7 @@ export const ConfigSchema = z
     ...HttpAccessShape,
     STORAGE_PATH: z.string().min(1).default('./data/notifications.yaml'),
     // PostgreSQL instead of the YAML file: several instances may share it. DATABASE_URL is read when it is a postgres one.
-    STORAGE_URL: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-      .optional(),
-    DATABASE_URL: z.string().optional(),
+    STORAGE_URL: z.string().regex(POSTGRES_URL, 'must be a postgres:// URL').optional(),
     // Attachment files; default a folder beside STORAGE_PATH. Instances sharing PostgreSQL must share this folder too.
     ATTACHMENTS_DIR: z.string().min(1).optional(),
     ATTACHMENTS_MAX_BYTES: z.coerce
@@ -29,9 +33,6 @@ export const ConfigSchema = z
     DELIVERY_SWEEP_MS: positiveInt().default(10_000),
     PROVIDER_USER_KEY: z.string().min(1).optional(),
     PROVIDER_API_TOKEN: z.string().min(1).optional(),
-    // The names users of the original service have; the PROVIDER_* names win when both are set.
-    PUSHOVER_USER_KEY: z.string().min(1).optional(),
-    PUSHOVER_API_TOKEN: z.string().min(1).optional(),
     PROVIDER_API_URL: httpUrl.default('https://api.pushover.net'),
     PROVIDER_TIMEOUT_MS: positiveInt().default(10_000),
     RETENTION_MAX_AGE_DAYS: positiveInt().optional(),
@@ -57,12 +58,6 @@ export const ConfigSchema = z
     // Consecutive 4xx answers after which nothing is sent until a key validation succeeds (Pushover blocks such IPs).
     PROVIDER_MAX_REJECTIONS: positiveInt().default(5),
   })
-  .transform(({ PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, DATABASE_URL, ...rest }) => ({
-    ...rest,
-    STORAGE_URL: rest.STORAGE_URL ?? (DATABASE_URL !== undefined && /^postgres(ql)?:\/\//.test(DATABASE_URL) ? DATABASE_URL : undefined),
-    PROVIDER_USER_KEY: rest.PROVIDER_USER_KEY ?? PUSHOVER_USER_KEY,
-    PROVIDER_API_TOKEN: rest.PROVIDER_API_TOKEN ?? PUSHOVER_API_TOKEN,
-  }))
   .refine((c) => c.PROVIDER_USER_KEY === undefined || c.PROVIDER_API_TOKEN !== undefined, {
     message: 'set both PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or neither, to run with delivery off)',
   });
@@ -71,10 +66,10 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 /** Parses literal settings (tests, the library), never the process environment; throws ConfigError when invalid. */
 export function parseConfig(env: Record<string, string | undefined> = {}): Config {
-  return loadConfig(ConfigSchema, { service: 'notifications', env, dotenv: false });
+  return loadConfig(ConfigSchema, { service: 'notifications', env, dotenv: false, aliases: ENV_ALIASES });
 }
 
 /** Reads the environment (and `.env` files); exits with every problem listed when it is invalid. */
 export function readConfig(): Config {
-  return loadConfigOrExit(ConfigSchema, { service: 'notifications', portVariable: 'NOTIFICATIONS_PORT' });
+  return loadConfigOrExit(ConfigSchema, { service: 'notifications', aliases: { ...ENV_ALIASES, PORT: [{ name: 'NOTIFICATIONS_PORT', wins: true }] } });
 }

@@ -8,21 +8,21 @@ describe('config', () => {
     expect(config.RETENTION_MAX_AGE_DAYS).toBeUndefined();
     // No HOST: the service settles it at start (loopback without a key).
     expect(config.HOST).toBeUndefined();
+    expect(config.PROVIDER_USER_KEY).toBeUndefined();
+    expect(config.PROVIDER_API_TOKEN).toBeUndefined();
     expect(config).toMatchObject({
       PORT: 9095,
       ALLOW_OPEN_LAN: false,
       ALLOWED_HOSTS: [],
       STORAGE_PATH: './data/notifications.yaml',
       PROVIDER_API_URL: 'https://api.pushover.net',
-      PROVIDER_USER_KEY: undefined,
-      PROVIDER_API_TOKEN: undefined,
       DELIVERY_RETRY_MIN_MS: 5000,
     });
   });
 
   it('lets NOTIFICATIONS_PORT win over PORT', () => {
     const env = { PORT: '1000', NOTIFICATIONS_PORT: '2000' };
-    expect(loadConfig(ConfigSchema, { service: 'notifications', env, portVariable: 'NOTIFICATIONS_PORT' }).PORT).toBe(2000);
+    expect(loadConfig(ConfigSchema, { service: 'notifications', env, aliases: { PORT: [{ name: 'NOTIFICATIONS_PORT', wins: true }] } }).PORT).toBe(2000);
   });
 
   it('accepts the PUSHOVER_* names of the original service, PROVIDER_* winning', () => {
