@@ -1,8 +1,11 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { HELMET_OPTIONS, inSeries, replayStaticHeaders } from '../src/http-app.js';
+import { Api } from '../src/api.js';
+import { AppError } from '../src/errors.js';
+import { createHttpApp, HELMET_OPTIONS, inSeries, replayStaticHeaders } from '../src/http-app.js';
+import { z } from '../src/zod.js';
 import { createLogger, scalarLogger } from '../src/logger.js';
 
 /** Every response header but the ones that differ per response. */
@@ -94,3 +97,92 @@ describe('unredacted twin logger (decision: docs/decisions/unredacted-twin-logge
     expect(scalarLogger(logger.child({ component: 'x' }))).not.toBe(scalarLogger(logger));
   });
 });
+
+describe('routes on the app (decision: docs/decisions/routes-on-app.md)', () => {
+  /** The same Api, with its routes on a nested case-sensitive, strict router instead of on the app. */
+  class NestedRouterApi extends Api {
+    override mountRoutes(app: Express): void {
+      const router = express.Router({ caseSensitive: true, strict: true });
+      super.mountRoutes(router as unknown as Express);
+      app.use(router);
+    }
+  }
+
+  function serviceApp(api: Api): Express {
+    api.route({
+      method: 'get',
+      path: '/items',
+      summary: 'list',
+      query: z.object({ limit: z.coerce.number().int().positive().optional() }),
+      responses: { 200: { description: 'items' } },
+      handler: ({ query }, _req, res) => void res.json({ limit: query.limit ?? null }),
+    });
+    api.route({
+      method: 'get',
+      path: '/items/{id}',
+      summary: 'one',
+      params: z.object({ id: z.string().regex(/^\d+$/) }),
+      errors: ['NOTIFICATION_NOT_FOUND'],
+      responses: { 200: { description: 'item' } },
+      handler: ({ params }, _req, res) => {
+        if (params.id === '404') throw new AppError('NOTIFICATION_NOT_FOUND', 'no such item');
+        res.json({ id: params.id });
+      },
+    });
+    api.route({
+      method: 'post',
+      path: '/items',
+      summary: 'create',
+      body: z.object({ name: z.string().min(1) }),
+      responses: { 201: { description: 'created' } },
+      handler: async ({ body }, _req, res) => {
+        await Promise.resolve();
+        res.status(201).json({ name: body.name });
+      },
+    });
+    api.route({
+      method: 'delete',
+      path: '/items/{id}',
+      summary: 'delete',
+      params: z.object({ id: z.string() }),
+      responses: { 204: { description: 'gone' } },
+      handler: async () => {
+        await Promise.resolve();
+        throw new Error('storage broke');
+      },
+    });
+    return createHttpApp({ logger: createLogger({ service: 'routes', level: 'silent' }), api });
+  }
+
+  it('answers every request exactly as the same routes on a nested router do, 404s and other spellings included', async () => {
+    const fast = serviceApp(new Api({ title: 't', version: '1' }));
+    const slow = serviceApp(new NestedRouterApi({ title: 't', version: '1' }));
+    const requests: Array<[string, (app: Express) => request.Test]> = [
+      ['list', (app) => request(app).get('/items')],
+      ['list with query', (app) => request(app).get('/items?limit=5')],
+      ['bad query', (app) => request(app).get('/items?limit=-1')],
+      ['one', (app) => request(app).get('/items/7')],
+      ['bad param', (app) => request(app).get('/items/x')],
+      ['thrown AppError', (app) => request(app).get('/items/404')],
+      ['create', (app) => request(app).post('/items').send({ name: 'a' })],
+      ['invalid body', (app) => request(app).post('/items').send({ name: '' })],
+      ['rejected handler', (app) => request(app).delete('/items/1')],
+      ['HEAD', (app) => request(app).head('/items/7')],
+      ['wrong method', (app) => request(app).put('/items/7').send({})],
+      ['other case', (app) => request(app).get('/Items')],
+      ['trailing slash', (app) => request(app).get('/items/')],
+      ['trailing slash on a param route', (app) => request(app).get('/items/7/')],
+      ['encoded path', (app) => request(app).get('/items/%37')],
+      ['unknown', (app) => request(app).get('/nothing')],
+    ];
+    for (const [name, send] of requests) {
+      const [a, b] = [await send(slow), await send(fast)];
+      expect([b.status, stableHeaders(withoutRequestId(b.headers)), b.text], name).toEqual([a.status, stableHeaders(withoutRequestId(a.headers)), a.text]);
+    }
+  });
+});
+
+function withoutRequestId(headers: Record<string, unknown>): Record<string, unknown> {
+  const { 'x-request-id': _id, ...rest } = headers;
+  return rest;
+}
