@@ -27,6 +27,6 @@ export { resolveAccess, withResolvedAccess, isLoopbackHost, type Access, type Ac
 export { isAllowedHost } from './request-guards.js';
 export { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 export { keyAccepted } from './auth.js';
-export { sendHealth, OPEN_LAN_PROBLEM, type HealthEnvelope } from './health-view.js';
+export { sendHealth, registerHealthRoute, OPEN_LAN_PROBLEM, type HealthEnvelope, type HealthAssessment, type HealthRouteOptions } from './health-view.js';
 export { SERVER_LIMITS, type ServerLimits } from './server.js';
 export { type EventStreamLimits } from './sse.js';

@@ -1,58 +1,52 @@
-import { type Api, type EventStreamHub, OPEN_LAN_PROBLEM, sendHealth, z } from '@homeops/common';
+import { type Api, type EventStreamHub, registerHealthRoute, z } from '@homeops/common';
 import type { CloudStatus, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
 
-const HealthSchema = z
-  .object({
-    status: z.enum(['ok', 'degraded', 'error']),
-    problems: z.array(z.string()).openapi({ description: 'Why the status is not ok, one sentence each' }),
-    service: z.string(),
-    version: z.string(),
-    uptimeSeconds: z.number(),
-    backend: z.enum(['meross', 'simulator']),
-    cloud: z.object({
-      state: z.enum(['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed']),
-      lastError: z.object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() }).nullable(),
-      retryAt: z.string().nullable(),
-      action: z.string().nullable().openapi({ description: 'What you must do (or until when to wait); null while all is well' }),
-      tokenStore: z
-        .object({ file: z.string().nullable(), writable: z.boolean().nullable(), error: z.string().nullable(), savedAt: z.string().nullable() })
-        .openapi({ description: 'Whether the session token survives a restart; writable null where no token is kept' }),
-    }),
-    sync: z.object({
-      lastAt: z.string().nullable(),
-      ok: z.boolean().nullable(),
-      error: z.string().nullable(),
-      lastSuccessAt: z.string().nullable(),
-      lastResult: z.object({ total: z.number(), added: z.number(), removed: z.number(), updated: z.number() }).nullable(),
-      intervalSeconds: z.number(),
-    }),
-    devices: z.object({
-      total: z.number(),
-      online: z.number(),
-      controllable: z.number(),
-      awaitingCommandChannel: z.number().openapi({ description: 'Online switches whose command channel is down' }),
-    }),
-    budget: z
-      .object({
-        windows: z.array(
-          z.object({
-            window: z.enum(['hour', 'burst']),
-            seconds: z.number(),
-            limit: z.number(),
-            used: z.number().openapi({ description: 'Messages sent in the window, plus calls admitted and still running' }),
-            remaining: z.number(),
-            reservedForCallers: z.number().openapi({ description: 'The last share of the window background work never spends' }),
-          }),
-        ),
-        sent: z.object({ api: z.number(), mqtt: z.number() }).openapi({ description: 'Messages that reached the cloud since the start' }),
-      })
-      .openapi({ description: 'The account-wide cloud message budget (every HTTP API call and MQTT request counts)' }),
-    commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }).openapi({ description: 'The burst window under its 1.0 name' }),
-    eventStreams: z.number(),
-  })
-  .openapi('DeviceControlHealth');
+/** What /health tells beside the envelope. */
+const HealthDetails = {
+  backend: z.enum(['meross', 'simulator']),
+  cloud: z.object({
+    state: z.enum(['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed']),
+    lastError: z.object({ code: z.union([z.string(), z.number()]).nullable(), message: z.string(), at: z.string() }).nullable(),
+    retryAt: z.string().nullable(),
+    action: z.string().nullable().openapi({ description: 'What you must do (or until when to wait); null while all is well' }),
+    tokenStore: z
+      .object({ file: z.string().nullable(), writable: z.boolean().nullable(), error: z.string().nullable(), savedAt: z.string().nullable() })
+      .openapi({ description: 'Whether the session token survives a restart; writable null where no token is kept' }),
+  }),
+  sync: z.object({
+    lastAt: z.string().nullable(),
+    ok: z.boolean().nullable(),
+    error: z.string().nullable(),
+    lastSuccessAt: z.string().nullable(),
+    lastResult: z.object({ total: z.number(), added: z.number(), removed: z.number(), updated: z.number() }).nullable(),
+    intervalSeconds: z.number(),
+  }),
+  devices: z.object({
+    total: z.number(),
+    online: z.number(),
+    controllable: z.number(),
+    awaitingCommandChannel: z.number().openapi({ description: 'Online switches whose command channel is down' }),
+  }),
+  budget: z
+    .object({
+      windows: z.array(
+        z.object({
+          window: z.enum(['hour', 'burst']),
+          seconds: z.number(),
+          limit: z.number(),
+          used: z.number().openapi({ description: 'Messages sent in the window, plus calls admitted and still running' }),
+          remaining: z.number(),
+          reservedForCallers: z.number().openapi({ description: 'The last share of the window background work never spends' }),
+        }),
+      ),
+      sent: z.object({ api: z.number(), mqtt: z.number() }).openapi({ description: 'Messages that reached the cloud since the start' }),
+    })
+    .openapi({ description: 'The account-wide cloud message budget (every HTTP API call and MQTT request counts)' }),
+  commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }).openapi({ description: 'The burst window under its 1.0 name' }),
+  eventStreams: z.number(),
+};
 
 /** What /health reads from. */
 export interface HealthDeps {
@@ -90,36 +84,34 @@ const NEEDS_A_PERSON = new Set(['failed', 'needs-mfa']);
  * cannot be saved.
  */
 export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
-  api.route({
-    method: 'get',
-    path: '/health',
+  registerHealthRoute(api, {
+    service: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    schemaName: 'DeviceControlHealth',
     summary: 'Service, cloud session, sync and device status',
-    tags: ['health'],
-    responses: {
-      200: { description: 'Serving. Without the key (when one is set) only status, service and version', schema: HealthSchema },
-      503: { description: 'The cloud session waits for a person: fix the credentials, or send an MFA code', schema: HealthSchema },
-    },
-    handler: (_input, _req, res) => {
+    serving: 'Serving',
+    failing: 'The cloud session waits for a person: fix the credentials, or send an MFA code',
+    details: HealthDetails,
+    startedAt: deps.startedAt,
+    now: deps.now,
+    openLan: deps.openLan ?? false,
+    assess: () => {
       const cloud = deps.cloud.status();
       const { backend, state, lastError, retryAt, action, tokenStore } = cloud;
       const health = deps.devices.health();
-      const problems = findProblems(cloud, health);
-      if (deps.openLan) problems.push(OPEN_LAN_PROBLEM);
-      const status = NEEDS_A_PERSON.has(state) ? 'error' : problems.length === 0 ? 'ok' : 'degraded';
-      sendHealth(res, status === 'error' ? 503 : 200, {
-        status,
-        problems,
-        service: SERVICE_NAME,
-        version: SERVICE_VERSION,
-        uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
-        backend,
-        cloud: { state, lastError, retryAt, action, tokenStore },
-        sync: health.sync,
-        devices: health.devices,
-        budget: health.budget,
-        commands: health.commands,
-        eventStreams: deps.hub.size,
-      });
+      return {
+        error: NEEDS_A_PERSON.has(state),
+        problems: findProblems(cloud, health),
+        details: {
+          backend,
+          cloud: { state, lastError, retryAt, action, tokenStore },
+          sync: health.sync,
+          devices: health.devices,
+          budget: health.budget,
+          commands: health.commands,
+          eventStreams: deps.hub.size,
+        },
+      };
     },
   });
 }

@@ -1,4 +1,4 @@
-import { type Api, OPEN_LAN_PROBLEM, processInfo, sendHealth, z } from '@homeops/common';
+import { type Api, processInfo, registerHealthRoute, z } from '@homeops/common';
 import type { DeliveryWorker } from '../domain/delivery.worker.js';
 import type { NotificationRepository } from '../domain/notification-repository.js';
 import type { PushProvider } from '../domain/push-provider.js';
@@ -19,50 +19,44 @@ export interface HealthDeps {
   openLan?: boolean;
 }
 
-const HealthSchema = z
-  .object({
-    status: z.enum(['ok', 'degraded', 'error']),
-    service: z.string(),
-    version: z.string(),
-    uptimeSeconds: z.number(),
-    problems: z.array(z.string()),
-    storage: z.object({
-      engine: z.enum(['yaml', 'postgres', 'memory']),
-      path: z.string(),
-      writable: z.boolean(),
-      records: z.number(),
-      fileBytes: z.number(),
-      lastWriteAt: z.string().nullable(),
-      lastError: z.string().nullable(),
-    }),
-    provider: z.object({
-      enabled: z.boolean(),
-      lastSuccessAt: z.string().nullable(),
-      lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
-      quota: z.object({ limit: z.number().nullable(), remaining: z.number().nullable(), resetAt: z.string().nullable() }).nullable(),
-      recipients: z
-        .array(
-          z.object({
-            recipient: z.string(),
-            state: z.enum(['unchecked', 'valid', 'invalid', 'unreachable']),
-            problem: z.string().optional(),
-            devices: z.array(z.string()).optional(),
-            checkedAt: z.string().optional(),
-          }),
-        )
-        .optional()
-        .openapi({ description: "Each recipient alias (`default`: PROVIDER_USER_KEY) and what Pushover's key validation said; never a key" }),
-      circuit: z
-        .object({ open: z.boolean(), since: z.string().nullable(), reason: z.string().nullable(), nextProbeAt: z.string().nullable() })
-        .optional()
-        .openapi({ description: 'Open after repeated 4xx answers: nothing is sent until a key validation succeeds' }),
-      retriesScheduled: z.number(),
-      emergenciesRinging: z.number().openapi({ description: 'Emergency notifications whose receipt is being followed' }),
-    }),
-    streams: z.number(),
-    process: z.record(z.string(), z.unknown()),
-  })
-  .openapi('NotificationsHealth');
+/** What /health tells beside the envelope. */
+const HealthDetails = {
+  storage: z.object({
+    engine: z.enum(['yaml', 'postgres', 'memory']),
+    path: z.string(),
+    writable: z.boolean(),
+    records: z.number(),
+    fileBytes: z.number(),
+    lastWriteAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+  }),
+  provider: z.object({
+    enabled: z.boolean(),
+    lastSuccessAt: z.string().nullable(),
+    lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
+    quota: z.object({ limit: z.number().nullable(), remaining: z.number().nullable(), resetAt: z.string().nullable() }).nullable(),
+    recipients: z
+      .array(
+        z.object({
+          recipient: z.string(),
+          state: z.enum(['unchecked', 'valid', 'invalid', 'unreachable']),
+          problem: z.string().optional(),
+          devices: z.array(z.string()).optional(),
+          checkedAt: z.string().optional(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "Each recipient alias (`default`: PROVIDER_USER_KEY) and what Pushover's key validation said; never a key" }),
+    circuit: z
+      .object({ open: z.boolean(), since: z.string().nullable(), reason: z.string().nullable(), nextProbeAt: z.string().nullable() })
+      .optional()
+      .openapi({ description: 'Open after repeated 4xx answers: nothing is sent until a key validation succeeds' }),
+    retriesScheduled: z.number(),
+    emergenciesRinging: z.number().openapi({ description: 'Emergency notifications whose receipt is being followed' }),
+  }),
+  streams: z.number(),
+  process: z.record(z.string(), z.unknown()),
+};
 
 async function assess(deps: HealthDeps) {
   const storage = await deps.repository.stats();
@@ -77,35 +71,31 @@ async function assess(deps: HealthDeps) {
   for (const check of provider.recipients ?? []) {
     if (check.state === 'invalid') problems.push(`recipient ${check.recipient}: ${check.problem ?? 'its key is not valid'}`);
   }
-  if (deps.openLan) problems.push(OPEN_LAN_PROBLEM);
-  const status = !storage.writable ? 'error' : problems.length > 0 ? 'degraded' : 'ok';
-  return { status, storage, provider, problems } as const;
+  return {
+    error: !storage.writable,
+    problems,
+    details: {
+      storage,
+      provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },
+      streams: deps.streams(),
+      process: processInfo(),
+    },
+  };
 }
 
 /** GET /health: storage, provider and process diagnostics; 503 when the history cannot be written. */
 export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
-  api.route({
-    method: 'get',
-    path: '/health',
+  registerHealthRoute(api, {
+    service: SERVICE_NAME,
+    version: SERVICE_VERSION,
+    schemaName: 'NotificationsHealth',
     summary: 'Service status and diagnostics',
-    tags: ['health'],
-    responses: {
-      200: { description: 'Serving (status ok or degraded). Without the key (when one is set) only status, service and version', schema: HealthSchema },
-      503: { description: 'The history cannot be written (status error)', schema: HealthSchema },
-    },
-    handler: async (_input, _req, res) => {
-      const { status, storage, provider, problems } = await assess(deps);
-      sendHealth(res, status === 'error' ? 503 : 200, {
-        status,
-        service: SERVICE_NAME,
-        version: SERVICE_VERSION,
-        uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
-        problems,
-        storage,
-        provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },
-        streams: deps.streams(),
-        process: processInfo(),
-      });
-    },
+    serving: 'Serving (status ok or degraded)',
+    failing: 'The history cannot be written (status error)',
+    details: HealthDetails,
+    startedAt: deps.startedAt,
+    now: deps.now,
+    openLan: deps.openLan ?? false,
+    assess: () => assess(deps),
   });
 }
