@@ -31,11 +31,22 @@ function describeMemoryBasis(results: BenchResults): string {
 
 const percent = (ratio: number | undefined) => (ratio === undefined ? undefined : ratio * 100);
 
+/** Create throughput with `stored` notifications kept, as a share of bare Express 5's. */
+function createThroughput(results: BenchResults, source: string, stored: number, limit: number, suffix = ''): TargetCheck {
+  return check({
+    source,
+    target: `create throughput with ${stored.toLocaleString('en-US')} stored vs bare Express 5${suffix}`,
+    measured: percent(results.notifications.stages.find((s) => s.stored === stored)?.create.ratio),
+    unit: '%',
+    limit,
+    comparison: '>=',
+    basis: `req/s ratio, ${results.settings.connections} connections`,
+  });
+}
+
 /** Issue 14: the history at 1,000,000 notifications. */
 function millionTargets(results: BenchResults): TargetCheck[] {
   const m = results.notifications.atMillion;
-  const { connections } = results.settings;
-  const stage = (stored: number) => results.notifications.stages.find((s) => s.stored === stored);
   const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, comparison: TargetCheck['comparison'], basis: string) =>
     check({ source: 'issue 14', target, measured, unit, limit, comparison, basis });
   return [
@@ -59,30 +70,9 @@ function millionTargets(results: BenchResults): TargetCheck[] {
     at('startup with 1,000,000 stored', m?.startupMs, 'ms', 6_000, '<', 'spawn to first 200 from /health'),
     at('stop on SIGTERM with 1,000,000 stored, after the create runs', m?.stopMs, 'ms', 5_000, '<', `SIGTERM to exit (code ${m?.stopCode ?? '–'})`),
     at("first page of a recipient's list with 1,000,000 stored, p50", m?.listP50Ms, 'ms', 2, '<', 'one request at a time, keep-alive'),
-    at(
-      'create throughput with 1,000,000 stored vs bare Express 5',
-      percent(stage(1_000_000)?.create.ratio),
-      '%',
-      75,
-      '>=',
-      `req/s ratio, ${connections} connections`,
-    ),
-    at(
-      'create throughput with 10,000 stored vs bare Express 5, kept',
-      percent(stage(10_000)?.create.ratio),
-      '%',
-      80,
-      '>=',
-      `req/s ratio, ${connections} connections`,
-    ),
-    at(
-      'create throughput with 100,000 stored vs bare Express 5, kept',
-      percent(stage(100_000)?.create.ratio),
-      '%',
-      80,
-      '>=',
-      `req/s ratio, ${connections} connections`,
-    ),
+    createThroughput(results, 'issue 14', 1_000_000, 75),
+    createThroughput(results, 'issue 14', 10_000, 80, ', kept'),
+    createThroughput(results, 'issue 14', 100_000, 80, ', kept'),
   ];
 }
 
@@ -117,7 +107,6 @@ function postgresTargets(results: BenchResults): TargetCheck[] {
 /** Every performance target of issues 3 (device-control) and 4 (notifications), in issue order. */
 export function evaluateTargets(results: BenchResults): TargetCheck[] {
   const { connections } = results.settings;
-  const stage = (stored: number) => results.notifications.stages.find((s) => s.stored === stored);
   const toggle = results.deviceControl.toggle;
   return [
     check({
@@ -138,24 +127,8 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
       comparison: '<',
       basis: toggle.status === 'measured' ? 'device-control bench/toggle-latency.ts' : (toggle.reason ?? 'not measured'),
     }),
-    check({
-      source: 'issue 4',
-      target: 'create throughput with 10,000 stored vs bare Express 5',
-      measured: percent(stage(10_000)?.create.ratio),
-      unit: '%',
-      limit: 80,
-      comparison: '>=',
-      basis: `req/s ratio, ${connections} connections`,
-    }),
-    check({
-      source: 'issue 4',
-      target: 'create throughput with 100,000 stored vs bare Express 5',
-      measured: percent(stage(100_000)?.create.ratio),
-      unit: '%',
-      limit: 60,
-      comparison: '>=',
-      basis: `req/s ratio, ${connections} connections`,
-    }),
+    createThroughput(results, 'issue 4', 10_000, 80),
+    createThroughput(results, 'issue 4', 100_000, 60),
     check({
       source: 'issue 4',
       target: "first page of a recipient's list with 100,000 stored, p50",
