@@ -1,5 +1,6 @@
 import { ManualClock, systemClock } from '@homeops/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
@@ -7,7 +8,7 @@ import { DeliveryError } from '../../src/domain/push-provider.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
-import { eventually, silentLogger } from '../support/test-app.js';
+import { silentLogger } from '../support/test-app.js';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 

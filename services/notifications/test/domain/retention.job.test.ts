@@ -1,11 +1,12 @@
 import { ManualClock } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { RetentionJob } from '../../src/domain/retention.job.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
-import { eventually, silentLogger } from '../support/test-app.js';
+import { silentLogger } from '../support/test-app.js';
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 

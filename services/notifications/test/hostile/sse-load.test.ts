@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NotificationRecord } from '../../src/domain/notification.js';
-import { buildTestApp, eventually, type TestApp } from '../support/test-app.js';
-import { openRawStream, sendRaw, type RawStream } from '@homeops/test-kit';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { eventually, openRawStream, sendRaw, type RawStream } from '@homeops/test-kit';
 
 const servers: Server[] = [];
 const streams: RawStream[] = [];
@@ -55,10 +55,10 @@ describe('notifications event stream under load', () => {
       for (let i = 0; i < 50; i++) t.ctx.events.publish({ type: 'created', recipient: 'ops', notification: bigRecord(published++) });
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await eventually(() => t.hub.size === 1, 5_000);
+    await eventually(() => t.hub.size === 1, { timeoutMs: 5_000 });
     expect(published * 1500, 'bytes produced before the stalled client was cut').toBeLessThan(30 * 1024 * 1024);
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
-    await eventually(() => t.ctx.events.size === 1, 2_000);
+    await eventually(() => t.ctx.events.size === 1, { timeoutMs: 2_000 });
     expect(await connections(server)).toBe(1);
 
     t.ctx.events.publish({ type: 'created', recipient: 'ops', notification: bigRecord(999_999) });
@@ -68,7 +68,7 @@ describe('notifications event stream under load', () => {
   it('refuses the 21st stream from one address and the 201st in all with 429, under the default limits', { timeout: 30_000 }, async () => {
     const { t, port } = await listen();
     streams.push(...(await Promise.all(Array.from({ length: 20 }, () => openRawStream(port, '/notifications/ops/stream')))));
-    await eventually(() => t.hub.size === 20, 5_000);
+    await eventually(() => t.hub.size === 20, { timeoutMs: 5_000 });
     const refused = await openRawStream(port, '/notifications/ops/stream');
     streams.push(refused);
     await refused.waitFor(/^HTTP\/1\.1 429 [^]*"code":"TOO_MANY_STREAMS"/, 5_000);
@@ -76,7 +76,7 @@ describe('notifications event stream under load', () => {
       const batch = await Promise.all(Array.from({ length: 20 }, () => openRawStream(port, '/notifications/ops/stream', { localAddress: `127.0.0.${host}` })));
       streams.push(...batch);
     }
-    await eventually(() => t.hub.size === 200, 10_000);
+    await eventually(() => t.hub.size === 200, { timeoutMs: 10_000 });
     const past = await openRawStream(port, '/notifications/ops/stream', { localAddress: '127.0.0.11' });
     streams.push(past);
     await past.waitFor(/^HTTP\/1\.1 429 /, 5_000);
@@ -91,7 +91,7 @@ describe('notifications event stream under load', () => {
       clients.push(...batch);
       streams.push(...batch);
     }
-    await eventually(() => t.hub.size === 500, 15_000);
+    await eventually(() => t.hub.size === 500, { timeoutMs: 15_000 });
 
     const started = Date.now();
     const res = await sendRaw(port, {

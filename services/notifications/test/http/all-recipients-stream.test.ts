@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { subscribeEvents } from '../support/sse-subscribe.js';
-import { buildTestApp, eventually, listenOn, type TestApp } from '../support/test-app.js';
+import { buildTestApp, listenOn, type TestApp } from '../support/test-app.js';
 
 /** Connects to GET /events. */
 const subscribe = (port: number, headers: Record<string, string> = {}) => subscribeEvents(port, '/events', headers);

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { createErrorHandler } from '@homeops/common';
 import express, { type Express } from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { createBodyParsersWith, largeBodyBudget } from '../../src/http/attachment-upload.middleware.js';
 import { ByteBudget } from '../../src/http/byte-budget.js';
 import { pngOfSize } from '../support/files.js';
-import { buildTestApp, eventually, silentLogger } from '../support/test-app.js';
+import { buildTestApp, silentLogger } from '../support/test-app.js';
 
 const MiB = 1024 * 1024;
 

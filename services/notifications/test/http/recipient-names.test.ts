@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { openRawStream } from '@homeops/test-kit';
+import { eventually, openRawStream } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, eventually } from '../support/test-app.js';
+import { buildTestApp } from '../support/test-app.js';
 
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { subscribeEvents } from '../support/sse-subscribe.js';
-import { buildTestApp, eventually, listenOn, type TestApp } from '../support/test-app.js';
+import { buildTestApp, listenOn, type TestApp } from '../support/test-app.js';
 
 /** The running number of an event id (`<epoch>-<n>`). */
 const seq = (id: string | undefined) => Number(id?.split('-')[1]);

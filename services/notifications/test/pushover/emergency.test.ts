@@ -1,9 +1,10 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
-import { eventually, openRealStorage } from '../support/test-app.js';
+import { openRealStorage } from '../support/test-app.js';
 import { startFakePushoverApi } from './fake-pushover-api.js';
 import { startHouseholdApp } from './household-kit.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';

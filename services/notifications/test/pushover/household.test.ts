@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { loadRecipientMap, parseRecipientsFile, parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
-import { eventually, makeTempDir } from '../support/test-app.js';
+import { makeTempDir } from '../support/test-app.js';
 import { startFakePushoverApi } from './fake-pushover-api.js';
 import { startHouseholdApp } from './household-kit.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';

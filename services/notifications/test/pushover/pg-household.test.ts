@@ -1,11 +1,11 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import { PgEventRelay } from '../../src/adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { freshDatabase } from '../support/postgres-database.js';
-import { eventually } from '../support/test-app.js';
 import { startFakePushoverApi } from './fake-pushover-api.js';
 import { startHouseholdApp } from './household-kit.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
@@ -43,13 +43,13 @@ describe('emergencies with two instances on one PostgreSQL', () => {
     );
 
     await request(b.app).patch(`/notifications/${read!.id}/read`).expect(200);
-    await eventually(() => fake.alarm(read!.delivery.receipt!)?.cancelled === true, 5_000);
+    await eventually(() => fake.alarm(read!.delivery.receipt!)?.cancelled === true, { timeoutMs: 5_000 });
     await request(b.app).delete(`/notifications/${deleted!.id}`).expect(204);
-    await eventually(() => fake.alarm(deleted!.delivery.receipt!)?.cancelled === true, 5_000);
+    await eventually(() => fake.alarm(deleted!.delivery.receipt!)?.cancelled === true, { timeoutMs: 5_000 });
     await request(b.app).post('/notifications/alice/read-all').expect(200);
-    await eventually(() => fake.alarm(readAll!.delivery.receipt!)?.cancelled === true, 5_000);
+    await eventually(() => fake.alarm(readAll!.delivery.receipt!)?.cancelled === true, { timeoutMs: 5_000 });
 
-    await eventually(async () => (await b.repository.get(read!.id))?.emergency?.cancelledAt !== undefined, 5_000);
+    await eventually(async () => (await b.repository.get(read!.id))?.emergency?.cancelledAt !== undefined, { timeoutMs: 5_000 });
     expect(fake.count('cancel')).toBe(3);
     expect(fake.count('messages')).toBe(3);
   });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { PushoverService } from '../../src/pushover-service.js';
-import { eventually } from '../support/test-app.js';
 import { startFakePushoverApi } from './fake-pushover-api.js';
 import { startHouseholdApp } from './household-kit.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
@@ -113,7 +113,7 @@ describe('the rejection circuit (Pushover blocks IPs that keep sending after 4xx
     expect(health.problems).toEqual(expect.arrayContaining([expect.stringContaining('sending is paused after repeated rejections')]));
 
     const validationsBefore = fake.count('validate');
-    await eventually(() => fake.calls.some((c) => c.endpoint === 'messages' && c.fields.message === 'held back'), 5000);
+    await eventually(() => fake.calls.some((c) => c.endpoint === 'messages' && c.fields.message === 'held back'), { timeoutMs: 5000 });
     expect(fake.count('validate')).toBe(validationsBefore + 1);
     const resumed = (await request(app).get('/health')).body;
     expect(resumed.provider.circuit.open).toBe(false);

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createLogger } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { attachmentDirOf } from '../../src/build-adapters.js';
@@ -9,7 +10,7 @@ import { parseConfig } from '../../src/config.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { startService } from '../../src/service-runner.js';
 import { FakePushProvider, retryable } from '../fakes/fake-push.provider.js';
-import { eventually, makeTempDir, silentLogger } from '../support/test-app.js';
+import { makeTempDir, silentLogger } from '../support/test-app.js';
 
 function capturingLogger() {
   const lines: Array<{ level: number; msg: string }> = [];

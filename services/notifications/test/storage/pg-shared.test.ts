@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '@homeops/test-kit';
 import { LOCK_RETENTION } from '../../src/adapters/storage/postgres/pg-migrations.js';
 import { PgEventRelay } from '../../src/adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
 import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
-import { eventually } from '../support/test-app.js';
 import { makeRecord } from './make-record.js';
 import { freshDatabase, queryRows } from '../support/postgres-database.js';
 
@@ -68,7 +68,7 @@ describe('PostgreSQL history shared by several instances', () => {
     expect((await a.pending()).map((r) => r.id)).toEqual([record.id]);
     await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await b.pending()).toEqual([]);
-    await eventually(async () => (await b.pending()).length === 1, 3_000);
+    await eventually(async () => (await b.pending()).length === 1, { timeoutMs: 3_000 });
   });
 
   it('hands out pending deliveries to sweeping instances without overlap', async () => {
@@ -174,7 +174,7 @@ describe('PostgreSQL history shared by several instances', () => {
     eventsA.publish({ type: 'created', recipient: 'alice', notification: record });
     eventsA.publish({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
     eventsA.publish({ type: 'deleted', recipient: 'alice', id: record.id });
-    await eventually(() => seen.length === 3, 5_000);
+    await eventually(() => seen.length === 3, { timeoutMs: 5_000 });
     expect(seen[0]).toEqual({ type: 'created', recipient: 'alice', notification: record });
     expect(seen[1]).toEqual({ type: 'read-all', recipient: 'alice', updated: 1, readAt: '2026-01-03T00:00:00.000Z' });
     expect(seen[2]).toEqual({ type: 'deleted', recipient: 'alice', id: record.id });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
+import { eventually as waitFor } from '@homeops/test-kit';
 import { afterEach } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
@@ -105,11 +106,10 @@ export async function listenOn(app: Express): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** Waits until `check` holds (polling), or fails after `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/**
+ * Not a second wait helper: the one in `@homeops/test-kit`, under the old signature (a timeout in ms) that
+ * delivery.worker.test.ts still calls; it goes once that file imports from test-kit (issue 22, item 2).
+ */
+export function eventually(check: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<true> {
+  return waitFor(check, timeoutMs === undefined ? {} : { timeoutMs });
 }
