@@ -126,6 +126,15 @@ export class MerossEmulator {
     return valve.onoff === 1;
   }
 
+  /** Someone picks another mode for a valve in the app or at the valve (0 custom, 3 schedule…): the hub pushes Appliance.Hub.Mts100.Mode. */
+  setValveMode(hubUuid: string, id: string, mode: number): void {
+    const hub = this.device(hubUuid);
+    const valve = hub.hubDevices.find((d) => d.id === id);
+    if (!valve) throw new Error(`no valve ${id}`);
+    valve.mode = mode;
+    this.brokerOf(hub).push(hubUuid, 'Appliance.Hub.Mts100.Mode', { mode: [{ id, state: mode }] });
+  }
+
   /** The device loses (or regains) its connection; its broker pushes Appliance.System.Online. */
   setOnline(uuid: string, online: boolean): void {
     const device = this.device(uuid);

@@ -197,6 +197,27 @@ export function parseHubPush(namespace: string, payload: unknown): Array<{ id: s
   }
 }
 
+/** The mode a valve heats to its own (custom) target in; the app sets it with every target change. */
+export const VALVE_CUSTOM_MODE = 0;
+
+/**
+ * Valves' modes (0 custom, 1 comfort, 2 economy, 3 schedule, …) from a Hub.Mts100.All answer or push
+ * (`all: [{ id, mode: { state } }]`) or a Hub.Mts100.Mode push (`mode: [{ id, state }]`).
+ */
+export function parseValveModes(namespace: string, payload: unknown): Map<string, number> {
+  const body = record(payload);
+  const modes = new Map<string, number>();
+  if (namespace === 'Appliance.Hub.Mts100.All') {
+    for (const v of entries(body?.all)) {
+      const state = record(v.mode)?.state;
+      if (typeof v.id === 'string' && typeof state === 'number') modes.set(v.id, state);
+    }
+  } else if (namespace === 'Appliance.Hub.Mts100.Mode') {
+    for (const m of entries(body?.mode)) if (typeof m.id === 'string' && typeof m.state === 'number') modes.set(m.id, m.state);
+  }
+  return modes;
+}
+
 /** The names and models the cloud's /v1/Hub/getSubDevices gave for a hub's devices. */
 export function subDeviceNames(list: unknown): Map<string, { name: string; model: string }> {
   const names = new Map<string, { name: string; model: string }>();

@@ -26,8 +26,10 @@ import {
   parseGarageDoors,
   parseHub,
   parseHubPush,
+  parseValveModes,
   subDeviceNames,
   switchProtocolOf,
+  VALVE_CUSTOM_MODE,
   type Abilities,
 } from './meross-abilities.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
@@ -54,6 +56,8 @@ interface DeviceEntry {
   abilities: Abilities | null;
   protocol: SwitchProtocol | null;
   states: Map<number, boolean>;
+  /** A hub's valves: the mode each is in, as last read or pushed (a target change sets the custom mode only when needed). */
+  valveModes: Map<string, number>;
   /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
   revision: number;
   /** Bumped when the command channel drops or the device goes offline: an answer sent before then is stale. */
@@ -81,6 +85,7 @@ interface MerossDevicesDeps {
 /** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
 function forgetStates(entry: DeviceEntry): void {
   entry.states.clear();
+  entry.valveModes.clear();
   entry.connection += 1;
 }
 
@@ -243,6 +248,7 @@ export class MerossDevices {
     const get = (namespace: string, payload: unknown) =>
       this.send(entry, `reading ${namespace}`, (object, done) => object.publishMessage('GET', namespace, payload, done));
     const valves = await get('Appliance.Hub.Mts100.All', { all: [] });
+    this.learnValveModes(entry, 'Appliance.Hub.Mts100.All', valves);
     const sensors = await get('Appliance.Hub.Sensor.All', { all: [] });
     const battery = await get('Appliance.Hub.Battery', { battery: [] });
     return parseHub(valves, sensors, battery, subDeviceNames(entry.object.subDeviceList));
@@ -254,9 +260,13 @@ export class MerossDevices {
     const set = (what: string, payload: unknown) => this.send(entry, what, (object, done) => object.publishMessage('SET', what, payload, done));
     if (change.on !== undefined) await set('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
     if (change.targetTemperature !== undefined) {
-      // The valve heats to the target of its mode: set the custom target, then the custom mode (0), as the app does.
+      // The valve heats to the target of its mode: set the custom target, then the custom mode, as the app does;
+      // a valve known to be in the custom mode already needs no second message.
       await set('Appliance.Hub.Mts100.Temperature', { temperature: [{ id, custom: Math.round(change.targetTemperature * 10) }] });
-      await set('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: 0 }] });
+      if (entry.valveModes.get(id) !== VALVE_CUSTOM_MODE) {
+        await set('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: VALVE_CUSTOM_MODE }] });
+        entry.valveModes.set(id, VALVE_CUSTOM_MODE);
+      }
     }
   }
 
@@ -290,6 +300,7 @@ export class MerossDevices {
         abilities: null,
         protocol: null,
         states: new Map(),
+        valveModes: new Map(),
         revision: 0,
         connection: 0,
       });
@@ -338,6 +349,7 @@ export class MerossDevices {
       return;
     }
     if (namespace.startsWith('Appliance.Hub.')) {
+      this.learnValveModes(entry, namespace, payload);
       for (const { id, change } of parseHubPush(namespace, payload)) {
         if (Object.keys(change).length > 0) this.deps.emit({ type: 'hubDevice', uuid: entry.def.uuid, id, change, source: 'push' });
       }
@@ -361,6 +373,10 @@ export class MerossDevices {
     if (readings.length === 0) return;
     this.setOnline(entry, true);
     this.record(entry, readings, 'push');
+  }
+
+  private learnValveModes(entry: DeviceEntry, namespace: string, payload: unknown): void {
+    for (const [id, mode] of parseValveModes(namespace, payload)) entry.valveModes.set(id, mode);
   }
 
   private setOnline(entry: DeviceEntry, online: boolean, upgrading = false): void {
