@@ -33,7 +33,10 @@ interface Known {
   at: string;
 }
 
-/** Covers (roller shutters): position and motion from reads and pushes; open, close, stop and position commands. */
+/**
+ * Covers (roller shutters): position and motion from reads and pushes; open, close, stop and position commands. Every
+ * call also reserves the abilities read sent before a device's first family call (see GarageDoors).
+ */
 export class Covers extends DeviceActions {
   protected readonly capability = 'cover' as const;
   protected readonly actionText = 'move a cover';
@@ -59,9 +62,9 @@ export class Covers extends DeviceActions {
     this.states.delete(uuid);
   }
 
-  /** Every channel's position and motion; read from the cover (two messages) when any position is unknown. */
+  /** Every channel's position and motion; read from the cover (two messages, and the abilities) when any position is unknown. */
   async read(uuid: string): Promise<CoverView[]> {
-    if (this.coversOf(this.deviceWith(uuid)).some((c) => c.position === null)) await this.admitted(uuid, 2, () => this.readNow(uuid));
+    if (this.coversOf(this.deviceWith(uuid)).some((c) => c.position === null)) await this.admitted(uuid, 3, () => this.readNow(uuid));
     return this.coversOf(this.deviceWith(uuid));
   }
 
@@ -80,7 +83,7 @@ export class Covers extends DeviceActions {
     // A position in between needs to know where the cover is, to say which way it goes.
     const known = this.states.get(uuid)?.get(channel);
     const mustRead = target !== null && target !== 0 && target !== 100 && (known?.position ?? null) === null;
-    return this.admitted(uuid, mustRead ? 3 : 1, async (current) => {
+    return this.admitted(uuid, mustRead ? 4 : 2, async (current) => {
       if (mustRead) await this.readNow(uuid);
       const before = this.states.get(uuid)?.get(channel);
       if (target !== null && before?.position === target && before.motion === 'idle') {

@@ -21,7 +21,12 @@ export interface GarageDoorResult {
 
 const WHERE_IT_GOES: Record<'open' | 'close', GarageDoorState[]> = { open: ['open', 'opening'], close: ['closed', 'closing'] };
 
-/** Garage door openers: their doors' states from reads, commands and pushes; open and close through the budget and queue. */
+/**
+ * Garage door openers: their doors' states from reads, commands and pushes; open and close through the budget and
+ * queue. Every call also reserves the abilities read (one message) the backend sends before a device's first
+ * family call: only the backend knows which call is the first, and room reserved but not used is free again when the
+ * call ends.
+ */
 export class GarageDoors extends DeviceActions {
   protected readonly capability = 'garageDoor' as const;
   protected readonly actionText = 'open or close a garage door';
@@ -42,10 +47,10 @@ export class GarageDoors extends DeviceActions {
     this.states.delete(uuid);
   }
 
-  /** Every door's state; read from the opener (one message) when any is unknown. */
+  /** Every door's state; read from the opener (one message, and the abilities) when any is unknown. */
   async read(uuid: string): Promise<GarageDoorView[]> {
     if (this.doorsOf(this.deviceWith(uuid)).some((d) => d.state === null)) {
-      await this.admitted(uuid, 1, async () => {
+      await this.admitted(uuid, 2, async () => {
         const readings = await this.call(`reading garage door ${uuid}`, () => this.deps.cloud.readGarageDoors(uuid));
         for (const r of readings) this.apply(uuid, r.channel, r.state, 'read');
       });
@@ -54,9 +59,9 @@ export class GarageDoors extends DeviceActions {
   }
 
   /** Opens or closes one door; nothing is sent when it already is, or is going, where it was asked to. */
-  set(uuid: string, channel: number, action: 'open' | 'close'): Promise<GarageDoorResult> {
+  async set(uuid: string, channel: number, action: 'open' | 'close'): Promise<GarageDoorResult> {
     assertChannelOf(this.deviceWith(uuid), channel);
-    return this.admitted(uuid, 1, async (device) => {
+    return this.admitted(uuid, 2, async (device) => {
       const known = this.states.get(uuid)?.get(channel)?.state;
       if (known && WHERE_IT_GOES[action].includes(known)) return { device: device.name, channel, action, state: known, sent: false };
       const answer = await this.call(`${action === 'open' ? 'opening' : 'closing'} garage door ${uuid}`, () =>

@@ -11,7 +11,8 @@ export interface ValveResult {
 
 /**
  * Hubs (msh300) and the devices behind them: readings and batteries on request, cached for `maxAgeMs` (each answer
- * says how old it is); valves on/off and target temperature, checked against the valve's own range.
+ * says how old it is); valves on/off and target temperature, checked against the valve's own range. Every call
+ * also reserves the abilities read sent before a device's first family call (see GarageDoors).
  */
 export class Hubs extends DeviceActions {
   protected readonly capability = 'hubSensors' as const;
@@ -34,12 +35,12 @@ export class Hubs extends DeviceActions {
     this.readings.delete(uuid);
   }
 
-  /** The hub's devices: cached while fresh, else read (three messages). */
+  /** The hub's devices: cached while fresh, else read (three messages, and the abilities). */
   async read(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
     this.deviceWith(uuid);
     const cached = this.fresh(this.readings.get(uuid), this.maxAgeMs);
     if (cached) return cached;
-    await this.admitted(uuid, 3, () => this.readNow(uuid));
+    await this.admitted(uuid, 4, () => this.readNow(uuid));
     return this.aged(this.readings.get(uuid)!);
   }
 
@@ -47,7 +48,8 @@ export class Hubs extends DeviceActions {
   async setValve(uuid: string, id: string, change: ValveChange): Promise<ValveResult> {
     const known = this.subdevice(uuid, id);
     if (known) assertValveChange(uuid, known, change);
-    const messages = (change.on !== undefined ? 1 : 0) + (change.targetTemperature !== undefined ? 2 : 0);
+    // A target is the custom target and, unless the valve already is in the custom mode, that mode.
+    const messages = (change.on !== undefined ? 1 : 0) + (change.targetTemperature !== undefined ? 2 : 0) + 1;
     return this.admitted(uuid, messages + (known ? 0 : 3), async (device) => {
       if (!known) {
         await this.readNow(uuid);
