@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually, ServiceProcess } from '@homeops/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { pngOfSize } from '../support/files.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 /** What the clients were told (2xx) and what they cannot know (the process died before answering). */
 interface Ledger {
@@ -70,7 +70,7 @@ async function audit(service: ServiceProcess, ledger: Ledger): Promise<string[]>
   const problems: string[] = [];
   for (const id of ledger.created) {
     if (ledger.uncertain.has(id)) continue;
-    const res = await call(service.base, 'GET', `/notifications/single/${id}`);
+    const res = await call(service.baseUrl, 'GET', `/notifications/single/${id}`);
     const body = (await res.json()) as { read?: boolean };
     if (ledger.deleted.has(id)) {
       if (res.status !== 404) problems.push(`deleted ${id} is back (${res.status})`);
@@ -79,7 +79,7 @@ async function audit(service: ServiceProcess, ledger: Ledger): Promise<string[]>
     } else if (ledger.read.has(id) && body.read !== true) {
       problems.push(`read ${id} is unread again`);
     } else if (ledger.withFile.has(id)) {
-      const file = await call(service.base, 'GET', `/notifications/single/${id}/attachment`);
+      const file = await call(service.baseUrl, 'GET', `/notifications/single/${id}/attachment`);
       const bytes = Buffer.from(await file.arrayBuffer());
       if (file.status !== 200 || !bytes.equals(ledger.withFile.get(id)!))
         problems.push(`attachment of ${id} is lost or damaged (${file.status}, ${bytes.length} bytes)`);
@@ -100,24 +100,26 @@ describe('notifications service under kill -9 (child process, real YAML history)
     const env = { STORAGE_PATH: join(dir, 'notifications.yaml') };
     const ledger: Ledger = { created: new Set(), withFile: new Map(), deleted: new Set(), read: new Set(), uncertain: new Set() };
 
+    const start = () => ServiceProcess.start({ service: 'notifications', env });
     for (let round = 0; round < 5; round++) {
-      const service = await startServiceProcess(env);
+      const service = await start();
       expect(await audit(service, ledger), `after restart ${round}`).toEqual([]);
       let alive = true;
-      const clients = Array.from({ length: 8 }, () => drive(service.base, ledger, () => alive));
-      await new Promise((resolve) => setTimeout(resolve, 200 + Math.floor(Math.random() * 1_000)));
+      const clients = Array.from({ length: 8 }, () => drive(service.baseUrl, ledger, () => alive));
+      // A random moment, counted in acknowledged creates rather than in milliseconds.
+      const killAt = ledger.created.size + 10 + Math.floor(Math.random() * 150);
+      await eventually(() => ledger.created.size >= killAt, { what: `${killAt} acknowledged creates`, timeoutMs: 30_000 });
       alive = false;
-      await service.kill('SIGKILL');
+      await service.kill();
       await Promise.all(clients);
     }
 
-    const last = await startServiceProcess(env);
+    const last = await start();
     expect(await audit(last, ledger), 'after the last restart').toEqual([]);
     expect(ledger.created.size).toBeGreaterThan(20);
     expect(ledger.deleted.size).toBeGreaterThan(0);
     expect(ledger.withFile.size).toBeGreaterThan(0);
-    await last.kill('SIGTERM');
-    expect((await last.exited).code, last.output()).toBe(0);
+    expect((await last.stop()).code, last.output).toBe(0);
     // A graceful stop folds the journal into the YAML file: it parses and holds every acknowledged survivor.
     const document = JSON.stringify(parse(await readFile(env.STORAGE_PATH, 'utf8')));
     const survivors = [...ledger.created].filter((id) => !ledger.deleted.has(id) && !ledger.uncertain.has(id));

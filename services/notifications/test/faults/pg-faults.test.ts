@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually, ServiceProcess } from '@homeops/test-kit';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
 import { queryRows } from '../support/postgres-database.js';
-import { startServiceProcess, type ServiceProcess } from './service-process.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -24,32 +24,28 @@ async function setUp(): Promise<{ cluster: PostgresCluster; url: string; dir: st
 }
 
 async function start(env: Record<string, string>): Promise<ServiceProcess> {
-  const service = await startServiceProcess(env, 30_000);
-  cleanups.push(() => service.kill('SIGKILL'));
+  const service = await ServiceProcess.start({ service: 'notifications', env, readyTimeoutMs: 30_000 });
+  cleanups.push(() => service.kill());
   return service;
 }
 
 async function call(base: string, method: string, path: string, body?: object, timeoutMs = 8_000) {
-  const started = Date.now();
+  const started = performance.now();
   const res = await fetch(`${base}${path}`, {
     method,
     signal: AbortSignal.timeout(timeoutMs),
     ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text, ms: Date.now() - started };
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text, ms: Math.round(performance.now() - started) };
 }
 
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return Date.now() - started;
+/** Waits for `check` and returns how long that took, for the report line. */
+async function timeUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
+  const started = performance.now();
+  await eventually(check, { what, timeoutMs, intervalMs: 200 });
+  return Math.round(performance.now() - started);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('several instances on one PostgreSQL, under faults', () => {
   it(
@@ -75,30 +71,34 @@ describe('several instances on one PostgreSQL, under faults', () => {
       const acked = new Map<string, string>();
       let n = 0;
       let killing = false;
-      const drive = async (base: string, until: number) => {
-        while (Date.now() < until) {
+      let loading = true;
+      const drive = async (base: string) => {
+        while (loading) {
           const message = `m-${++n}`;
           try {
             const res = await call(base, 'POST', '/notifications', { recipient: 'ops', message }, 5_000);
             if (res.status === 201) acked.set((JSON.parse(res.text) as { id: string }).id, message);
           } catch {
-            if (base === a.base && killing) return;
+            if (base === a.baseUrl && killing) return;
           }
         }
       };
-      const end = Date.now() + 5_000;
-      const load = [a.base, a.base, a.base, b.base, b.base, b.base].map((base) => drive(base, end));
-      await sleep(2_000);
+      const load = [a.baseUrl, a.baseUrl, a.baseUrl, b.baseUrl, b.baseUrl, b.baseUrl].map((base) => drive(base));
+      // The kill and the end of the load come after so many acknowledged creates, not after so many seconds.
+      await eventually(() => acked.size >= 60, { what: '60 acknowledged creates before the kill', timeoutMs: 30_000 });
       killing = true;
-      await a.kill('SIGKILL');
+      await a.kill();
       const diedAt = Date.now();
+      const ackedAtKill = acked.size;
+      await eventually(() => acked.size >= ackedAtKill + 60, { what: '60 more acknowledged creates, by B alone', timeoutMs: 30_000 });
+      loading = false;
       await Promise.all(load);
 
       const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
       expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
       expect(acked.size).toBeGreaterThan(100);
       // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
-      const finishedMs = await until(
+      const finishedMs = await timeUntil(
         async () => Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
         60_000,
         'every delivery sent',
@@ -110,7 +110,7 @@ describe('several instances on one PostgreSQL, under faults', () => {
       // Only a send that was on the wire from A when it died can go out again: at most A's two connections.
       expect(twice.length).toBeLessThanOrEqual(2);
       for (const [, at] of twice) expect(at[0]!).toBeLessThanOrEqual(diedAt);
-      expect(b.child.exitCode).toBeNull();
+      expect(b.running).toBe(true);
       console.info(
         `kill -9 of one of two instances: ${acked.size} acknowledged, 0 lost, ${twice.length} sent twice (in flight at the kill), all delivered ${finishedMs} ms after the load`,
       );
@@ -134,30 +134,31 @@ describe('several instances on one PostgreSQL, under faults', () => {
       for (let i = 0; !stop; i++) {
         const wasDown = down;
         const res = await call(
-          service.base,
+          service.baseUrl,
           i % 3 ? 'POST' : 'GET',
           i % 3 ? '/notifications' : '/notifications/ops',
           i % 3 ? { recipient: 'ops', message: `m-${i}` } : undefined,
         ).catch(() => undefined);
         if (res?.status === 201) acked.add((JSON.parse(res.text) as { id: string }).id);
         if (res && wasDown && down) whileDown.push(res);
-        if (down) await sleep(100);
       }
     };
     const load = [drive(), drive(), drive()];
-    await sleep(1_500);
+    // Each phase lasts until the load saw it: so many creates before, so many answers while down, so many after.
+    await eventually(() => acked.size >= 20, { what: '20 acknowledged creates before the stop', timeoutMs: 20_000 });
     await cluster.stopServer();
     down = true;
-    await sleep(3_000);
-    const health = await call(service.base, 'GET', '/health');
+    await eventually(() => whileDown.length >= 9, { what: '9 answers while the database is down', timeoutMs: 30_000 });
+    const health = await call(service.baseUrl, 'GET', '/health');
     down = false;
     await cluster.startServer();
-    const recoveredMs = await until(
-      async () => (await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status === 201,
+    const recoveredMs = await timeUntil(
+      async () => (await call(service.baseUrl, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status === 201,
       20_000,
       'a create after the restart',
     );
-    await sleep(1_000);
+    const ackedAtRecovery = acked.size;
+    await eventually(() => acked.size >= ackedAtRecovery + 20, { what: '20 acknowledged creates after the restart', timeoutMs: 20_000 });
     stop = true;
     await Promise.all(load);
 
@@ -171,10 +172,10 @@ describe('several instances on one PostgreSQL, under faults', () => {
     expect(health.status).toBe(503);
     expect(health.ms).toBeLessThan(3_000);
     expect(JSON.parse(health.text).storage).toMatchObject({ engine: 'postgres', writable: false });
-    expect(service.child.exitCode).toBeNull();
+    expect(service.running).toBe(true);
     const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
     expect([...acked].filter((id) => !stored.has(id))).toEqual([]);
-    expect((await call(service.base, 'GET', '/health')).status).toBe(200);
+    expect((await call(service.baseUrl, 'GET', '/health')).status).toBe(200);
     console.info(
       `database restart: ${whileDown.length} answers while down, all 503 (slowest ${Math.max(...whileDown.map((r) => r.ms))} ms), recovered ${recoveredMs} ms after the start, ${acked.size} acknowledged, 0 lost`,
     );
@@ -190,7 +191,7 @@ describe('several instances on one PostgreSQL, under faults', () => {
       PG_CONNECT_TIMEOUT_MS: '500',
       PG_QUERY_TIMEOUT_MS: '2000',
     });
-    expect((await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'before' })).status).toBe(201);
+    expect((await call(service.baseUrl, 'POST', '/notifications', { recipient: 'ops', message: 'before' })).status).toBe(201);
     const blocker = new pg.Client(url);
     await blocker.connect();
     cleanups.push(() => blocker.end());
@@ -199,14 +200,14 @@ describe('several instances on one PostgreSQL, under faults', () => {
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         call(
-          service.base,
+          service.baseUrl,
           i % 2 ? 'GET' : 'POST',
           i % 2 ? '/notifications/ops' : '/notifications',
           i % 2 ? undefined : { recipient: 'ops', message: `m-${i}` },
         ),
       ),
     );
-    const health = await call(service.base, 'GET', '/health');
+    const health = await call(service.baseUrl, 'GET', '/health');
     await blocker.query('COMMIT');
 
     for (const res of answers) {
@@ -216,9 +217,9 @@ describe('several instances on one PostgreSQL, under faults', () => {
     }
     expect(health.ms).toBeLessThan(3_000);
     expect(JSON.parse(health.text).storage.writable).toBe(false);
-    expect((await call(service.base, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status).toBe(201);
-    expect((await call(service.base, 'GET', '/health')).status).toBe(200);
-    expect(service.child.exitCode).toBeNull();
+    expect((await call(service.baseUrl, 'POST', '/notifications', { recipient: 'ops', message: 'after' })).status).toBe(201);
+    expect((await call(service.baseUrl, 'GET', '/health')).status).toBe(200);
+    expect(service.running).toBe(true);
     console.info(`pool exhausted: 10 requests, all 503, slowest ${Math.max(...answers.map((r) => r.ms))} ms; /health in ${health.ms} ms`);
   });
 });

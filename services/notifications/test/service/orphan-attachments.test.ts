@@ -1,11 +1,11 @@
 import { mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ServiceProcess } from '@homeops/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attachmentDirOf } from '../../src/build-adapters.js';
 import { newNotificationId } from '../../src/domain/notification-id.js';
 import { App } from '../../src/index.js';
-import { startServiceProcess } from '../faults/service-process.js';
 import { PNG } from '../support/files.js';
 import { makeTempDir } from '../support/test-app.js';
 
@@ -93,26 +93,23 @@ describe('startup sweep of orphaned attachments', () => {
     const root = await mkdtemp(join(tmpdir(), 'notifications-sweep-'));
     dirs.push(root);
     const env = { STORAGE_PATH: join(root, 'notifications.yaml') };
-    const first = await startServiceProcess(env);
-    const kept = await createWithPng(first.base);
-    await first.kill('SIGKILL');
+    const first = await ServiceProcess.start({ service: 'notifications', env });
+    const kept = await createWithPng(first.baseUrl);
+    await first.kill();
     const dir = attachmentDirOf(env.STORAGE_PATH);
     const orphan = await leaveCrashDebris(dir);
 
-    const second = await startServiceProcess(env);
+    const second = await ServiceProcess.start({ service: 'notifications', env });
     const files = (await readdir(dir)).sort();
-    const stored = await download(second.base, kept);
-    await second.kill('SIGTERM');
+    const stored = await download(second.baseUrl, kept);
+    await second.stop();
 
     expect(files).toEqual([kept, 'README.txt'].sort());
     expect(files).not.toContain(orphan);
     expect(stored).toEqual({ status: 200, body: PNG });
-    const sweepLines = second
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('attachment sweep'));
+    const sweepLines = second.output.split('\n').filter((line) => line.includes('attachment sweep'));
     expect(sweepLines).toHaveLength(1);
     expect(JSON.parse(sweepLines[0]!)).toMatchObject({ level: 30, removed: 2, msg: 'attachment sweep: removed 2 orphaned files' });
-    expect(second.output()).not.toContain(PNG.toString('base64'));
+    expect(second.output).not.toContain(PNG.toString('base64'));
   });
 });
