@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoSubmittedForm, sandboxed, scriptPage, startAttackerSite, watchPosts, type AttackerSite, type PostOnTheWire } from './attacker-site.js';
-import { ATTACKER_HOST, LAN_HOST, launchLanBrowser } from './lan-browser.js';
-import { startService, type ServiceChild } from './service-child.js';
+import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startLanService } from './lan-browser.js';
+import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // A household member's browser opens a hostile page on another site while both services run at home (under
 // LAN_HOST, the name their dashboards use). Whatever the page sends must change nothing in the house.
@@ -11,8 +11,8 @@ const GARAGE = 'sim-garage-0001';
 const LAMP = 'sim-plug-0001';
 
 let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
-let devices: ServiceChild;
-let notifications: ServiceChild;
+let devices: ServiceProcess;
+let notifications: ServiceProcess;
 let attacker: AttackerSite;
 const deviceUrl = (path: string) => `http://${LAN_HOST}:${devices.port}${path}`;
 const notificationUrl = (path: string) => `http://${LAN_HOST}:${notifications.port}${path}`;
@@ -20,8 +20,8 @@ const notificationUrl = (path: string) => `http://${LAN_HOST}:${notifications.po
 beforeAll(async () => {
   [lan, devices, notifications] = await Promise.all([
     launchLanBrowser(),
-    startService('device-control', { CLOUD_BACKEND: 'simulator' }),
-    startService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }),
+    startLanService('device-control', { CLOUD_BACKEND: 'simulator' }),
+    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }),
   ]);
   attacker = await startAttackerSite({
     '/garage': autoSubmittedForm(deviceUrl(`/devices/${GARAGE}/garage-door/0/open`), 'application/x-www-form-urlencoded'),
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([lan?.close(), devices?.stop(), notifications?.stop(), attacker?.close()]);
+  await Promise.all([lan?.close(), devices?.kill(), notifications?.kill(), attacker?.close()]);
 });
 
 /** The service's answer to the POST the attacker's page at `attackPage` sends to `target`, as it went over the wire. */

@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatedSetup, type EmulatedSetup } from '../../services/device-control/test/e2e/emulated-setup.js';
-import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, watchTrouble } from './lan-browser.js';
-import { startService, type ServiceChild } from './service-child.js';
+import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, startLanService, watchTrouble } from './lan-browser.js';
+import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
 let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
@@ -20,13 +20,13 @@ async function deviceState(port: number, uuid: string, key?: string): Promise<Ar
 }
 
 describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
     // These tests click through every family within a minute: the burst window is widened (the budget, and its
     // error shown on the page, have their own tests).
-    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
+    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
   }, 60_000);
-  afterAll(async () => running?.stop());
+  afterAll(async () => running?.kill());
 
   it('shows every device and switches a channel from the page: the device follows, with no failed request or console error', async () => {
     const page = await lan.browser.newPage();
@@ -199,11 +199,11 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
 });
 
 describe('device-control dashboard when the account budget is spent', () => {
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
-    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' });
+    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' });
   }, 60_000);
-  afterAll(async () => running?.stop());
+  afterAll(async () => running?.kill());
 
   it('shows the 429 body beside the device and puts the switch back to the true state', async () => {
     const page = await lan.browser.newPage();
@@ -231,11 +231,11 @@ describe('device-control dashboard when the account budget is spent', () => {
 
 describe('device-control dashboard behind an API key', () => {
   const KEY = 'lan-dashboard-key-4711-0123456789abcdef';
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
-    running = await startService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY });
+    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY });
   }, 60_000);
-  afterAll(async () => running?.stop());
+  afterAll(async () => running?.kill());
 
   it('asks for the key once, then lists, switches and streams with it as a header, never in a URL', async () => {
     const page = await lan.browser.newPage();

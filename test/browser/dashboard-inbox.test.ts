@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedAnswer, startFakePushover } from '../../services/notifications/test/faults/fake-pushover.js';
-import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, watchTrouble } from './lan-browser.js';
-import { startService, type ServiceChild } from './service-child.js';
+import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, startLanService, watchTrouble } from './lan-browser.js';
+import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // The notifications inbox as a laptop on the LAN opens it, against the service with a fake Pushover behind it.
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -42,7 +42,7 @@ function apiOf(port: number, key?: string): Api {
 const itemOf = (page: Page, title: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: title }) });
 
 describe(`notifications inbox at http://${LAN_HOST}/`, () => {
-  let running: ServiceChild;
+  let running: ServiceProcess;
   let pushover: Awaited<ReturnType<typeof startFakePushover>>;
   let api: Api;
   let url: string;
@@ -55,12 +55,12 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
           ? { status: 503, body: 'Service Unavailable' }
           : acceptedAnswer(),
     );
-    running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS });
+    running = await startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS });
     api = apiOf(running.port);
     url = `http://${LAN_HOST}:${running.port}/`;
   }, 60_000);
   afterAll(async () => {
-    await running?.stop();
+    await running?.kill();
     await pushover?.close();
   });
 
@@ -222,11 +222,11 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
 });
 
 describe('notifications inbox on an empty history', () => {
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
-    running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml' });
+    running = await startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' });
   }, 60_000);
-  afterAll(async () => running?.stop());
+  afterAll(async () => running?.kill());
 
   it("shows a script's first notification within seconds without a reload, and a second new recipient appears in the picker", async () => {
     const api = apiOf(running.port);
@@ -258,11 +258,11 @@ describe('notifications inbox on an empty history', () => {
 
 describe('notifications inbox behind an API key', () => {
   const KEY = 'inbox-key-0815-lan-0123456789abcdef';
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
-    running = await startService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY });
+    running = await startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY });
   }, 60_000);
-  afterAll(async () => running?.stop());
+  afterAll(async () => running?.kill());
 
   it('asks for the key once, then lists and streams with it as a header, never in a URL', async () => {
     const api = apiOf(running.port, KEY);
@@ -290,7 +290,7 @@ describe('notifications inbox behind an API key', () => {
 
 describe('notifications inbox with 100,000 stored', () => {
   const dir = mkdtempSync(join(tmpdir(), 'inbox-100k-'));
-  let running: ServiceChild;
+  let running: ServiceProcess;
   beforeAll(async () => {
     const history = join(dir, 'notifications.yaml');
     const seeded = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/seed-history.child.ts', history, '100000'], {
@@ -299,10 +299,10 @@ describe('notifications inbox with 100,000 stored', () => {
       timeout: 180_000,
     });
     if (seeded.status !== 0) throw new Error(`seeding failed: ${seeded.stderr}`);
-    running = await startService('notifications', { STORAGE_PATH: history });
+    running = await startLanService('notifications', { STORAGE_PATH: history });
   }, 240_000);
   afterAll(async () => {
-    await running?.stop();
+    await running?.kill();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAN_HOST, launchLanBrowser, watchTrouble } from './lan-browser.js';
-import { startService, type ServiceChild } from './service-child.js';
+import { LAN_HOST, launchLanBrowser, startLanService, watchTrouble } from './lan-browser.js';
+import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
-const services = [
+const services: Array<{ name: 'device-control' | 'notifications'; env: Record<string, string>; operations: string[] }> = [
   { name: 'device-control', env: { CLOUD_BACKEND: 'simulator' }, operations: ['GET /devices', 'POST /devices/{uuid}/toggle'] },
   { name: 'notifications', env: {}, operations: ['POST /notifications', 'GET /notifications/{recipient}'] },
 ];
@@ -15,12 +15,12 @@ afterAll(async () => lan?.close());
 
 for (const service of services) {
   describe(`${service.name} /docs opened from another machine of the LAN (plain HTTP, ${LAN_HOST})`, () => {
-    let running: ServiceChild;
+    let running: ServiceProcess;
     beforeAll(async () => {
       const storage = service.name === 'notifications' ? { STORAGE_PATH: 'data/notifications.yaml' } : {};
-      running = await startService(service.name, { ...service.env, ...storage });
+      running = await startLanService(service.name, { ...service.env, ...storage });
     }, 60_000);
-    afterAll(async () => running?.stop());
+    afterAll(async () => running?.kill());
 
     it('renders every operation with no failed request, no error response and no console error', async () => {
       const page = await lan.browser.newPage();

@@ -2,12 +2,18 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
 export const LAN_HOST = 'homelab.test';
 
 /** The name of a hostile page's site (another origin, another site) on the same loopback. */
 export const ATTACKER_HOST = 'attacker.test';
+
+/** A service from source (the test-kit launcher) as the pages reach it: ALLOWED_HOSTS names LAN_HOST; warnings only in its log. */
+export function startLanService(service: ServiceProcessOptions['service'], env: Record<string, string>): Promise<ServiceProcess> {
+  return ServiceProcess.start({ service, env: { ALLOWED_HOSTS: LAN_HOST, LOG_LEVEL: 'warn', ...env }, readyTimeoutMs: 30_000 });
+}
 
 /** Debian's Chromium; never a downloaded browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
