@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendRaw } from '@homeops/test-kit';
+import { eventually, sendRaw } from '@homeops/test-kit';
 import { makeStorageDir, removeDir, startRealService, type RunningTestService } from '../hostile/running-service.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { acceptedAnswer, startFakePushover, type FakeAnswer } from './fake-pushover.js';
@@ -13,14 +13,6 @@ interface Created {
   id: string;
   message: string;
   delivery: { status: string; attempts: number };
-}
-
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('notifications while Pushover is down, then back (fake Pushover on 127.0.0.1)', () => {
@@ -66,23 +58,28 @@ describe('notifications while Pushover is down, then back (fake Pushover on 127.
     expect(created.every((c) => c.delivery.status === 'pending')).toBe(true);
 
     // Half-way through the outage the service restarts: pending deliveries must resume, not double.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await eventually(() => n >= created.length + outage.length, 'every message tried and every kind of failure answered');
     await service.stop();
+    const answeredBeforeRestart = n;
     service = await startRealService(dir, env);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => n >= answeredBeforeRestart + outage.length, 'the restarted service to meet the outage too');
     down = false;
 
     const statusOf = async (id: string) =>
       (JSON.parse((await sendRaw(service.port, { method: 'GET', target: `/notifications/single/${id}` })).body.toString('utf8')) as Created).delivery;
-    await waitUntil(async () => (await Promise.all(created.map((c) => statusOf(c.id)))).every((d) => d.status === 'sent'), 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // a stray retry would show up here
-    expect(messages.map((m) => [m, pushover.deliveredCount(m)])).toEqual(messages.map((m) => [m, 1]));
-    expect(new Set(pushover.exchanges.map((e) => (typeof e.answer === 'object' ? e.answer.status : e.answer)))).toEqual(
-      new Set([503, 500, 502, 'reset', 'hang', 200]),
-    );
+    await eventually(async () => (await Promise.all(created.map((c) => statusOf(c.id)))).every((d) => d.status === 'sent'), {
+      what: 'every notification sent',
+      timeoutMs: 15_000,
+    });
     const health = JSON.parse((await sendRaw(service.port, { method: 'GET', target: '/health' })).body.toString('utf8')) as {
       provider: { retriesScheduled: number };
     };
     expect(health.provider.retriesScheduled).toBe(0);
+    // No retry is waiting, and a stop lets attempts under way finish: every send there will ever be has been made.
+    await service.stop();
+    expect(messages.map((m) => [m, pushover.deliveredCount(m)])).toEqual(messages.map((m) => [m, 1]));
+    expect(new Set(pushover.exchanges.map((e) => (typeof e.answer === 'object' ? e.answer.status : e.answer)))).toEqual(
+      new Set([503, 500, 502, 'reset', 'hang', 200]),
+    );
   });
 });
