@@ -137,7 +137,7 @@ describe('account message budget', () => {
     const res = await put(true);
 
     expect(res.status).toBe(429);
-    expect(t.devices.health().budget.sent).toEqual({ api: 3, mqtt: 0 });
+    expect(t.devices.health().budget.sent).toEqual({ api: 3, mqtt: 0, lan: 0 });
   });
 
   it('shows use and remaining budget per window in /health', async () => {
@@ -151,7 +151,7 @@ describe('account message budget', () => {
         { window: 'hour', seconds: 3600, limit: 100, used: 2, remaining: 98, reservedForCallers: 50 },
         { window: 'burst', seconds: 60, limit: 5, used: 2, remaining: 3, reservedForCallers: 3 },
       ],
-      sent: { api: 1, mqtt: 1 },
+      sent: { api: 1, mqtt: 1, lan: 0 },
     });
     expect(res.body.commands).toEqual({ limitPerMinute: 5, usedLastMinute: 2 });
   });

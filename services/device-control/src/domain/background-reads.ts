@@ -1,8 +1,10 @@
 import type { Clock, Logger, Timer } from '@homeops/common/core';
-import type { MessageBudget, Reservation } from './message-budget.js';
+import type { Admission, DeviceRoutes } from './device-routes.js';
+import type { MessageBudget } from './message-budget.js';
 
 interface BackgroundReadsDeps {
   budget: MessageBudget;
+  routes: DeviceRoutes;
   clock: Clock;
   logger: Logger;
   /** At most one background read per device in this many ms, however often its connection comes back. */
@@ -10,7 +12,7 @@ interface BackgroundReadsDeps {
   /** The device is controllable and some of its channel states are unknown. */
   needsRead: (uuid: string) => boolean;
   /** Reads the device's states with room already admitted; resolves without reading when no longer needed or wanted. */
-  read: (uuid: string, reservation: Reservation, wanted: () => boolean) => Promise<void>;
+  read: (uuid: string, admission: Admission, wanted: () => boolean) => Promise<void>;
 }
 
 /**
@@ -50,8 +52,9 @@ export class BackgroundReads {
         this.defer(uuid, dueAt);
         continue;
       }
-      const reservation = budget.tryReserve('background');
-      if (!reservation) {
+      // A device on the LAN is read without cloud room.
+      const admission = this.deps.routes.tryAdmit(uuid, 1, 'background');
+      if (!admission) {
         overBudget.add(uuid);
         this.defer(uuid, now + budget.msUntilAvailable('background'));
         continue;
@@ -59,7 +62,7 @@ export class BackgroundReads {
       this.deferred.delete(uuid);
       this.shortOfBudget = false;
       this.lastReadAt.set(uuid, now);
-      void this.deps.read(uuid, reservation, this.wanted).catch((err: unknown) =>
+      void this.deps.read(uuid, admission, this.wanted).catch((err: unknown) =>
         // Only our own error text: a wrapped library error may carry request details.
         this.deps.logger.warn({ uuid, error: (err as Error).message }, 'could not read device state'),
       );

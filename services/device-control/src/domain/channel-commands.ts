@@ -5,7 +5,7 @@ import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
 import { isControllable } from './device.js';
 import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
-import type { MessageBudget, Reservation } from './message-budget.js';
+import type { Admission, DeviceRoutes } from './device-routes.js';
 
 /** What a switch command did. */
 export interface ChannelCommandResult {
@@ -18,46 +18,46 @@ interface ChannelCommandsDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
   queue: DeviceQueue;
-  budget: MessageBudget;
+  routes: DeviceRoutes;
   clock: Clock;
   logger: Logger;
   commandTimeoutMs: number;
 }
 
-/** Switching and reading channels: checks, the account budget, the per-device queue, our own timeouts. */
+/** Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own timeouts. */
 export class ChannelCommands {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
-  private readonly budget: MessageBudget;
+  private readonly routes: DeviceRoutes;
 
   constructor(private readonly deps: ChannelCommandsDeps) {
     this.cloud = deps.cloud;
     this.registry = deps.registry;
-    this.budget = deps.budget;
+    this.routes = deps.routes;
   }
 
-  /** Flips a channel; an unknown state is read from the device first. */
+  /** Flips a channel; an unknown state is read from the device first (two messages then). */
   toggle(uuid: string, channel: number): Promise<ChannelCommandResult> {
-    return this.command(uuid, channel, async () => {
-      const known = this.registry.get(uuid)?.channels.find((c) => c.channel === channel)?.on ?? null;
-      const current = known ?? (await this.readChannel(uuid, channel));
+    const unknown = this.knownState(uuid, channel) === null;
+    return this.command(uuid, channel, unknown ? 2 : 1, async () => {
+      const current = this.knownState(uuid, channel) ?? (await this.readChannel(uuid, channel));
       return this.switchChannel(uuid, channel, !current);
     });
   }
 
   /** Switches a channel on or off; sent even when the state already matches, since ours may be stale. */
   set(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
-    return this.command(uuid, channel, () => this.switchChannel(uuid, channel, on));
+    return this.command(uuid, channel, 1, () => this.switchChannel(uuid, channel, on));
   }
 
-  /** Checks, admits the command to the budget, then runs the work in the device's queue. */
-  private command(uuid: string, channel: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
+  /** Checks, admits the command (to the budget unless the device is on the LAN), then runs the work in the device's queue. */
+  private command(uuid: string, channel: number, count: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
     const device = assertKnownDevice(this.registry.get(uuid), uuid);
     assertChannelOf(device, channel);
     assertControllable(device);
-    const reservation = this.budget.assertReserve('caller');
+    const admission = this.routes.admit(uuid, count);
     return this.deps.queue.run(uuid, () =>
-      this.holding(reservation, async () => {
+      this.routes.run(admission, uuid, async () => {
         // Earlier commands in the queue may have taken a while: the device may be gone or offline now.
         const current = assertKnownDevice(this.registry.get(uuid), uuid);
         assertControllable(current);
@@ -67,18 +67,12 @@ export class ChannelCommands {
     );
   }
 
-  /** Holds the admitted room until the work finished; the messages it really sent were recorded as they went out. */
-  private async holding<T>(reservation: Reservation, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } finally {
-      this.budget.release(reservation);
-    }
+  private knownState(uuid: string, channel: number): boolean | null {
+    return this.registry.get(uuid)?.channels.find((c) => c.channel === channel)?.on ?? null;
   }
 
   private async readChannel(uuid: string, channel: number): Promise<boolean> {
-    const reservation = this.budget.assertReserve('caller');
-    const states = await this.holding(reservation, () => this.readStates(uuid));
+    const states = await this.readStates(uuid);
     const state = states.find((s) => s.channel === channel);
     if (!state) throw new AppError('CLOUD_ERROR', `Device ${uuid} did not report the state of channel ${channel}`);
     return state.on;
@@ -106,11 +100,11 @@ export class ChannelCommands {
    * Reads the states with room already admitted, in the device's queue behind any caller's command; a command ahead
    * may have made it moot, and `wanted` says whether the read is still wanted once its turn comes.
    */
-  readInBackground(uuid: string, reservation: Reservation, wanted: () => boolean): Promise<void> {
+  readInBackground(uuid: string, admission: Admission, wanted: () => boolean): Promise<void> {
     return this.deps.queue.run(
       uuid,
       () =>
-        this.holding(reservation, async () => {
+        this.routes.run(admission, uuid, async () => {
           if (wanted() && this.needsStateRead(uuid)) await this.readStates(uuid);
         }),
       'background',

@@ -4,6 +4,7 @@ import type { Capability, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
+import type { DeviceRoutes } from './device-routes.js';
 import { assertCapable, assertKnownDevice, assertReachable } from './device-rules.js';
 import type { Device } from './device.js';
 import type { MessageBudget } from './message-budget.js';
@@ -27,6 +28,8 @@ export interface DeviceActionsDeps {
   registry: DeviceRegistry;
   queue: DeviceQueue;
   budget: MessageBudget;
+  /** Chooses between the LAN and the cloud budget for each piece of work. */
+  routes: DeviceRoutes;
   clock: Clock;
   commandTimeoutMs: number;
   publish: (event: DeviceEvent) => void;
@@ -36,19 +39,20 @@ export interface DeviceActionsDeps {
 export abstract class DeviceActions {
   constructor(protected readonly deps: DeviceActionsDeps) {}
 
-  /** Admits `count` messages for a caller and runs the work in the device's queue, checking the device again there. */
+  /**
+   * Admits `count` cloud messages for a caller (none while the device is on the LAN) and runs the work in the
+   * device's queue, checking the device again there; a failed LAN call is retried once through the cloud.
+   */
   protected admitted<T>(uuid: string, count: number, work: (device: Device) => Promise<T>): Promise<T> {
     assertReachable(this.deviceWith(uuid));
-    const reservation = this.deps.budget.assertReserve('caller', count);
-    return this.deps.queue.run(uuid, async () => {
-      try {
+    const admission = this.deps.routes.admit(uuid, count);
+    return this.deps.queue.run(uuid, () =>
+      this.deps.routes.run(admission, uuid, async () => {
         const device = this.deviceWith(uuid);
         assertReachable(device);
         return await work(device);
-      } finally {
-        this.deps.budget.release(reservation);
-      }
-    });
+      }),
+    );
   }
 
   /** The known device with this family's capability, or DEVICE_NOT_FOUND / DEVICE_NOT_CONTROLLABLE. */

@@ -1,3 +1,5 @@
+import { AppError } from '@homeops/common/core';
+
 /** Which implementation of DeviceCloud serves the account. */
 export type CloudBackend = 'meross' | 'simulator';
 
@@ -129,6 +131,34 @@ export interface CloudChannel {
   name: string;
 }
 
+/** How messages reach a device now: straight over the LAN, through the cloud, or neither. */
+export type DeviceTransport = 'lan' | 'cloud' | 'unreachable';
+
+/** How the backend reaches one device, as the adapter sees it now. */
+export interface DeviceLink {
+  /** What the next message to the device takes; a `lan` message never counts against the cloud budget. */
+  transport: DeviceTransport;
+  /** The device's LAN address (`host` or `host:port`), null while unknown. */
+  address: string | null;
+  /** Where the address came from: the configuration or the device itself (Appliance.System.All). */
+  addressSource: 'config' | 'learned' | null;
+  /** Pushes from the device reach the service (its cloud broker connection is up); otherwise its state is polled over the LAN. */
+  pushes: boolean;
+  /** Why the LAN is not used for the device, in words; null while it is (or while no address is known). */
+  lanProblem: string | null;
+}
+
+/**
+ * A LAN call to a device failed (no answer, refused) and the backend now routes the device through the cloud: the
+ * service admits the cloud messages to the budget and runs the call once more. Never reaches a client unless the
+ * second run fails the same way (then it reads as the device's timeout).
+ */
+export class LanCallFailed extends AppError {
+  constructor(uuid: string, reason: string) {
+    super('CLOUD_TIMEOUT', `Device ${uuid} did not answer over the LAN (${reason})`);
+  }
+}
+
 /** A device as the cloud describes it, before the service adds state. */
 export interface CloudDevice {
   uuid: string;
@@ -147,14 +177,17 @@ export interface CloudDevice {
   channels: CloudChannel[];
   firmware?: string;
   hardware?: string;
+  /** How the device is reached; a backend without a LAN transport leaves it out (the cloud, when commandReady). */
+  link?: DeviceLink;
 }
 
 /**
  * Something that happened on the cloud side: a push, a command's effect, a session change, or one message of ours
- * that reached the cloud (`sent`: every HTTP API call and MQTT request, logins included; the budget counts them).
+ * that left (`sent`: every HTTP API call and MQTT request, logins included, which the budget counts, and every LAN
+ * request to a device (`via: 'lan'`), which it does not).
  */
 export type CloudEvent =
-  | { type: 'sent'; via: 'api' | 'mqtt'; what: string }
+  | { type: 'sent'; via: 'api' | 'mqtt' | 'lan'; what: string }
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
   | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
@@ -175,6 +208,8 @@ export type CloudEvent =
  */
 export interface DeviceCloud {
   readonly backend: CloudBackend;
+  /** The backend talks to devices over the LAN where it can (absent or false: the cloud only). */
+  readonly lanControl?: boolean;
   /** Starts the session in the background; resolves at once and never rejects because the cloud is down. */
   start(): Promise<void>;
   /** Closes the session (broker connections, timers); does not log out, so the token stays reusable. */
@@ -214,6 +249,17 @@ export interface DeviceCloud {
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.
    */
   submitMfaCode(code: string): Promise<void>;
+  /**
+   * Reads what the device reports in one go (Appliance.System.All, and its family's state where that lacks it) and
+   * announces it as events, like pushes; a System.All answer also tells the device's LAN address. `lanOnly`: never a
+   * cloud message (polling while pushes do not arrive); else by the device's transport. Absent without a LAN transport.
+   */
+  refresh?(uuid: string, lanOnly: boolean): Promise<void>;
+  /**
+   * The device list kept from an earlier run (with the LAN addresses learnt then), for a start while the cloud
+   * cannot be reached; null when none was kept.
+   */
+  storedDevices?(): Promise<CloudDevice[] | null>;
   /** Subscribes to cloud events; returns the unsubscribe function. */
   onEvent(listener: (event: CloudEvent) => void): () => void;
 }

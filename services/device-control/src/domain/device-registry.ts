@@ -1,6 +1,7 @@
 import type { CloudDevice } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
-import { copyDevice, isControllable, presenceOf, toDeviceRecord, type ChannelState, type Device, type DeviceStatus } from './device.js';
+import type { DeviceLink } from './device-cloud.js';
+import { copyDevice, isControllable, linkOf, presenceOf, toDeviceRecord, type ChannelState, type Device, type DeviceStatus } from './device.js';
 
 /** What one synchronization changed. */
 export interface SyncResult {
@@ -32,8 +33,15 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
     (device.coverPositioning ?? false) === (cloud.coverPositioning ?? false) &&
     device.firmware === cloud.firmware &&
     device.hardware === cloud.hardware &&
+    sameLink(device.link, linkOf(cloud)) &&
     device.channels.length === cloud.channels.length &&
     device.channels.every((c, i) => c.channel === cloud.channels[i]?.channel && c.name === cloud.channels[i]?.name)
+  );
+}
+
+function sameLink(a: DeviceLink, b: DeviceLink): boolean {
+  return (
+    a.transport === b.transport && a.address === b.address && a.addressSource === b.addressSource && a.pushes === b.pushes && a.lanProblem === b.lanProblem
   );
 }
 
@@ -56,6 +64,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     switchable: cloud.switchable,
     capabilities: [...cloud.capabilities],
     channels,
+    link: linkOf(cloud),
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
   if (cloud.coverPositioning) device.coverPositioning = true;
@@ -83,6 +92,12 @@ export class DeviceRegistry {
   get(uuid: string): Device | undefined {
     const device = this.devices.get(uuid);
     return device && copyDevice(device);
+  }
+
+  /** How the device is reached now, without copying the whole device. */
+  linkOf(uuid: string): DeviceLink | undefined {
+    const link = this.devices.get(uuid)?.link;
+    return link && { ...link };
   }
 
   counts(): DeviceCounts {

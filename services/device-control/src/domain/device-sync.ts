@@ -14,6 +14,11 @@ export interface SyncStatus {
   lastSuccessAt: string | null;
   lastResult: SyncResult | null;
   intervalSeconds: number;
+  /**
+   * Where the known device list came from: the cloud, or the list kept from an earlier run while the cloud could not
+   * be reached since the start (devices are then reached over the LAN); null before either.
+   */
+  source: 'cloud' | 'stored' | null;
 }
 
 interface DeviceSyncDeps {
@@ -42,6 +47,7 @@ export class DeviceSync {
       lastSuccessAt: null,
       lastResult: null,
       intervalSeconds: deps.intervalSeconds,
+      source: null,
     };
   }
 
@@ -111,6 +117,16 @@ export class DeviceSync {
     }
   }
 
+  /** No list yet and the cloud cannot give one: the list of an earlier run, if the backend kept one. */
+  private async loadStored(at: string): Promise<void> {
+    if (this.state.source !== null || !this.deps.cloud.storedDevices) return;
+    const stored = await this.deps.cloud.storedDevices().catch(() => null);
+    if (!stored || this.state.source !== null) return;
+    const result = this.deps.registry.reconcile(stored, at);
+    this.state = { ...this.state, source: 'stored' };
+    this.deps.logger.info({ devices: result.total }, 'the cloud cannot be reached: using the device list kept from the last run');
+  }
+
   private async synchronize(): Promise<SyncResult> {
     const { cloud, clock } = this.deps;
     let devices: CloudDevice[];
@@ -125,12 +141,13 @@ export class DeviceSync {
       const at = isoNow(clock);
       const error = (err as Error).message;
       this.state = { ...this.state, lastAt: at, ok: false, error };
+      await this.loadStored(at);
       this.deps.publish({ type: 'sync', ok: false, at, error });
       throw err;
     }
     const at = isoNow(clock);
     const result = this.deps.registry.reconcile(devices, at);
-    this.state = { ...this.state, lastAt: at, ok: true, error: null, lastSuccessAt: at, lastResult: result };
+    this.state = { ...this.state, lastAt: at, ok: true, error: null, lastSuccessAt: at, lastResult: result, source: 'cloud' };
     this.deps.publish({ type: 'sync', ok: true, at, result });
     return result;
   }

@@ -14,6 +14,9 @@ import type { Aged } from './device-actions.js';
 import { Energy, type EnergyCacheOptions } from './energy.js';
 import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
 import { Hubs, type ValveResult } from './hubs.js';
+import { DeviceRoutes } from './device-routes.js';
+import { lanHealthOf, type LanHealth } from './lan-health.js';
+import { LanPolling } from './lan-polling.js';
 import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
@@ -33,6 +36,8 @@ export interface DeviceServiceOptions {
   backgroundReadIntervalSeconds?: number;
   /** How old energy readings may be before a request reads again. */
   energyCache?: EnergyCacheOptions;
+  /** Devices whose pushes do not arrive are read over the LAN this often (default 30; 0 off). */
+  lanPollSeconds?: number;
 }
 
 /** Re-exported for callers of the service. */
@@ -41,8 +46,8 @@ export type { Aged, ChannelCommandResult, CoverAction, CoverResult, CoverView, G
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
   windows: BudgetWindowStatus[];
-  /** Messages that reached the cloud since the start, by way. */
-  sent: { api: number; mqtt: number };
+  /** Messages sent since the start, by way: `api` and `mqtt` reached the cloud (and count), `lan` went to devices directly (and do not). */
+  sent: { api: number; mqtt: number; lan: number };
 }
 
 /** What /health reports about devices, sync and the message budget. */
@@ -50,6 +55,7 @@ export interface DeviceServiceHealth {
   sync: SyncStatus;
   devices: DeviceCounts;
   budget: BudgetHealth;
+  lan: LanHealth;
   /** The burst window under its old name, for scripts written against 1.0. */
   commands: { limitPerMinute: number; usedLastMinute: number };
 }
@@ -62,7 +68,9 @@ export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
   private readonly registry = new DeviceRegistry((event) => this.publish(event));
   private readonly budget: MessageBudget;
-  private readonly sent = { api: 0, mqtt: 0 };
+  private readonly sent = { api: 0, mqtt: 0, lan: 0 };
+  private readonly routes: DeviceRoutes;
+  private readonly polling: LanPolling;
   private readonly commands: ChannelCommands;
   private readonly garageDoors: GarageDoors;
   private readonly covers: Covers;
@@ -87,11 +95,13 @@ export class DeviceService {
       clock,
     );
     const queue = new DeviceQueue();
+    this.routes = new DeviceRoutes({ cloud, registry: this.registry, budget: this.budget });
+    this.polling = new LanPolling({ cloud, registry: this.registry, queue, clock, logger, intervalMs: (options.lanPollSeconds ?? 30) * 1000 });
     this.commands = new ChannelCommands({
       cloud,
       registry: this.registry,
       queue,
-      budget: this.budget,
+      routes: this.routes,
       clock,
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
@@ -101,6 +111,7 @@ export class DeviceService {
       registry: this.registry,
       queue,
       budget: this.budget,
+      routes: this.routes,
       clock,
       commandTimeoutMs: options.commandTimeoutMs,
       publish: (event: DeviceEvent) => this.publish(event),
@@ -113,11 +124,12 @@ export class DeviceService {
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
+        routes: this.routes,
         clock,
         logger,
         minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
         needsRead: (uuid) => this.commands.needsStateRead(uuid),
-        read: (uuid, reservation, wanted) => this.commands.readInBackground(uuid, reservation, wanted),
+        read: (uuid, admission, wanted) => this.commands.readInBackground(uuid, admission, wanted),
       });
     }
     this.syncer = new DeviceSync({
@@ -140,12 +152,14 @@ export class DeviceService {
   async start(): Promise<void> {
     this.unsubscribe ??= this.cloud.onEvent((event) => this.applyCloudEvent(event));
     await this.cloud.start();
+    this.polling.start();
     await this.syncer.start();
   }
 
   /** Stops timers and listeners, then the cloud session. */
   async stop(): Promise<void> {
     this.syncer.stop();
+    this.polling.stop();
     this.reads?.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
@@ -272,12 +286,13 @@ export class DeviceService {
       sync: this.syncer.status(),
       devices: this.registry.counts(),
       budget: { windows, sent: { ...this.sent } },
+      lan: lanHealthOf(this.registry.list(), this.cloud.lanControl ?? false),
       commands: { limitPerMinute: burst?.limit ?? 0, usedLastMinute: burst?.used ?? 0 },
     };
   }
 
   private assertListLoaded(): void {
-    if (this.syncer.status().lastSuccessAt !== null) return;
+    if (this.syncer.status().source !== null) return;
     throw new AppError('CLOUD_UNAVAILABLE', 'The device list has not been loaded from the cloud yet', {
       solution: 'Retry after the time given in Retry-After; see /health for the cloud session',
       retryAfterSeconds: retryAfterFrom(this.cloud.status(), this.clock.now()),
@@ -289,7 +304,8 @@ export class DeviceService {
     switch (event.type) {
       case 'sent':
         this.sent[event.via] += 1;
-        this.budget.record();
+        // A LAN request goes to the device directly: Meross never sees it.
+        if (event.via !== 'lan') this.budget.record();
         break;
       case 'channel':
         this.registry.setChannel(event.uuid, event.channel, event.on, event.source, now);
@@ -318,6 +334,8 @@ export class DeviceService {
         if (!event.device.commandReady || !event.device.online) this.forgetFamilies(event.device.uuid);
         this.registry.update(event.device, now);
         this.reads?.request([event.device.uuid]);
+        // Pushes stopped (the cloud or its broker went away): read it over the LAN now, then every interval.
+        this.polling.request([event.device.uuid]);
         break;
       case 'session':
         this.publish({ type: 'session', status: event.status });

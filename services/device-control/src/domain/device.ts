@@ -1,4 +1,4 @@
-import type { Capability, CloudChannel, CloudDevice } from './device-cloud.js';
+import type { Capability, CloudChannel, CloudDevice, DeviceLink } from './device-cloud.js';
 
 /** Where a device stands: online, offline, or installing a firmware update (not online, back by itself). */
 export type DeviceStatus = 'online' | 'offline' | 'upgrading';
@@ -13,10 +13,17 @@ export interface ChannelState extends CloudChannel {
   on: boolean | null;
 }
 
+/** How a device is reached: the backend's word, or, from a backend without a LAN transport, the cloud while its command channel is up. */
+export function linkOf(cloud: Pick<CloudDevice, 'commandReady' | 'link'>): DeviceLink {
+  if (cloud.link) return { ...cloud.link };
+  return { transport: cloud.commandReady ? 'cloud' : 'unreachable', address: null, addressSource: null, pushes: cloud.commandReady, lanProblem: null };
+}
+
 /** A device as the service knows it: the cloud's description plus channel states, its presence as one value. */
-export interface Device extends Omit<CloudDevice, 'channels' | 'online' | 'upgrading'> {
+export interface Device extends Omit<CloudDevice, 'channels' | 'online' | 'upgrading' | 'link'> {
   presence: DeviceStatus;
   channels: ChannelState[];
+  link: DeviceLink;
   /** Last time the device was seen online (sync, push or command acknowledgement), ISO time. */
   lastSeenAt: string | null;
 }
@@ -28,7 +35,7 @@ export function isControllable(device: Pick<Device, 'presence' | 'commandReady' 
 
 /** A deep copy safe to hand out of the domain. */
 export function copyDevice(device: Device): Device {
-  return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
+  return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })), link: { ...device.link } };
 }
 
 /** A device as it goes out (the `device` event, and under the view): presence as `online` and `upgrading` (only when true). */
@@ -58,7 +65,11 @@ export function toDeviceView(device: Device): DeviceView {
 export function describeUnreachable(device: Device): string | undefined {
   if (device.presence === 'upgrading') return 'the device is installing a firmware update; it comes back by itself';
   if (device.presence === 'offline') return 'the device is offline';
-  if (!device.commandReady) return 'the command channel to the device is not connected yet';
+  if (!device.commandReady) {
+    const { address, lanProblem } = device.link;
+    if (address === null) return 'the command channel to the device is not connected yet';
+    return `neither the LAN (${address}${lanProblem ? `: ${lanProblem}` : ''}) nor the cloud reaches the device now`;
+  }
   return undefined;
 }
 

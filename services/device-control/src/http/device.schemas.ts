@@ -54,6 +54,11 @@ export const DeviceSchema = z
     firmware: z.string().nullable(),
     hardware: z.string().nullable(),
     lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),
+    transport: z.enum(['lan', 'cloud', 'unreachable']).openapi({
+      description: 'How the next message to the device travels: straight over the LAN (costs no cloud message), through the cloud, or neither',
+    }),
+    address: z.string().nullable().openapi({ description: 'The LAN address (host or host:port), from the configuration or the device; null while unknown' }),
+    lanProblem: z.string().nullable().openapi({ description: 'Why the LAN is not used for this device (wrong key, encryption, no answer); null while it is' }),
   })
   .openapi('Device');
 

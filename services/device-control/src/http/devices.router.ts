@@ -56,6 +56,9 @@ function toBody(d: DeviceView): DeviceBody {
     firmware: d.firmware ?? null,
     hardware: d.hardware ?? null,
     lastSeenAt: d.lastSeenAt,
+    transport: d.link.transport,
+    address: d.link.address,
+    lanProblem: d.link.lanProblem,
   };
 }
 

@@ -22,6 +22,10 @@ const HealthDetails = {
     lastSuccessAt: z.string().nullable(),
     lastResult: z.object({ total: z.number(), added: z.number(), removed: z.number(), updated: z.number() }).nullable(),
     intervalSeconds: z.number(),
+    source: z
+      .enum(['cloud', 'stored'])
+      .nullable()
+      .openapi({ description: 'Where the device list came from: the cloud, or the list kept from an earlier run while the cloud cannot be reached' }),
   }),
   devices: z.object({
     total: z.number(),
@@ -41,9 +45,22 @@ const HealthDetails = {
           reservedForCallers: z.number().openapi({ description: 'The last share of the window background work never spends' }),
         }),
       ),
-      sent: z.object({ api: z.number(), mqtt: z.number() }).openapi({ description: 'Messages that reached the cloud since the start' }),
+      sent: z
+        .object({ api: z.number(), mqtt: z.number(), lan: z.number() })
+        .openapi({ description: 'Messages sent since the start: api and mqtt reached the cloud and count; lan went to devices directly and do not' }),
     })
     .openapi({ description: 'The account-wide cloud message budget (every HTTP API call and MQTT request counts)' }),
+  lan: z
+    .object({
+      enabled: z.boolean(),
+      summary: z.string().openapi({ description: 'Devices reached over the LAN, e.g. "7 of 8 devices", or "off"' }),
+      total: z.number(),
+      lan: z.number(),
+      cloud: z.number(),
+      unreachable: z.number(),
+      problems: z.array(z.object({ uuid: z.string(), name: z.string(), problem: z.string() })),
+    })
+    .openapi({ description: 'How devices are reached, apart from the cloud session: over the LAN, through the cloud, or neither' }),
   commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }).openapi({ description: 'The burst window under its 1.0 name' }),
   eventStreams: z.number(),
 };
@@ -59,14 +76,26 @@ export interface HealthDeps {
   openLan?: boolean;
 }
 
-/** Why the service is degraded: each problem in a sentence, empty when all is well. */
+/** Only a person can bring these back: 503, so a monitor alerts. */
+const NEEDS_A_PERSON = new Set(['failed', 'needs-mfa']);
+
+/**
+ * Why the service is degraded: each problem in a sentence, empty when all is well. A cloud session that is down
+ * while every device answers over the LAN degrades nothing the house needs (pushes come by polling then); one that
+ * waits for a person always counts.
+ */
 function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['health']>): string[] {
   const problems: string[] = [];
-  if (cloud.state !== 'connected') problems.push(`the cloud session is ${cloud.state}${cloud.action ? `: ${cloud.action}` : ''}`);
-  if (health.sync.ok !== true) problems.push(health.sync.ok === false ? `the last sync failed: ${health.sync.error}` : 'no sync yet');
+  const { lan } = health;
+  const lanServesAll = lan.enabled && lan.total > 0 && lan.lan === lan.total;
+  const cloudMatters = !lanServesAll || NEEDS_A_PERSON.has(cloud.state);
+  if (cloud.state !== 'connected' && cloudMatters) problems.push(`the cloud session is ${cloud.state}${cloud.action ? `: ${cloud.action}` : ''}`);
+  if (health.sync.ok !== true && cloudMatters) problems.push(health.sync.ok === false ? `the last sync failed: ${health.sync.error}` : 'no sync yet');
   if (health.devices.awaitingCommandChannel > 0) {
     problems.push(`${health.devices.awaitingCommandChannel} online switch(es) cannot be reached over their command channel`);
   }
+  if (lan.enabled && lan.unreachable > 0) problems.push(`${lan.unreachable} device(s) answer neither over the LAN nor through the cloud`);
+  for (const { name, problem } of lan.problems) problems.push(`${name}: ${problem}`);
   if (cloud.tokenStore.writable === false) {
     problems.push(
       `the session token cannot be saved to ${cloud.tokenStore.file} (${cloud.tokenStore.error}); every restart logs in again, which can lock the account`,
@@ -74,9 +103,6 @@ function findProblems(cloud: CloudStatus, health: ReturnType<DeviceService['heal
   }
   return problems;
 }
-
-/** Only a person can bring these back: 503, so a monitor alerts. */
-const NEEDS_A_PERSON = new Set(['failed', 'needs-mfa']);
 
 /**
  * GET /health: 200 while serving, 503 while the session waits for a person (refused credentials, an MFA code). Degraded when the session is not up, the last
@@ -108,6 +134,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
           sync: health.sync,
           devices: health.devices,
           budget: health.budget,
+          lan: health.lan,
           commands: health.commands,
           eventStreams: deps.hub.size,
         },

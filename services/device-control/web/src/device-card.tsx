@@ -8,6 +8,8 @@ import { LightPanel } from './light-panel.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
+const TRANSPORT_CLASS = { lan: 'ok', cloud: 'warn', unreachable: 'bad' } as const;
+const TRANSPORT_TEXT = { lan: 'LAN', cloud: 'cloud', unreachable: 'unreachable' } as const;
 
 interface Props {
   client: ApiClient;
@@ -54,6 +56,11 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
       </div>
       <p class="muted">
         {device.type} · <span title={localTime(device.lastSeenAt)}>seen {timeFromNow(device.lastSeenAt)}</span>
+      </p>
+      <p class="muted transport" title={device.lanProblem ?? undefined}>
+        via <span class={`badge ${TRANSPORT_CLASS[device.transport]}`}>{TRANSPORT_TEXT[device.transport]}</span>
+        {device.address ? <span class="address"> {device.address}</span> : null}
+        {device.lanProblem ? <span class="lan-problem"> · {device.lanProblem}</span> : null}
       </p>
       {device.capabilities.includes('garageDoor') ? (
         <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />

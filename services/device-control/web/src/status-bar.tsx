@@ -38,6 +38,11 @@ export function StatusBar({
         Cloud <span class={`badge ${STATE_CLASS[cloud.state] ?? 'bad'}`}>{cloud.state}</span>
         {health.backend === 'simulator' ? ' (simulator)' : ''}
       </span>
+      {health.lan ? (
+        <span>
+          LAN <strong>{health.lan.summary}</strong>
+        </span>
+      ) : null}
       {health.budget.windows.map((w) => (
         <span key={w.window}>
           Budget per {WINDOW_NAME[w.window]}: <strong>{w.remaining}</strong> of {w.limit} left

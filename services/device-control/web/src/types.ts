@@ -14,6 +14,11 @@ export interface Device {
   firmware: string | null;
   hardware: string | null;
   lastSeenAt: string | null;
+  /** How the next message travels: straight over the LAN, through the cloud, or neither. */
+  transport: 'lan' | 'cloud' | 'unreachable';
+  /** The LAN address (host or host:port), null while unknown. */
+  address: string | null;
+  lanProblem: string | null;
 }
 
 /** GET /health as anyone gets it: without the key (when one is set) there is nothing more. */
@@ -30,6 +35,8 @@ export interface Health extends HealthSummary {
   cloud: { state: string; action: string | null; retryAt: string | null };
   sync: { lastSuccessAt: string | null };
   budget: { windows: Array<{ window: 'hour' | 'burst'; limit: number; used: number; remaining: number }> };
+  /** Absent from a service older than local control. */
+  lan?: { enabled: boolean; summary: string };
 }
 
 /** A channel event of GET /events. */

@@ -1,4 +1,9 @@
-import type { CloudDevice, HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import type { CloudDevice, DeviceLink, HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+
+/** A device the simulated house reaches over its LAN (addresses from 192.0.2.0/24, a range kept for documentation). */
+function onLan(address: string): DeviceLink {
+  return { transport: 'lan', address, addressSource: 'learned', pushes: true, lanProblem: null };
+}
 
 /** A simulated device: its description, the state of each channel and, for an opener, whether each door is open. */
 export interface SimulatedDevice {
@@ -65,7 +70,10 @@ function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: 
   };
 }
 
-/** The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door, blinds, a bulb, a hub. */
+/**
+ * The quick-start account: a plug, a four-channel strip with named outlets, a plug that is offline, a garage door,
+ * blinds, a bulb, a hub; the door, the blinds and the bulb answer over the (simulated) LAN, the rest through the cloud.
+ */
 export function defaultSimulatedDevices(): SimulatedDevice[] {
   return [
     simulated(
@@ -128,6 +136,7 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         channels: [{ channel: 0, name: 'Garage Door' }],
         firmware: '3.2.7',
         hardware: '3.0.0',
+        link: onLan('192.0.2.21'),
       },
       [],
     ),
@@ -144,6 +153,7 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         channels: [{ channel: 0, name: 'Bedroom Blinds' }],
         firmware: '6.6.6',
         hardware: '6.0.0',
+        link: onLan('192.0.2.22'),
       },
       [],
     ),
@@ -159,6 +169,7 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         channels: [{ channel: 0, name: 'Reading Light' }],
         firmware: '4.1.18',
         hardware: '4.0.0',
+        link: onLan('192.0.2.23'),
       },
       [true],
     ),

@@ -31,12 +31,19 @@ export interface SimulatorOptions {
 }
 
 function copyDevice(device: CloudDevice): CloudDevice {
-  return { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
+  const copy = { ...device, capabilities: [...device.capabilities], channels: device.channels.map((c) => ({ ...c })) };
+  if (device.link) copy.link = { ...device.link };
+  return copy;
 }
 
-/** An in-memory account that behaves like the Meross cloud: commands, pushes, presence and list changes. */
+/**
+ * An in-memory account that behaves like the Meross cloud: commands, pushes, presence and list changes. Devices with
+ * a LAN link answer "over the LAN": their messages are announced as `lan` (free of the budget), and they stay
+ * reachable while the session is down.
+ */
 export class SimulatorCloud implements DeviceCloud {
   readonly backend = 'simulator' as const;
+  readonly lanControl = true;
   private readonly devices = new Map<string, SimulatedDevice>();
   private readonly listeners = new Set<(event: CloudEvent) => void>();
   private readonly latencyMs: number;
@@ -82,14 +89,14 @@ export class SimulatorCloud implements DeviceCloud {
   async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
     await this.roundTrip();
     const { states } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'state read' });
+    this.announceSent(uuid, 'state read');
     return [...states].map(([channel, on]) => ({ channel, on }));
   }
 
   async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
     await this.roundTrip();
     const { doors } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'garage door read' });
+    this.announceSent(uuid, 'garage door read');
     return [...doors].map(([channel, open]) => ({ channel, state: open ? 'open' : 'closed' }));
   }
 
@@ -97,7 +104,7 @@ export class SimulatorCloud implements DeviceCloud {
   async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
     await this.roundTrip();
     const { doors } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'garage door command' });
+    this.announceSent(uuid, 'garage door command');
     if (!doors.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no door ${channel}`);
     if (doors.get(channel) === open) return { channel, state: open ? 'open' : 'closed' };
     doors.set(channel, open);
@@ -112,8 +119,8 @@ export class SimulatorCloud implements DeviceCloud {
   async readCovers(uuid: string): Promise<CoverReading[]> {
     await this.roundTrip();
     const { covers } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'cover position read' });
-    this.emit({ type: 'sent', via: 'mqtt', what: 'cover state read' });
+    this.announceSent(uuid, 'cover position read');
+    this.announceSent(uuid, 'cover state read');
     return [...covers].map(([channel, position]) => ({ channel, position, motion: 'idle' }));
   }
 
@@ -121,7 +128,7 @@ export class SimulatorCloud implements DeviceCloud {
   async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
     await this.roundTrip();
     const { covers } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'cover command' });
+    this.announceSent(uuid, 'cover command');
     const from = covers.get(channel);
     if (from === undefined) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no cover channel ${channel}`);
     if (target === 'stop' || target === from) {
@@ -142,14 +149,14 @@ export class SimulatorCloud implements DeviceCloud {
   async readLight(uuid: string): Promise<LightReading[]> {
     await this.roundTrip();
     const { lights } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'light read' });
+    this.announceSent(uuid, 'light read');
     return [...lights.values()].map((l) => ({ ...l, supports: { ...l.supports } }));
   }
 
   async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
     await this.roundTrip();
     const { lights } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'light command' });
+    this.announceSent(uuid, 'light command');
     const light = lights.get(channel);
     if (!light) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no light channel ${channel}`);
     Object.assign(light, change);
@@ -159,7 +166,7 @@ export class SimulatorCloud implements DeviceCloud {
   async readPower(uuid: string): Promise<PowerReading> {
     await this.roundTrip();
     const { states, device } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'power read' });
+    this.announceSent(uuid, 'power read');
     if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
     const voltage = Math.round((229 + Math.random() * 3) * 10) / 10;
     const power = states.get(0) ? Math.round((59 + Math.random() * 2) * 10) / 10 : 0.4;
@@ -170,7 +177,7 @@ export class SimulatorCloud implements DeviceCloud {
   async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
     await this.roundTrip();
     const { device } = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'energy read' });
+    this.announceSent(uuid, 'energy read');
     if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
     return Array.from({ length: 7 }, (_, i) => ({
       date: new Date(this.clock.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
@@ -181,14 +188,14 @@ export class SimulatorCloud implements DeviceCloud {
   async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
     await this.roundTrip();
     const simulated = this.assertReachable(uuid);
-    for (const what of ['valves read', 'sensors read', 'batteries read']) this.emit({ type: 'sent', via: 'mqtt', what });
+    for (const what of ['valves read', 'sensors read', 'batteries read']) this.announceSent(uuid, what);
     return simulated.subdevices.map((d) => ({ ...d }));
   }
 
   async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     await this.roundTrip();
     const simulated = this.assertReachable(uuid);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'valve command' });
+    this.announceSent(uuid, 'valve command');
     const valve = simulated.subdevices.find((d) => d.id === id && d.kind === 'valve');
     if (!valve) throw new AppError('CLOUD_ERROR', `Hub ${uuid} answered ERROR: no valve ${id}`);
     Object.assign(valve, change);
@@ -198,7 +205,7 @@ export class SimulatorCloud implements DeviceCloud {
     await this.roundTrip();
     const { states, device } = this.assertReachable(uuid);
     if (!device.capabilities.includes('switch')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} is not a switch`);
-    this.emit({ type: 'sent', via: 'mqtt', what: 'switch command' });
+    this.announceSent(uuid, 'switch command');
     if (!states.has(channel)) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no channel ${channel}`);
     states.set(channel, on);
     this.emit({ type: 'channel', uuid, channel, on, source: 'command' });
@@ -223,6 +230,7 @@ export class SimulatorCloud implements DeviceCloud {
     const { device } = this.assertKnown(uuid);
     device.online = online;
     device.commandReady = online;
+    if (device.link) device.link = { ...device.link, transport: online ? 'lan' : 'unreachable' };
     // The real cloud reports presence, and the command channel follows once the device reconnects.
     this.emit({ type: 'device', device: copyDevice(device) });
     this.emit({ type: 'online', uuid, online });
@@ -259,8 +267,9 @@ export class SimulatorCloud implements DeviceCloud {
   }
 
   private assertReachable(uuid: string): SimulatedDevice {
-    this.assertSession();
     const device = this.assertKnown(uuid);
+    // A device on the LAN answers whatever the cloud session does.
+    if (device.device.link?.transport !== 'lan') this.assertSession();
     if (!device.device.online) throw new AppError('DEVICE_NOT_CONTROLLABLE');
     return device;
   }
@@ -268,6 +277,11 @@ export class SimulatorCloud implements DeviceCloud {
   private setState(state: CloudStatus['state']): void {
     this.state = state;
     this.emit({ type: 'session', status: this.status() });
+  }
+
+  /** One message to a device: over the LAN where the device has a LAN link, else through the cloud. */
+  private announceSent(uuid: string, what: string): void {
+    this.emit({ type: 'sent', via: this.devices.get(uuid)?.device.link?.transport === 'lan' ? 'lan' : 'mqtt', what });
   }
 
   private emit(event: CloudEvent): void {
