@@ -113,7 +113,10 @@ export async function createNotification(ctx: NotificationContext, deps: CreateD
     const type = assertAttachmentType(incoming.data, incoming.contentType);
     attachment = { filename: safeFilename(incoming.filename, `attachment-${id}`), contentType: type.contentType, size: incoming.data.length };
   }
-  const delivery: Delivery = { status: deps.deliveryEnabled ? 'pending' : 'skipped', attempts: 0, ...(to === undefined ? {} : { to }) };
+  // Without a provider there is no route either (routeOf): a skipped delivery holds its status and count only.
+  const delivery: Delivery = deps.deliveryEnabled
+    ? { status: 'pending', attempts: 0, ...(to === undefined ? {} : { to }) }
+    : { status: 'skipped', attempts: 0 };
   // Given fields in the record's documented order, optional ones only when set (no empty keys in the file).
   const fields: Record<string, unknown> = { id, recipient: input.recipient, title: input.title, message: input.message, priority };
   for (const key of OPTIONAL_FIELDS) {

@@ -1,5 +1,5 @@
 import { DeliveryError, type PushReceipt } from './push-provider.js';
-import type { Delivery } from './notification.js';
+import type { FailedDelivery, PendingDelivery, SentDelivery, UnknownDelivery } from './notification.js';
 
 /** How retries are spaced and bounded. */
 export interface RetryPolicy {
@@ -16,7 +16,7 @@ export function retryDelayMs(policy: RetryPolicy, attempts: number): number {
 }
 
 /** The delivery state after an accepted attempt. */
-export function sentDelivery(receipt: PushReceipt, attempts: number, at: string): Delivery {
+export function sentDelivery(receipt: PushReceipt, attempts: number, at: string): SentDelivery {
   return {
     status: 'sent',
     attempts,
@@ -43,11 +43,24 @@ function describe(err: unknown): { text: string; retryable: boolean } {
 export const UNKNOWN_EMERGENCY_TEXT =
   'Pushover may have created this emergency alarm (no answer came); it is not sent again so that it never rings twice. Check the phone, and resend it if it did not arrive';
 
+/** An emergency's claimed attempt cut off by a stop: it may have reached Pushover, so it is `unknown`, never sent again. */
+export function interruptedDelivery(claimed: PendingDelivery): UnknownDelivery {
+  const { nextAttemptAt: _next, ...rest } = claimed;
+  return { ...rest, status: 'unknown', error: `${UNKNOWN_EMERGENCY_TEXT}: the service stopped while it was being sent` };
+}
+
 /**
  * The delivery state after a failed attempt: retry later (counted from when it failed), or give up with the reason.
  * An emergency (priority 2) that may have reached Pushover is `unknown`, never retried: a second alarm is worse.
  */
-export function failedDelivery(err: unknown, attempts: number, at: Date, policy: RetryPolicy, failedAt = at, priority = 0): Delivery {
+export function failedDelivery(
+  err: unknown,
+  attempts: number,
+  at: Date,
+  policy: RetryPolicy,
+  failedAt = at,
+  priority = 0,
+): PendingDelivery | FailedDelivery | UnknownDelivery {
   const { text, retryable } = describe(err);
   const lastAttemptAt = at.toISOString();
   const maybeDelivered = !(err instanceof DeliveryError) || err.details.maybeDelivered === true;

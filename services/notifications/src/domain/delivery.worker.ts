@@ -1,8 +1,8 @@
 import { setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { failedDelivery, retryDelayMs, sentDelivery, UNKNOWN_EMERGENCY_TEXT, type RetryPolicy } from './delivery-outcome.js';
+import { failedDelivery, interruptedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
 import type { NotificationContext } from './notification-context.js';
-import type { Delivery, NotificationRecord } from './notification.js';
+import type { Delivery, ExpiredDelivery, NotificationRecord, PendingDelivery } from './notification.js';
 import type { PushMessage, PushProvider } from './push-provider.js';
 import { toPushMessage } from './push-message.js';
 
@@ -65,9 +65,9 @@ export class DeliveryWorker {
       const { delivery } = record;
       const state = this.tracked.get(record.id);
       if (state && state.kind !== 'unrecorded') continue;
-      if (record.priority === 2 && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
-        void this.record(record.id, { ...delivery, status: 'unknown', error: `${UNKNOWN_EMERGENCY_TEXT}: the service stopped while it was being sent` }).catch(
-          (err: unknown) => this.ctx.logger.error({ err, id: record.id }, 'an interrupted emergency could not be recorded as unknown'),
+      if (record.priority === 2 && delivery.status === 'pending' && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
+        void this.record(record.id, interruptedDelivery(delivery)).catch((err: unknown) =>
+          this.ctx.logger.error({ err, id: record.id }, 'an interrupted emergency could not be recorded as unknown'),
         );
         continue;
       }
@@ -199,11 +199,12 @@ export class DeliveryWorker {
     const record = await this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
     if (!record || record.delivery.status !== 'pending' || this.phase.kind === 'stopped') return record;
-    const expired = this.expiry(record);
+    const pending = record.delivery;
+    const expired = this.expiry(record, pending);
     if (expired) return this.record(id, expired);
-    const attempts = record.delivery.attempts + 1;
+    const attempts = pending.attempts + 1;
     const startedAt = new Date(this.ctx.clock.now());
-    const { error: _error, nextAttemptAt: _next, ...rest } = record.delivery;
+    const { error: _error, nextAttemptAt: _next, ...rest } = pending;
     // Another instance may have taken it (or sent it) since it was read: only the claim's winner sends.
     const claimed = await this.ctx.repository.claimAttempt(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
     if (!claimed) return this.ctx.repository.get(id);
@@ -216,7 +217,7 @@ export class DeliveryWorker {
       delivery = failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);
     }
     // Where it goes and when it was resent stay on the record whatever the outcome.
-    const { to, resentAt } = record.delivery;
+    const { to, resentAt } = pending;
     return this.record(id, { ...delivery, ...(to === undefined ? {} : { to }), ...(resentAt === undefined ? {} : { resentAt }) });
   }
 
@@ -224,12 +225,12 @@ export class DeliveryWorker {
    * After an outage or a long downtime a phone must not get a burst of stale alerts: a delivery older than the
    * maximum age (or the notification's own ttl, when shorter) ends as `expired`.
    */
-  private expiry(record: NotificationRecord): Delivery | undefined {
+  private expiry(record: NotificationRecord, pending: PendingDelivery): ExpiredDelivery | undefined {
     const limit = this.ageLimitOf(record);
     if (limit === undefined) return undefined;
     const ageMs = this.ctx.clock.now() - limit.from;
     if (!(ageMs > limit.maxAgeMs)) return undefined;
-    const { nextAttemptAt: _next, ...rest } = record.delivery;
+    const { nextAttemptAt: _next, ...rest } = pending;
     return {
       ...rest,
       status: 'expired',

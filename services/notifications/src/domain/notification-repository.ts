@@ -1,4 +1,4 @@
-import type { Delivery, NotificationPatch, NotificationRecord } from './notification.js';
+import type { NotificationPatch, NotificationRecord, PendingDelivery } from './notification.js';
 
 /** One page of a recipient's history, newest first. */
 export interface NotificationPage {
@@ -55,7 +55,7 @@ export interface NotificationRepository {
    * record is still pending with that count and no other instance holds it; resolves the stored record, or undefined
    * when it is not this caller's to send (gone, no longer pending, or claimed elsewhere).
    */
-  claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined>;
+  claimAttempt(id: string, delivery: PendingDelivery): Promise<NotificationRecord | undefined>;
   /** Marks every unread record of the recipient read at `readAt`; resolves how many changed. */
   markAllRead(recipient: string, readAt: string): Promise<number>;
   /** Removes the record; resolves it, or undefined when the id is unknown. */

@@ -1,26 +1,52 @@
 /** Pushover's priorities: -2 lowest, -1 low, 0 normal, 1 high, 2 emergency. */
 export type Priority = -2 | -1 | 0 | 1 | 2;
 
-/** Where delivery of one notification stands. */
-export interface Delivery {
-  /**
-   * expired: still pending when it became too old to be worth sending (DELIVERY_MAX_AGE_SECONDS or its ttl);
-   * unknown: an emergency whose send got no answer: it may be ringing, so it is not sent again (resend it if not).
-   */
-  status: 'sent' | 'pending' | 'failed' | 'skipped' | 'expired' | 'unknown';
-  attempts: number;
+/** `T` with the other `Keys` declared absent: on the union, reading one gives undefined and setting one does not compile. */
+type Only<T, Keys extends PropertyKey> = T & { [K in Exclude<Keys, keyof T>]?: never };
+
+/** Every field a delivery may hold; each status below holds its own and none of the others. */
+type DeliveryKey = 'status' | 'attempts' | 'to' | 'resentAt' | 'receipt' | 'request' | 'error' | 'lastAttemptAt' | 'nextAttemptAt';
+
+/** Where a delivery goes and since when: kept through every attempt and outcome. */
+interface DeliveryRoute {
   /** The recipient alias whose Pushover key it goes to (`default`: the provider's own user key); never the key. */
   to?: string;
   /** When it was resent by request: its maximum age counts from then. */
   resentAt?: string;
-  /** Pushover's receipt (emergency priority only). */
-  receipt?: string;
-  /** Pushover's request id of the accepted attempt. */
-  request?: string;
-  error?: string;
-  lastAttemptAt?: string;
-  nextAttemptAt?: string;
 }
+
+/**
+ * Waiting for its first attempt; under way (`lastAttemptAt`: when the claimed attempt began); or, after `error`,
+ * waiting for the retry at `nextAttemptAt`. Only a pending delivery is ever sent.
+ */
+export type PendingDelivery = Only<
+  { status: 'pending'; attempts: number; lastAttemptAt?: string; error?: string; nextAttemptAt?: string } & DeliveryRoute,
+  DeliveryKey
+>;
+
+/**
+ * Accepted by Pushover: its request id, the receipt of an emergency (priority 2) and when the attempt began. The service
+ * writes `request` and `lastAttemptAt` with every send; a history may hold a sent delivery without them.
+ */
+export type SentDelivery = Only<{ status: 'sent'; attempts: number; request?: string; receipt?: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
+
+/** Given up: refused for good, or out of attempts. */
+export type FailedDelivery = Only<{ status: 'failed'; attempts: number; error: string; lastAttemptAt: string } & DeliveryRoute, DeliveryKey>;
+
+/** An emergency whose send got no answer: it may be ringing, so it is not sent again (resend it if not). */
+export type UnknownDelivery = Only<{ status: 'unknown'; attempts: number; error: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
+
+/** Still pending when it became too old to be worth sending (DELIVERY_MAX_AGE_SECONDS or its ttl). */
+export type ExpiredDelivery = Only<{ status: 'expired'; attempts: number; error: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
+
+/** Never sent: no push provider was configured when it was created. */
+export type SkippedDelivery = Only<{ status: 'skipped'; attempts: number }, DeliveryKey>;
+
+/** Where delivery of one notification stands: one variant per status, each with exactly the fields that status has. */
+export type Delivery = PendingDelivery | SentDelivery | FailedDelivery | UnknownDelivery | ExpiredDelivery | SkippedDelivery;
+
+/** The statuses a delivery can have. */
+export type DeliveryStatus = Delivery['status'];
 
 /** Priority 2: how the alarm repeats, and how it ended. */
 export interface Emergency {

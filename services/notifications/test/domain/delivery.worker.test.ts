@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
-import type { NotificationRecord } from '../../src/domain/notification.js';
+import type { Delivery, NotificationRecord } from '../../src/domain/notification.js';
 import type { PushReceipt } from '../../src/domain/push-provider.js';
 import { FakePushProvider, permanent, quotaSpent, retryable } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
@@ -19,7 +19,7 @@ function deferred() {
   return { promise, resolve };
 }
 
-function pendingRecord(id: string, delivery: Partial<NotificationRecord['delivery']> = {}): NotificationRecord {
+function pendingRecord(id: string, delivery: Partial<Delivery> = {}): NotificationRecord {
   return {
     id,
     recipient: 'ops',
@@ -29,7 +29,8 @@ function pendingRecord(id: string, delivery: Partial<NotificationRecord['deliver
     read: false,
     readAt: null,
     createdAt: '2026-01-01T00:00:00.000Z',
-    delivery: { status: 'pending', attempts: 0, ...delivery },
+    // Lean deliveries of any status, as a store may hold them.
+    delivery: { status: 'pending', attempts: 0, ...delivery } as Delivery,
   };
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NotificationIndex, type IndexUndo } from '../../src/adapters/storage/notification-index.js';
-import type { NotificationRecord } from '../../src/domain/notification.js';
+import type { Delivery, NotificationRecord } from '../../src/domain/notification.js';
 
 const RECIPIENTS = ['alice', 'bob', 'carol'];
 
@@ -15,7 +15,7 @@ function record(n: number, recipient: string, time: number, read: boolean, statu
     read,
     readAt: read ? new Date(time + 1).toISOString() : null,
     createdAt: new Date(time).toISOString(),
-    delivery: { status, attempts: 1 },
+    delivery: { status, attempts: 1 } as Delivery,
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
 import { makeRecord } from './make-record.js';
+import { recordPerVariant } from './record-variants.js';
 
 /** Behaviour every NotificationRepository shares; run against the YAML one and the in-memory fake. */
 export function describeRepositoryContract(name: string, create: () => Promise<NotificationRepository>): void {
@@ -64,6 +65,16 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       expect((await repo.list('alice', { limit: 5, unreadOnly: true })).items).toHaveLength(1);
       expect((await repo.pending()).map((r) => r.id)).toEqual([record.id]);
       expect(await repo.update('unknown', { read: true })).toBeUndefined();
+    });
+
+    it('gives back a record of every delivery status as stored, before and after an update', async () => {
+      const repo = await create();
+      const records = recordPerVariant();
+      for (const record of records) await repo.insert(record);
+      for (const record of records) expect(await repo.get(record.id)).toEqual(record);
+      const readAt = '2026-12-01T00:00:00.000Z';
+      for (const record of records) expect(await repo.update(record.id, { read: true, readAt })).toEqual({ ...record, read: true, readAt });
+      for (const record of records) expect(await repo.get(record.id)).toEqual({ ...record, read: true, readAt });
     });
 
     it('claims an attempt only while pending with the expected count, once', async () => {

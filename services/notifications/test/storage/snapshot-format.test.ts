@@ -5,6 +5,7 @@ import type { NotificationRecord } from '../../src/domain/notification.js';
 import { formatHeader, formatRecord } from '../../src/adapters/storage/yaml-snapshot-format.js';
 import { makeRecord } from './make-record.js';
 import { loadReferenceYaml } from './reference-yaml.js';
+import { recordPerVariant } from './record-variants.js';
 
 const records = [
   makeRecord({ title: 'plain', delivery: { status: 'pending', attempts: 0, nextAttemptAt: '2026-01-01T00:00:05.000Z' } }),
@@ -21,6 +22,13 @@ describe('YAML snapshot format', () => {
     const text = snapshotText(3);
     expect(parseSnapshot(Buffer.from(text))).toEqual({ generation: 3, records });
     expect(loadReferenceYaml(text)).toEqual({ format: 1, generation: 3, notifications: records });
+  });
+
+  it('reads back the same JSON, byte for byte, for a record of every delivery status', () => {
+    const variants = recordPerVariant();
+    const text = formatHeader('notifications.yaml.1.journal', 1, false) + variants.map(formatRecord).join('');
+    expect(JSON.stringify(parseSnapshot(Buffer.from(text)).records)).toBe(JSON.stringify(variants));
+    expect(JSON.stringify((loadReferenceYaml(text) as { notifications: unknown[] }).notifications)).toBe(JSON.stringify(variants));
   });
 
   it('reads the same records through the general parser once the file leaves the fast layout', () => {

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { AppError, isAppError, setRepeatingTimer, SingleFlight, systemClock, type Clock, type Timer } from '@homeops/common';
-import type { Delivery, NotificationPatch, NotificationRecord } from '../../domain/notification.js';
+import type { NotificationPatch, NotificationRecord, PendingDelivery } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../domain/notification-repository.js';
 import { applyPatch } from './apply-patch.js';
 import { FileLock } from './file-lock.js';
@@ -219,7 +219,7 @@ export class YamlNotificationRepository implements NotificationRepository {
     return next;
   }
 
-  async claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
+  async claimAttempt(id: string, delivery: PendingDelivery): Promise<NotificationRecord | undefined> {
     const current = this.index.get(id);
     if (current?.delivery.status !== 'pending' || current.delivery.attempts !== delivery.attempts - 1) return undefined;
     return this.update(id, { delivery });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, isoNow, systemClock, TimeoutError, withTimeout, type Clock } from '@homeops/common';
 import pg from 'pg';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../../domain/notification-repository.js';
-import type { Delivery, NotificationPatch, NotificationRecord } from '../../../domain/notification.js';
+import type { Delivery, NotificationPatch, NotificationRecord, PendingDelivery } from '../../../domain/notification.js';
 import { describeRecordProblem } from '../record-shape.js';
 import { describeDatabase, isDuplicateKey, storageUnavailable } from './pg-errors.js';
 import { GroupWriter } from './group-writer.js';
@@ -122,7 +122,7 @@ export class PgNotificationRepository implements NotificationRepository {
     return rows[0]?.record;
   }
 
-  async claimAttempt(id: string, delivery: Delivery): Promise<NotificationRecord | undefined> {
+  async claimAttempt(id: string, delivery: PendingDelivery): Promise<NotificationRecord | undefined> {
     const rows = await this.write<{ record: NotificationRecord }>(
       `UPDATE notifications SET record = jsonb_set(record, '{delivery}', $2::jsonb), lease_owner = $4, lease_until = now() + $5 * interval '1 millisecond'
        WHERE id = $1 AND status = 'pending' AND attempts = $3 AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $4)
