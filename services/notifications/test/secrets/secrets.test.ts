@@ -1,7 +1,7 @@
 import { get } from 'node:http';
 import { createLogger } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendRaw, type RawRequest } from '@homeops/test-kit';
+import { eventually, sendRaw, type RawRequest } from '@homeops/test-kit';
 import { makeStorageDir, removeDir, startRealService } from '../hostile/running-service.js';
 import { acceptedAnswer, startFakePushover, type FakeAnswer } from '../faults/fake-pushover.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
@@ -27,15 +27,22 @@ function answerFor(message: string | undefined, user = USER_KEY): FakeAnswer {
   return acceptedAnswer();
 }
 
-/** Collects the raw bytes of an event stream until `stop()`. */
+interface Created {
+  delivery: { status: string };
+}
+
+/** Collects the raw bytes of an event stream until `stop()`, or until the service ends it (`ended`). */
 function openStream(port: number, path: string, headers: Record<string, string>) {
   let text = '';
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
   const req = get({ host: '127.0.0.1', port, path, headers }, (res) => {
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => (text += chunk));
+    res.on('close', end);
   });
-  req.on('error', () => undefined);
-  return { text: () => text, stop: () => void req.destroy() };
+  req.on('error', end);
+  return { text: () => text, ended, stop: () => void req.destroy() };
 }
 
 describe('notifications never reveals the provider credentials or the API key', () => {
@@ -66,7 +73,7 @@ describe('notifications never reveals the provider credentials or the API key', 
     const auth: Array<[string, string]> = [['Authorization', `Bearer ${API_KEY}`]];
     const stream = openStream(service.port, '/notifications/ops/stream', { Authorization: `Bearer ${API_KEY}` });
     cleanups.push(stream.stop);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => stream.text().includes(': connected'), 'the event stream to open');
 
     const seen: string[] = [];
     const send = async (request: RawRequest) => {
@@ -86,7 +93,14 @@ describe('notifications never reveals the provider credentials or the API key', 
     for (const message of ['hello family', 'reject family'])
       ids.push((JSON.parse((await create({ recipient: 'family', message, priority: 2 })).body.toString('utf8')) as { id: string }).id);
     await create({ recipient: 'ops', message: 'with file', attachment: { filename: 'p.png', contentType: 'image/png', data: PNG.toString('base64') } });
-    await new Promise((resolve) => setTimeout(resolve, 1_300)); // retries of the 5xx, reset and hang run out
+    const statusOf = async (id: string) =>
+      (JSON.parse((await sendRaw(service.port, { method: 'GET', target: `/notifications/single/${id}`, headers: auth })).body.toString('utf8')) as Created)
+        .delivery.status;
+    const retried = ids.slice(3, 6); // crash, reset and hang
+    await eventually(
+      async () => (await Promise.all(retried.map(statusOf))).every((status) => status !== 'pending'),
+      'the retries of the 5xx, reset and hang to run out',
+    );
     await send({ method: 'GET', target: '/notifications/ops' });
     for (const id of ids) await send({ method: 'GET', target: `/notifications/single/${id}` });
     await send({ method: 'PATCH', target: `/notifications/${ids[0]}/read` });
@@ -100,10 +114,9 @@ describe('notifications never reveals the provider credentials or the API key', 
     await create({ recipient: 'ops', message: 'm', token: API_TOKEN, user: USER_KEY });
     await create({ recipient: 'ops', message: 'x', url: `http://${USER_KEY}:${API_TOKEN}@example.com/${'a'.repeat(600)}` });
     await send({ method: 'POST', target: '/notifications', headers: [...auth, ['Content-Type', 'application/json']], body: `{"token":"${API_TOKEN}"` });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    stream.stop();
+    // The stop ends the stream: everything the service wrote to it has arrived once it ended.
     await service.stop();
-    cleanups.pop();
+    await stream.ended;
 
     expect(pushover.exchanges.length).toBeGreaterThanOrEqual(6);
     // The recipient map's key went out (and came back echoed in an error), so the search below covers it too.
