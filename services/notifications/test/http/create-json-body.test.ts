@@ -1,5 +1,7 @@
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
+import { eventually } from '@homeops/test-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../support/test-app.js';
 
@@ -117,12 +119,15 @@ describe('POST /notifications spelled otherwise', () => {
 describe('POST /notifications with a body cut short', () => {
   it('stores nothing when the client goes away mid-body, and keeps serving', async () => {
     const { connect } = await import('node:net');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
     const socket = connect(port, '127.0.0.1');
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"recipient":"cut","mess');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const [serverSide] = await accepted;
+    const head = 'POST /notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"recipient":"cut","mess';
+    socket.write(head);
+    // The server has read the head and the start of the body: the client goes away mid-body, not before it.
+    await eventually(() => serverSide.bytesRead === Buffer.byteLength(head), 'the server to read the partial request');
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => serverSide.destroyed, 'the server to see the client go');
     const after = await post(Buffer.from('{"recipient":"cut","message":"whole"}'), 'application/json', 'length');
     expect(after.status).toBe(201);
     const list = await new Promise<unknown[]>((resolve, reject) => {
