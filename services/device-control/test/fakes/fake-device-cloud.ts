@@ -1,6 +1,7 @@
 import { AppError } from '@homeops/common';
 import {
   NO_TOKEN_STORE,
+  type Capability,
   type CloudBackend,
   type CloudDevice,
   type CloudEvent,
@@ -103,6 +104,8 @@ export class FakeDeviceCloud implements DeviceCloud {
   private readonly failures = new Map<Method, FakeFailure[]>();
   private readonly persistentFailures = new Map<Method, FakeFailure>();
   private readonly holds: Array<() => void> = [];
+  /** Doors sent moving that have not arrived yet. */
+  private readonly travelling: Array<{ uuid: string; channel: number; state: GarageDoorState }> = [];
   private holding = false;
   private state: CloudSessionState = 'connected';
   private lastError: CloudStatus['lastError'] = null;
@@ -143,8 +146,10 @@ export class FakeDeviceCloud implements DeviceCloud {
 
   // --- DeviceCloud ---
 
+  /** Announces where the session stands, as the adapters do when they start. */
   async start(): Promise<void> {
     this.calls.push({ method: 'start', args: [] });
+    this.emit({ type: 'session', status: this.status() });
   }
 
   async stop(): Promise<void> {
@@ -176,50 +181,51 @@ export class FakeDeviceCloud implements DeviceCloud {
   }
 
   async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
-    await this.enter('readChannels', [uuid]);
-    const device = this.assertDevice(uuid);
+    const device = await this.enter('readChannels', [uuid], uuid);
     return [...device.states].map(([channel, on]) => ({ channel, on }));
   }
 
+  /** Like the adapter: refuses a device that is no switch, and announces a change as a `command` channel event. */
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
-    await this.enter('setChannel', [uuid, channel, on]);
-    this.assertDevice(uuid).states.set(channel, on);
+    const { states } = await this.enter('setChannel', [uuid, channel, on], uuid, 'switch');
+    if (states.get(channel) === on) return;
+    states.set(channel, on);
+    this.emit({ type: 'channel', uuid, channel, on, source: 'command' });
   }
 
   async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
-    await this.enter('readGarageDoors', [uuid]);
-    return [...this.assertDevice(uuid).doors].map(([channel, open]) => ({ channel, state: open ? 'open' : 'closed' }));
+    const { doors } = await this.enter('readGarageDoors', [uuid], uuid);
+    return [...doors].map(([channel, open]) => ({ channel, state: open ? 'open' : 'closed' }));
   }
 
-  /** Like a real opener: answers where the door goes (or already is), then moves it. */
+  /** Like a real opener: answers where the door goes (or already is), then moves it; `completeDoorTravel` lands it. */
   async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
-    await this.enter('setGarageDoor', [uuid, channel, open]);
-    const doors = this.assertDevice(uuid).doors;
+    const { doors } = await this.enter('setGarageDoor', [uuid, channel, open], uuid);
     const moves = doors.get(channel) !== open;
     doors.set(channel, open);
+    if (moves) this.travelling.push({ uuid, channel, state: open ? 'open' : 'closed' });
     const state: GarageDoorState = moves ? (open ? 'opening' : 'closing') : open ? 'open' : 'closed';
     return { channel, state };
   }
 
   async readCovers(uuid: string): Promise<CoverReading[]> {
-    await this.enter('readCovers', [uuid]);
-    return [...this.assertDevice(uuid).covers].map(([channel, position]) => ({ channel, position, motion: 'idle' }));
+    const { covers } = await this.enter('readCovers', [uuid], uuid);
+    return [...covers].map(([channel, position]) => ({ channel, position, motion: 'idle' }));
   }
 
   /** Acknowledges; the cover "arrives" at once (a test pushes what it wants to be seen). */
   async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
-    await this.enter('moveCover', [uuid, channel, target]);
-    if (target !== 'stop') this.assertDevice(uuid).covers.set(channel, target);
+    const { covers } = await this.enter('moveCover', [uuid, channel, target], uuid);
+    if (target !== 'stop') covers.set(channel, target);
   }
 
   async readLight(uuid: string): Promise<LightReading[]> {
-    await this.enter('readLight', [uuid]);
-    return [...this.assertDevice(uuid).lights.values()].map((l) => ({ ...l, supports: { ...l.supports } }));
+    const { lights } = await this.enter('readLight', [uuid], uuid);
+    return [...lights.values()].map((l) => ({ ...l, supports: { ...l.supports } }));
   }
 
   async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
-    await this.enter('setLight', [uuid, channel, change]);
-    const light = this.assertDevice(uuid).lights.get(channel);
+    const light = (await this.enter('setLight', [uuid, channel, change], uuid)).lights.get(channel);
     if (light) Object.assign(light, change);
   }
 
@@ -256,14 +262,12 @@ export class FakeDeviceCloud implements DeviceCloud {
   ];
 
   async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
-    await this.enter('readHub', [uuid]);
-    this.assertDevice(uuid);
+    await this.enter('readHub', [uuid], uuid);
     return this.hubDevices.map((d) => ({ ...d }));
   }
 
   async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
-    await this.enter('setValve', [uuid, id, change]);
-    this.assertDevice(uuid);
+    await this.enter('setValve', [uuid, id, change], uuid);
     this.hubDevices = this.hubDevices.map((d) => (d.id === id ? { ...d, ...change } : d));
   }
 
@@ -275,14 +279,12 @@ export class FakeDeviceCloud implements DeviceCloud {
   ];
 
   async readPower(uuid: string): Promise<PowerReading> {
-    await this.enter('readPower', [uuid]);
-    this.assertDevice(uuid);
+    await this.enter('readPower', [uuid], uuid);
     return { ...this.power };
   }
 
   async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
-    await this.enter('readDailyEnergy', [uuid]);
-    this.assertDevice(uuid);
+    await this.enter('readDailyEnergy', [uuid], uuid);
     return this.dailyEnergy.map((d) => ({ ...d }));
   }
 
@@ -376,9 +378,15 @@ export class FakeDeviceCloud implements DeviceCloud {
     return state;
   }
 
+  /** The doors sent moving arrive, and the cloud pushes where each ends up (a real opener does so by itself). */
+  completeDoorTravel(): void {
+    for (const { uuid, channel, state } of this.travelling.splice(0)) this.emit({ type: 'garageDoor', uuid, channel, state, source: 'push' });
+  }
+
+  /** The device's presence changes: one `online` event, as from the adapter; its command channel (commandReady) stays as it is. */
   setOnline(uuid: string, online: boolean): void {
     this.assertDevice(uuid).device.online = online;
-    this.emit({ type: 'online', uuid, online });
+    this.emit({ type: 'online', uuid, online, upgrading: false });
   }
 
   setSession(state: CloudSessionState, extra: Partial<Pick<CloudStatus, 'lastError' | 'retryAt'>> = {}): void {
@@ -396,17 +404,23 @@ export class FakeDeviceCloud implements DeviceCloud {
     return this.calls.filter((c) => c.method === method).map((c) => c.args);
   }
 
-  private async enter(method: Method, args: unknown[]): Promise<void> {
+  /**
+   * Records the call and announces the message it sends, failing as scripted. Like the adapter, nothing is sent when
+   * the session is down or when the device (given for device calls) is unknown, cannot be reached or lacks `capability`.
+   */
+  private async enter(method: Method, args: unknown[]): Promise<void>;
+  private async enter(method: Method, args: unknown[], uuid: string, capability?: Capability): Promise<FakeDevice>;
+  private async enter(method: Method, args: unknown[], uuid?: string, capability?: Capability): Promise<FakeDevice | void> {
     this.calls.push({ method, args });
     const failure = this.failures.get(method)?.shift() ?? this.persistentFailures.get(method);
-    // A session that is down sends nothing; a timeout or an error answer means the message went out.
-    if (failure !== 'unavailable' && method !== 'start' && method !== 'stop') {
-      this.sentCount += 1;
-      const via = method === 'listDevices' || method === 'submitMfaCode' ? 'api' : 'mqtt';
-      this.emit({ type: 'sent', via, what: method });
-    }
+    if (failure === 'unavailable') return fail(failure);
+    const device = uuid === undefined ? undefined : this.assertReachable(uuid, capability);
+    // A timeout or an error answer means the message went out.
+    this.sentCount += 1;
+    this.emit({ type: 'sent', via: device ? 'mqtt' : 'api', what: method });
     if (failure) await fail(failure);
     if (method === 'setChannel' && this.holding) await new Promise<void>((resolve) => this.holds.push(resolve));
+    return device;
   }
 
   private assertDevice(uuid: string): FakeDevice {
@@ -414,6 +428,23 @@ export class FakeDeviceCloud implements DeviceCloud {
     if (!device) throw new AppError('DEVICE_NOT_FOUND', `Device ${uuid} not found`);
     return device;
   }
+
+  /** The adapter's checks before a device message, with its code (DEVICE_NOT_CONTROLLABLE, the reason in details). */
+  private assertReachable(uuid: string, capability: Capability | undefined): FakeDevice {
+    const fake = this.assertDevice(uuid);
+    const reason = unreachable(fake.device, capability);
+    if (reason) throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: `Device ${uuid} ${reason}` }] });
+    return fake;
+  }
+}
+
+/** Why the adapter would send the device nothing, or null when it would. */
+function unreachable(device: CloudDevice, capability: Capability | undefined): string | null {
+  if (device.upgrading) return 'is installing a firmware update';
+  if (!device.online) return 'is offline';
+  if (!device.commandReady) return 'has no command channel (MQTT) connected';
+  if (capability && !device.capabilities.includes(capability)) return `declares no ${capability}`;
+  return null;
 }
 
 function fail(failure: FakeFailure): Promise<never> {
