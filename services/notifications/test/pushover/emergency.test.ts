@@ -1,6 +1,7 @@
+import { ManualClock, type Clock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '@homeops/test-kit';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
@@ -16,7 +17,7 @@ const MEMBER = 'mEmBeR0000000000000000000000m1';
 let closeFake: (() => Promise<void>) | undefined;
 afterEach(async () => closeFake?.());
 
-async function household(config: { poll?: number; timeoutMs?: number; repository?: NotificationRepository } = {}) {
+async function household(config: { poll?: number; timeoutMs?: number; repository?: NotificationRepository; clock?: Clock } = {}) {
   const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [ALICE]: ['iphone'], [FAMILY]: [] } });
   closeFake = fake.close;
   const recipients = { recipients: parseRecipientsVariable(`alice=${ALICE};family=${FAMILY}`), unmapped: 'default' as const };
@@ -26,11 +27,13 @@ async function household(config: { poll?: number; timeoutMs?: number; repository
     {
       config: { EMERGENCY_POLL_SECONDS: config.poll ?? 0.05, PROVIDER_TIMEOUT_MS: config.timeoutMs ?? 1000 },
       ...(config.repository ? { repository: config.repository } : {}),
+      ...(config.clock ? { clock: config.clock } : {}),
     },
   );
   return { fake, ...started };
 }
 
+const POLL_MS = 50;
 const alarm = { recipient: 'alice', title: 'Smoke', message: 'Smoke in the kitchen', priority: 2 };
 
 describe('emergency notifications (priority 2) that end', () => {
@@ -70,21 +73,36 @@ describe('emergency notifications (priority 2) that end', () => {
   });
 
   it('polls the receipt until acknowledged, then records who and when, marks it read and tells the stream', async () => {
-    const { fake, app, events } = await household();
+    const clock = new ManualClock();
+    const { fake, app, events, emergencies } = await household({ poll: POLL_MS / 1000, clock });
     const created = (await request(app).post('/notifications').send(alarm)).body as NotificationRecord;
     const receipt = created.delivery.receipt!;
+    // Time moves one poll interval per look: a poll is due at each step once the previous one has armed it.
+    const afterAPoll = (outcome: () => boolean) => () => {
+      clock.advance(POLL_MS);
+      return outcome();
+    };
 
-    await eventually(() => fake.count('receipt', receipt) >= 3);
+    await eventually(
+      afterAPoll(() => fake.count('receipt', receipt) >= 3),
+      'three polls of the receipt',
+    );
     fake.acknowledge(receipt, ALICE, 'iphone');
-    await eventually(() => events.some((e) => e.type === 'acknowledged'));
+    await eventually(
+      afterAPoll(() => events.some((e) => e.type === 'acknowledged')),
+      'the acknowledgement',
+    );
     const polls = fake.count('receipt', receipt);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // An hour later on the clock, and whatever that set off finished (stop waits for checks under way): not one poll more.
+    clock.advance(3_600_000);
+    await emergencies!.stop();
 
     const stored = (await request(app).get(`/notifications/single/${created.id}`)).body as NotificationRecord;
     expect(stored).toMatchObject({ read: true, emergency: { acknowledgedBy: 'alice', acknowledgedByDevice: 'iphone', acknowledgedAt: expect.any(String) } });
     expect(stored.readAt).toBe(stored.emergency!.acknowledgedAt);
     expect(JSON.stringify(stored)).not.toContain(ALICE);
     expect(fake.count('receipt', receipt)).toBe(polls);
+    expect(emergencies!.size).toBe(0);
     expect(fake.count('cancel')).toBe(0);
   });
 
@@ -136,17 +154,23 @@ describe('emergency notifications (priority 2) that end', () => {
   });
 
   it('never rings twice: a send that got no answer is unknown and not retried; a 5xx answer (nothing created) is retried', async () => {
-    const { fake, app } = await household({ poll: 60, timeoutMs: 300 });
+    const clock = new ManualClock();
+    const { fake, app, delivery } = await household({ poll: 60, timeoutMs: 300, clock });
     fake.force('hang');
     const unanswered = await request(app).post('/notifications').send(alarm);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(unanswered.body.delivery).toMatchObject({ status: 'unknown', attempts: 1, error: expect.stringContaining('not sent again') });
+    // No retry is waiting for it: however long the clock runs, nothing goes out again.
+    expect(delivery.scheduled).toBe(0);
     expect(fake.count('messages')).toBe(1);
 
     fake.force({ status: 503, body: { status: 0, errors: ['busy'] } });
     const busy = (await request(app).post('/notifications').send(alarm)).body as NotificationRecord;
     expect(busy.delivery).toMatchObject({ status: 'pending', attempts: 1 });
-    await eventually(() => fake.count('messages') === 3);
+    expect(delivery.scheduled).toBe(1);
+    await eventually(() => {
+      clock.advance(100);
+      return fake.count('messages') === 3;
+    }, 'the retry of the 5xx');
   });
 
   it('follows ringing alarms again after a restart, and an emergency cut off mid-send becomes unknown', async () => {

@@ -1,4 +1,4 @@
-import { EventStreamHub } from '@homeops/common';
+import { EventStreamHub, type Clock } from '@homeops/common';
 import { afterEach } from 'vitest';
 import { PushoverProvider, type PushoverProviderOptions } from '../../src/adapters/pushover/pushover.provider.js';
 import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
@@ -16,12 +16,13 @@ afterEach(async () => {
 
 /**
  * The app with the real PushoverProvider against a fake Pushover at `url`, started as the service starts it
- * (key validation, sound list, delivery resume, emergency watch); stopped after the test.
+ * (key validation, sound list, delivery resume, emergency watch); stopped after the test. A `clock` times the domain
+ * (delivery retries, emergency polls); the provider's own deadlines stay on the system clock.
  */
 export async function startHouseholdApp(
   url: string,
   provider: Omit<PushoverProviderOptions, 'apiToken' | 'apiUrl'>,
-  options: { config?: Partial<AppConfig>; repository?: NotificationRepository } = {},
+  options: { config?: Partial<AppConfig>; repository?: NotificationRepository; clock?: Clock } = {},
 ) {
   const config: AppConfig = {
     ...parseConfig({ DELIVERY_RETRY_MIN_MS: '20', DELIVERY_RETRY_MAX_MS: '80', PROVIDER_TIMEOUT_MS: '1000' }),
@@ -36,6 +37,7 @@ export async function startHouseholdApp(
     attachments: new InMemoryAttachmentStore(),
     provider: pushover,
     hub: new EventStreamHub({ heartbeatMs: 60_000 }),
+    ...(options.clock ? { clock: options.clock } : {}),
   };
   const domain = buildDomain(base, config);
   const app = createApp(
