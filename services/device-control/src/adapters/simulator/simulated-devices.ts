@@ -116,7 +116,7 @@ export function defaultSimulatedDevices(): SimulatedDevice[] {
         name: 'Garage Heater',
         type: 'mss110',
         online: false,
-        commandReady: false,
+        commandReady: true,
         switchable: true,
         channels: [{ channel: 0, name: 'Garage Heater' }],
         firmware: '2.1.17',

@@ -229,10 +229,12 @@ export class SimulatorCloud implements DeviceCloud {
   setOnline(uuid: string, online: boolean): void {
     const { device } = this.assertKnown(uuid);
     device.online = online;
-    device.commandReady = online;
-    if (device.link) device.link = { ...device.link, transport: online ? 'lan' : 'unreachable' };
-    // The real cloud reports presence, and the command channel follows once the device reconnects.
-    this.emit({ type: 'device', device: copyDevice(device) });
+    // As through the real library: presence is one `online` event; commandReady is the cloud connection's, not the
+    // device's, and stays. Only a LAN link changes the description.
+    if (device.link) {
+      device.link = { ...device.link, transport: online ? 'lan' : 'unreachable' };
+      this.emit({ type: 'device', device: copyDevice(device) });
+    }
     this.emit({ type: 'online', uuid, online });
   }
 
