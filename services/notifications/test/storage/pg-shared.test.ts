@@ -49,9 +49,8 @@ describe('PostgreSQL history shared by several instances', () => {
     const attempt = { status: 'pending' as const, attempts: 1, lastAttemptAt: new Date().toISOString() };
     expect(await b.claimAttempt(record.id, attempt)).toBeUndefined();
     expect(await a.claimAttempt(record.id, attempt)).toBeDefined();
-    // a dies mid-send: nothing is recorded, and its lease runs out.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect((await b.pending()).map((r) => r.id)).toEqual([record.id]);
+    // a dies mid-send: nothing is recorded, and once its lease runs out b's sweep takes the delivery.
+    await eventually(async () => (await b.pending()).map((r) => r.id).includes(record.id), "b's sweep to take the delivery over");
     expect((await a.pending()).map((r) => r.id)).toEqual([]);
     expect(await b.claimAttempt(record.id, { ...attempt, attempts: 2 })).toMatchObject({ delivery: { attempts: 2 } });
   });
@@ -62,12 +61,15 @@ describe('PostgreSQL history shared by several instances', () => {
     const b = await instance(url, { instanceId: 'b', leaseMs: 200 });
     const record = makeRecord({ delivery: { status: 'sent', attempts: 1 } });
     await a.insert(record);
-    await a.update(record.id, { delivery: { status: 'pending', attempts: 1, nextAttemptAt: new Date(Date.now() + 300).toISOString() } });
+    const nextAttemptAt = Date.now() + 300;
+    await a.update(record.id, { delivery: { status: 'pending', attempts: 1, nextAttemptAt: new Date(nextAttemptAt).toISOString() } });
     expect(await b.pending()).toEqual([]);
     // Its own sweeps do not shorten it.
     expect((await a.pending()).map((r) => r.id)).toEqual([record.id]);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await b.pending()).toEqual([]);
+    // The claim lasts until the planned attempt plus a whole lease, by the database's clock: b's sweeps get nothing before.
+    const [claim] = await queryRows<{ lease_owner: string; lease_until: Date }>(url, 'SELECT lease_owner, lease_until FROM notifications');
+    expect(claim?.lease_owner).toBe('a');
+    expect(claim!.lease_until.getTime()).toBeGreaterThanOrEqual(nextAttemptAt + 200);
     await eventually(async () => (await b.pending()).length === 1, { timeoutMs: 3_000 });
   });
 
