@@ -1,7 +1,7 @@
 import { isoNow, withTimeout, type Timer } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationEvent } from './notification-events.js';
-import { isRinging, type Emergency, type NotificationRecord } from './notification.js';
+import { endAlarm, isRinging, type AcknowledgedAlarm, type CancelledAlarm, type ExpiredAlarm, type NotificationRecord } from './notification.js';
 import type { ReceiptApi, ReceiptStatus } from './push-provider.js';
 
 /** Settings of the emergency watch. */
@@ -138,15 +138,16 @@ export class EmergencyWatch {
   private async acknowledged(id: string, record: NotificationRecord, status: ReceiptStatus): Promise<void> {
     const acknowledgedAt = status.acknowledgedAt ?? isoNow(this.ctx.clock);
     const by = status.acknowledgedBy ?? `a member of ${record.delivery.to ?? 'default'}`;
-    const emergency: Emergency = { ...record.emergency!, acknowledgedAt, acknowledgedBy: by };
-    if (status.acknowledgedByDevice) emergency.acknowledgedByDevice = status.acknowledgedByDevice;
+    const end: AcknowledgedAlarm = { acknowledgedAt, acknowledgedBy: by };
+    if (status.acknowledgedByDevice) end.acknowledgedByDevice = status.acknowledgedByDevice;
+    const emergency = endAlarm(record.emergency!, end);
     const updated = await this.ctx.repository.update(id, { emergency, read: true, readAt: record.readAt ?? acknowledgedAt });
     this.watched.delete(id);
     if (updated) this.ctx.events.publish({ type: 'acknowledged', recipient: updated.recipient, notification: updated });
   }
 
-  private async ended(id: string, record: NotificationRecord, end: Pick<Emergency, 'expiredAt' | 'cancelledAt'>): Promise<void> {
-    const updated = await this.ctx.repository.update(id, { emergency: { ...record.emergency!, ...end } });
+  private async ended(id: string, record: NotificationRecord, end: ExpiredAlarm | CancelledAlarm): Promise<void> {
+    const updated = await this.ctx.repository.update(id, { emergency: endAlarm(record.emergency!, end) });
     this.watched.delete(id);
     if (updated) this.ctx.events.publish({ type: 'alarm-ended', recipient: updated.recipient, notification: updated });
   }

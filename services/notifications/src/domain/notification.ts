@@ -48,22 +48,41 @@ export type Delivery = PendingDelivery | SentDelivery | FailedDelivery | Unknown
 /** The statuses a delivery can have. */
 export type DeliveryStatus = Delivery['status'];
 
-/** Priority 2: how the alarm repeats, and how it ended. */
-export interface Emergency {
+/** Priority 2's settings: how the alarm repeats. */
+interface AlarmSettings {
   /** Seconds between repeats (at least 30). */
   retry: number;
   /** Seconds after which repeats stop (at most 10800; Pushover also stops after 50 repeats). */
   expire: number;
   callback?: string;
   tags?: string;
-  acknowledgedAt?: string;
-  /** The recipient alias that acknowledged it, or `a member of <alias>` for a group key's member. */
-  acknowledgedBy?: string;
-  acknowledgedByDevice?: string;
-  /** Pushover stopped repeating it unacknowledged. */
-  expiredAt?: string;
-  /** Cancelled at Pushover because it was read or deleted here first. */
-  cancelledAt?: string;
+}
+
+/** Every field that says how an alarm ended; each end below holds its own and none of the others. */
+type AlarmEndKey = 'acknowledgedAt' | 'acknowledgedBy' | 'acknowledgedByDevice' | 'expiredAt' | 'cancelledAt';
+
+/** Not ended: it rings once sent, until it is acknowledged, expires or is cancelled. */
+export type RingingAlarm = { [K in AlarmEndKey]?: never };
+
+/** Acknowledged on a phone: by the recipient alias, or `a member of <alias>` for a group key's member. */
+export type AcknowledgedAlarm = Only<{ acknowledgedAt: string; acknowledgedBy: string; acknowledgedByDevice?: string }, AlarmEndKey>;
+
+/** Pushover stopped repeating it unacknowledged. */
+export type ExpiredAlarm = Only<{ expiredAt: string }, AlarmEndKey>;
+
+/** Cancelled at Pushover because it was read or deleted here first. */
+export type CancelledAlarm = Only<{ cancelledAt: string }, AlarmEndKey>;
+
+/** How an alarm ended: exactly one way. */
+export type AlarmEnd = AcknowledgedAlarm | ExpiredAlarm | CancelledAlarm;
+
+/** Priority 2: how the alarm repeats, and whether and how it ended (one end at most, stored beside the settings). */
+export type Emergency = AlarmSettings & (RingingAlarm | AlarmEnd);
+
+/** The emergency with its alarm ended as `end`; an end it held before is replaced, never kept beside the new one. */
+export function endAlarm(emergency: Emergency, end: AlarmEnd): Emergency {
+  const { acknowledgedAt: _at, acknowledgedBy: _by, acknowledgedByDevice: _device, expiredAt: _expired, cancelledAt: _cancelled, ...settings } = emergency;
+  return { ...settings, ...end };
 }
 
 /** True while an emergency may still be ringing: sent, with a receipt, and not acknowledged, expired or cancelled. */

@@ -1,4 +1,4 @@
-import type { Delivery, NotificationRecord } from '../../src/domain/notification.js';
+import type { Delivery, Emergency, NotificationRecord } from '../../src/domain/notification.js';
 import { makeRecord } from './make-record.js';
 
 const at = (minute: number) => `2026-11-24T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -27,7 +27,25 @@ export const DELIVERY_VARIANTS: Record<Delivery['status'], Delivery> = {
   skipped: { status: 'skipped', attempts: 0 },
 };
 
-/** One record per delivery status, as the service would store it. */
+const settings = { retry: 60, expire: 3600, callback: 'https://example.org/ack', tags: 'smoke,kitchen' };
+
+/** An emergency in each state of its alarm: ringing, then ended one way. */
+export const ALARM_VARIANTS: Record<'ringing' | 'acknowledged' | 'expired' | 'cancelled', Emergency> = {
+  ringing: settings,
+  acknowledged: { ...settings, acknowledgedAt: at(8), acknowledgedBy: 'a member of family', acknowledgedByDevice: 'tablet' },
+  expired: { ...settings, expiredAt: at(9) },
+  cancelled: { ...settings, cancelledAt: at(10) },
+};
+
+/** One record per delivery status, then one sent emergency per alarm state (the ringing one first), as the service stores them. */
 export function recordPerVariant(): NotificationRecord[] {
-  return Object.values(DELIVERY_VARIANTS).map((delivery) => makeRecord({ delivery }));
+  const sent = DELIVERY_VARIANTS.sent;
+  return [
+    ...Object.values(DELIVERY_VARIANTS).map((delivery) => makeRecord({ delivery })),
+    ...Object.values(ALARM_VARIANTS).map((emergency) => {
+      // In the documented key order: emergency before the read state.
+      const { read, readAt, createdAt, delivery: _delivery, ...head } = makeRecord({ priority: 2 });
+      return { ...head, emergency, read, readAt, createdAt, delivery: sent };
+    }),
+  ];
 }

@@ -67,11 +67,13 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       expect(await repo.update('unknown', { read: true })).toBeUndefined();
     });
 
-    it('gives back a record of every delivery status as stored, before and after an update', async () => {
+    it('gives back a record of every delivery status and alarm state as stored, before and after an update', async () => {
       const repo = await create();
       const records = recordPerVariant();
       for (const record of records) await repo.insert(record);
       for (const record of records) expect(await repo.get(record.id)).toEqual(record);
+      const ringing = records.find((r) => r.emergency !== undefined)!;
+      expect((await repo.ringing()).map((r) => r.id)).toEqual([ringing.id]);
       const readAt = '2026-12-01T00:00:00.000Z';
       for (const record of records) expect(await repo.update(record.id, { read: true, readAt })).toEqual({ ...record, read: true, readAt });
       for (const record of records) expect(await repo.get(record.id)).toEqual({ ...record, read: true, readAt });

@@ -24,7 +24,7 @@ describe('YAML snapshot format', () => {
     expect(loadReferenceYaml(text)).toEqual({ format: 1, generation: 3, notifications: records });
   });
 
-  it('reads back the same JSON, byte for byte, for a record of every delivery status', () => {
+  it('reads back the same JSON, byte for byte, for a record of every delivery status and alarm state', () => {
     const variants = recordPerVariant();
     const text = formatHeader('notifications.yaml.1.journal', 1, false) + variants.map(formatRecord).join('');
     expect(JSON.stringify(parseSnapshot(Buffer.from(text)).records)).toBe(JSON.stringify(variants));
