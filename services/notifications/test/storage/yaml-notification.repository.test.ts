@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { FaultyFs } from './faulty-fs.js';
@@ -112,31 +114,45 @@ describe('YamlNotificationRepository restart', () => {
       const match = /^Folded (\d+) /.exec(message);
       if (match) folds.push(Number(match[1]));
     };
-    const repo = await openRepository(path, { compactAfterBytes: 4096, compactWhenQuietMs: 0, compactOnClose: false, log });
+    const options = { compactAfterBytes: 4096, compactWhenQuietMs: 0, compactOnClose: false, log };
+    const repo = await openRepository(path, options);
     await Promise.all(Array.from({ length: 200 }, () => repo.insert(makeRecord())));
     await expect.poll(() => folds.length).toBe(1);
     const snapshotBytes = (await readFile(path)).length;
     const journalBefore = (await repo.stats()).fileBytes - snapshotBytes;
     // One record's journal entry is a few hundred bytes: stay well under the snapshot's size, then pass it.
     while ((await repo.stats()).fileBytes - snapshotBytes - journalBefore < snapshotBytes / 2) await repo.insert(makeRecord());
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A fold those writes started would be under way now: close waits for it (and folds nothing itself here).
+    await repo.close();
     expect(folds).toHaveLength(1);
-    while ((await repo.stats()).fileBytes - snapshotBytes < snapshotBytes) await repo.insert(makeRecord());
+    const reopened = await openRepository(path, options);
+    while ((await reopened.stats()).fileBytes - snapshotBytes < snapshotBytes) await reopened.insert(makeRecord());
     await expect.poll(() => folds.length).toBe(2);
-    expect(folds[1]).toBe((await repo.stats()).records);
+    expect(folds[1]).toBe((await reopened.stats()).records);
   });
 
   it('folds a small journal once changes stop for a while, not while they keep coming', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml');
-    const repo = await openRepository(path, { compactWhenQuietMs: 400, compactWhenQuietAfterBytes: 1, compactOnClose: false });
+    const clock = new ManualClock();
+    const folds: number[] = [];
+    const log = (_level: string, message: string) => {
+      const match = /^Folded (\d+) /.exec(message);
+      if (match) folds.push(Number(match[1]));
+    };
+    const repo = await openRepository(path, { compactWhenQuietMs: 400, compactWhenQuietAfterBytes: 1, compactOnClose: false, log, clock });
     const snapshotCount = async () =>
       ((loadReferenceYaml(await readFile(path, 'utf8').catch(() => '')) ?? {}) as { notifications?: unknown[] }).notifications?.length ?? 0;
+    // A change every 40 ms of the clock: the quiet check at 400 ms finds the last one 40 ms old.
     for (let i = 0; i < 12; i++) {
       await repo.insert(makeRecord());
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      clock.advance(40);
     }
+    clock.advance(400); // the check at 800 ms: the last change (440 ms) is 360 ms old, still too recent
     expect(await snapshotCount()).toBe(0);
-    await expect.poll(snapshotCount, { timeout: 3000 }).toBe(12);
+    clock.advance(400); // the check at 1200 ms: quiet for 760 ms
+    await eventually(async () => (await snapshotCount()) === 12, 'the quiet fold');
+    // One fold, holding all twelve: none started while the changes kept coming.
+    expect(folds).toEqual([12]);
   });
 
   it('makes concurrent writes durable in far fewer fdatasyncs than writes (group commit), losing none', async () => {
