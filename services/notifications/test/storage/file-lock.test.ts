@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
+import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { FileLock } from '../../src/adapters/storage/file-lock.js';
 import { readLockFile } from '../../src/adapters/storage/lock-owner.js';
@@ -108,29 +110,44 @@ describe('FileLock takeover of a stale lock', () => {
 describe('FileLock held from another host (another container on the same data)', () => {
   const timing = { refreshMs: 50, staleMs: 400 };
   const foreignLock = async (path: string) => writeFile(path, `1\nsome-other-host\n`);
+  /** Our clock, set to now so that a file written now is fresh by it; it moves only when the test moves it. */
+  const clockFromNow = () => new ManualClock(Date.now());
+  /** The watch of a foreign lock waits on the clock (its one timer) before looking at the file again. */
+  const watchWaits = (clock: ManualClock) => eventually(() => clock.timers === 1, 'the lock watch to wait on the clock');
 
   it('refuses the lock while its holder keeps touching it', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml.lock');
     await foreignLock(path);
-    const holder = setInterval(() => void utimes(path, new Date(), new Date()), timing.refreshMs);
-    try {
-      await expect(new FileLock(path, timing).acquire('the history')).rejects.toMatchObject({
-        code: 'STORAGE_UNAVAILABLE',
-        message: expect.stringContaining('already in use by process 1 on some-other-host'),
-      });
-    } finally {
-      clearInterval(holder);
-    }
+    const clock = clockFromNow();
+    const acquiring = new FileLock(path, timing, clock).acquire('the history');
+    await watchWaits(clock);
+
+    // The holder touches its file within the window.
+    const touched = new Date(Date.now() + 1_000);
+    await utimes(path, touched, touched);
+    clock.advance(timing.refreshMs);
+
+    await expect(acquiring).rejects.toMatchObject({
+      code: 'STORAGE_UNAVAILABLE',
+      message: expect.stringContaining('already in use by process 1 on some-other-host'),
+    });
   });
 
   it('takes the lock over once it stops being touched for the stale window (a container recreated after a crash)', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml.lock');
     await foreignLock(path);
-    const started = Date.now();
+    const clock = clockFromNow();
+    let taken = false;
+    const acquiring = new FileLock(path, timing, clock).acquire('the history').then(() => void (taken = true));
 
-    await new FileLock(path, timing).acquire('the history');
+    // Watched one refresh interval at a time for a whole stale window of the clock, and not taken before its end.
+    for (let watched = 0; watched < timing.staleMs; watched += timing.refreshMs) {
+      await watchWaits(clock);
+      expect(taken).toBe(false);
+      clock.advance(timing.refreshMs);
+    }
+    await acquiring;
 
-    expect(Date.now() - started).toBeGreaterThanOrEqual(timing.staleMs);
     expect((await readFile(path, 'utf8')).startsWith(`${process.pid}\n${hostname()}\n`)).toBe(true);
   });
 
@@ -139,24 +156,29 @@ describe('FileLock held from another host (another container on the same data)',
     await foreignLock(path);
     const old = new Date(Date.now() - 60_000);
     await utimes(path, old, old);
-    const started = Date.now();
+    const clock = clockFromNow();
 
-    await new FileLock(path, timing).acquire('the history');
+    // The clock never moves: had the lock waited for a window, this would never resolve.
+    await new FileLock(path, timing, clock).acquire('the history');
 
-    expect(Date.now() - started).toBeLessThan(timing.staleMs);
+    expect(clock.timers).toBe(1); // its own heartbeat, nothing else
+    expect((await readFile(path, 'utf8')).startsWith(`${process.pid}\n${hostname()}\n`)).toBe(true);
   });
 
   it('keeps its own lock file touched while held, and stops when released', async () => {
     const path = join(await makeTempDir(), 'notifications.yaml.lock');
-    const lock = new FileLock(path, timing);
+    const clock = clockFromNow();
+    const lock = new FileLock(path, timing, clock);
     await lock.acquire('the history');
     const old = new Date(Date.now() - 60_000);
     await utimes(path, old, old);
 
-    await new Promise((done) => setTimeout(done, timing.refreshMs * 4));
+    clock.advance(timing.refreshMs);
 
-    expect(Date.now() - (await stat(path)).mtimeMs).toBeLessThan(timing.staleMs);
+    // The heartbeat stamps the file with the clock's time.
+    await eventually(async () => Math.round((await stat(path)).mtimeMs) === clock.now(), 'the heartbeat to touch the lock file');
     await lock.release();
+    expect(clock.timers).toBe(0);
     await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
