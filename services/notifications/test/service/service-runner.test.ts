@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createLogger } from '@homeops/common';
+import { createLogger, ManualClock, type Clock } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '@homeops/test-kit';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
@@ -18,12 +18,13 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-async function start(storagePath: string, provider: FakePushProvider, logger = silentLogger) {
+async function start(storagePath: string, provider: FakePushProvider, logger = silentLogger, clock?: Clock) {
   const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', STORAGE_PATH: storagePath, DELIVERY_RETRY_MIN_MS: '40' });
   const adapters = {
     repository: new YamlNotificationRepository(storagePath),
     attachments: new FileAttachmentStore(attachmentDirOf(storagePath)),
     provider,
+    ...(clock ? { clock } : {}),
   };
   const service = await startService(config, logger, adapters, { handleSignals: false });
   return { ...service, base: `http://127.0.0.1:${service.port}`, repository: adapters.repository };
@@ -35,21 +36,27 @@ const post = (base: string, body: object) =>
 describe('startService', () => {
   it('resumes a pending delivery after a restart and sends it exactly once', { timeout: 15_000 }, async () => {
     const storagePath = join(await makeTempDir(), 'notifications.yaml');
+    // One clock across both runs: retries wait for it, never for the wall clock.
+    const clock = new ManualClock();
     const first = new FakePushProvider().alwaysAnswer(retryable());
-    const before = await start(storagePath, first);
+    const before = await start(storagePath, first, silentLogger, clock);
     const created = (await (await post(before.base, { recipient: 'ops', message: 'm' })).json()) as NotificationRecord;
     expect(created.delivery).toMatchObject({ status: 'pending', attempts: 1 });
     await before.stop();
-    const attemptsBeforeRestart = first.sent.length;
+    expect(first.sent).toHaveLength(1);
 
     const second = new FakePushProvider();
-    const after = await start(storagePath, second);
-    await eventually(async () => (await after.repository.get(created.id))?.delivery.status === 'sent');
-    await new Promise((r) => setTimeout(r, 150));
-    expect(second.sent).toHaveLength(1);
-    expect((await after.repository.get(created.id))?.delivery.attempts).toBe(attemptsBeforeRestart + 1);
+    const after = await start(storagePath, second, silentLogger, clock);
+    await eventually(async () => {
+      clock.advance(100);
+      return (await after.repository.get(created.id))?.delivery.status === 'sent';
+    }, 'the resumed delivery');
+    expect((await after.repository.get(created.id))?.delivery.attempts).toBe(2);
+    // A day later on the clock, and the stop lets any attempt that set off finish: still the one send.
+    clock.advance(86_400_000);
     await after.stop();
-    expect(first.sent).toHaveLength(attemptsBeforeRestart);
+    expect(second.sent).toHaveLength(1);
+    expect(first.sent).toHaveLength(1);
   });
 
   it('keeps read status and records across a restart', async () => {
