@@ -1,3 +1,4 @@
+import { drainEventLoop } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyLimit } from '../../src/domain/concurrency-limit.js';
 
@@ -22,7 +23,8 @@ describe('ConcurrencyLimit', () => {
       limit.run(async () => void order.push('urgent-1'), true),
       limit.run(async () => void order.push('urgent-2'), true),
     ];
-    await new Promise((r) => setTimeout(r, 10));
+    // Whatever could run without the first task's slot has run by now.
+    await drainEventLoop();
     expect(order).toEqual(['first']);
     first.open();
     await Promise.all([running, ...tasks]);
