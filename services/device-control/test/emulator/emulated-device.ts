@@ -1,3 +1,6 @@
+import { md5 } from './emulator-api.js';
+import { lanEncryptionKey } from './lan-crypto.js';
+
 /** How a test describes one device of the emulated account. */
 export interface EmulatedDeviceSpec {
   uuid: string;
@@ -22,6 +25,14 @@ export interface EmulatedDeviceSpec {
   lightCapacity?: number;
   /** A hub (msh300, protocol none): the valves and sensors behind it. */
   hubDevices?: Array<{ id: string; name: string; kind: 'valve' | 'sensor' }>;
+  /**
+   * Newer firmware: declares Appliance.Encrypt.ECDHE and takes LAN requests only encrypted (AES-256-CBC with a key
+   * from its uuid, the account key and its MAC, as meross_lan's merossclient does); a plain one but the ability read
+   * gets its connection reset.
+   */
+  encryption?: boolean;
+  /** Appliance.Control.Multiple's maxCmdNum; false: not declared. Default 5, none for old Toggle-only plugs. */
+  multiple?: number | false;
 }
 
 /** A valve or sensor behind an emulated hub, in the hub's units (tenths of °C and %). */
@@ -71,6 +82,14 @@ export class EmulatedDevice {
   replyDelayMs = 0;
   /** Requests are answered with method ERROR and this code. */
   errorCode: number | null = null;
+  readonly encryption: boolean;
+  /** Appliance.Control.Multiple's maxCmdNum, null when the device does not declare it. */
+  readonly multiple: number | null;
+  readonly macAddress: string;
+  /** Its address on the LAN (a loopback 127.0.x.y), as System.All's innerIp reports it; null while it has none. */
+  lanAddress: string | null = null;
+  /** Connected to its cloud broker: while false it hears nothing from the cloud and its pushes reach nobody. */
+  cloudConnected = true;
   private readonly states = new Map<number, boolean>();
   private readonly doors = new Map<number, boolean>();
 
@@ -86,6 +105,10 @@ export class EmulatedDevice {
     this.garageDoor = spec.garageDoor ?? false;
     this.cover = spec.cover ?? false;
     this.lightCapacity = spec.lightCapacity ?? null;
+    this.encryption = spec.encryption ?? false;
+    this.multiple = spec.multiple === false ? null : (spec.multiple ?? (this.protocol === 'toggle' ? null : 5));
+    // A MAC of its own (in Meross's 48:e1:e9 range): the encrypted variant's key depends on it.
+    this.macAddress = `48:e1:e9:${md5(spec.uuid).slice(0, 6).match(/../g)!.join(':')}`;
     this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({
       ...d,
       online: true,
@@ -120,12 +143,30 @@ export class EmulatedDevice {
       );
     }
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
+    if (this.multiple !== null) own.push('Appliance.Control.Multiple');
+    if (this.encryption) own.push('Appliance.Encrypt.Suite', 'Appliance.Encrypt.ECDHE');
     return own;
   }
 
-  /** The Appliance.System.Ability payload: each namespace with its details (a light's capacity). */
+  /** The Appliance.System.Ability payload: each namespace with its details (a light's capacity, Multiple's maxCmdNum). */
   abilityPayload(): Record<string, unknown> {
-    return Object.fromEntries(this.abilities().map((ns) => [ns, ns === 'Appliance.Control.Light' ? { capacity: this.lightCapacity } : {}]));
+    const details = (ns: string) => {
+      if (ns === 'Appliance.Control.Light') return { capacity: this.lightCapacity };
+      if (ns === 'Appliance.Control.Multiple') return { maxCmdNum: this.multiple };
+      return {};
+    };
+    return Object.fromEntries(this.abilities().map((ns) => [ns, details(ns)]));
+  }
+
+  /** The key of its encrypted LAN messages, for the account key it is bound with; null without encryption. */
+  encryptionKey(accountKey: string): Buffer | null {
+    return this.encryption ? lanEncryptionKey(this.uuid, accountKey, this.macAddress) : null;
+  }
+
+  /** Its channels as Appliance.Control.ToggleX carries them. */
+  toggleStates(): Array<{ channel: number; onoff: 0 | 1; lmTime: number }> {
+    const lmTime = Math.floor(Date.now() / 1000);
+    return this.channelNumbers().map((channel) => ({ channel, onoff: this.isOn(channel) ? 1 : 0, lmTime }));
   }
 
   /** The light as System.All's digest and Appliance.Control.Light pushes carry it. */
@@ -180,9 +221,9 @@ export class EmulatedDevice {
     return true;
   }
 
-  /** 1 online, 2 offline, 3 upgrading, as devList and Appliance.System.Online say it. */
+  /** 1 online, 2 offline, 3 upgrading, as devList and Appliance.System.Online say it (a device off the cloud is offline there). */
   get onlineStatus(): 1 | 2 | 3 {
-    if (!this.online) return 2;
+    if (!this.online || !this.cloudConnected) return 2;
     return this.upgrading ? 3 : 1;
   }
 
@@ -208,18 +249,30 @@ export class EmulatedDevice {
     };
   }
 
-  /** The payload of a GETACK to Appliance.System.All. */
-  systemAll(userId: string, mqttHost: string): Record<string, unknown> {
+  /**
+   * The payload of a GETACK to Appliance.System.All: innerIp is its LAN address; its online status is that of its
+   * own cloud connection (0 while it has none, as meross_lan's emulator keeps it), whichever transport asked.
+   */
+  systemAll(userId: string, mqttHost: string, cloudConnected = true): Record<string, unknown> {
     const lmTime = Math.floor(Date.now() / 1000);
+    const firmware = {
+      version: this.firmware,
+      ...(this.encryption ? { encrypt: 1 } : {}),
+      wifiMac: this.macAddress,
+      innerIp: this.lanAddress ?? '',
+      server: mqttHost,
+      port: 2001,
+      userId: Number(userId),
+    };
     const system = {
-      hardware: { type: this.type, subType: 'eu', version: '6.0.0', uuid: this.uuid, macAddress: '48:e1:e9:00:00:01' },
-      firmware: { version: this.firmware, server: mqttHost, port: 2001, userId: Number(userId) },
+      hardware: { type: this.type, subType: 'eu', version: '6.0.0', uuid: this.uuid, macAddress: this.macAddress },
+      firmware,
       time: { timestamp: lmTime, timezone: 'Europe/Berlin' },
-      online: { status: this.online ? 1 : 2 },
+      online: { status: cloudConnected ? 1 : 0 },
     };
     if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };
     if (this.protocol === 'none') return { all: { system, digest: { hub: { hubId: 1, mode: 0, subdevice: [] } } } };
-    const togglex = this.channelNumbers().map((channel) => ({ channel, onoff: this.isOn(channel) ? 1 : 0, lmTime }));
+    const togglex = this.toggleStates();
     const garageDoor = this.garageDoor ? { garageDoor: this.doorStates() } : {};
     const light = this.lightCapacity !== null ? { light: this.lightState() } : {};
     return { all: { system, digest: { togglex, triggerx: [], timerx: [], ...garageDoor, ...light } } };

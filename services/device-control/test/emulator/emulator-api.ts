@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { EmulatedDevice } from './emulated-device.js';
 
 /** The request-signing constant of the Meross app, as the real cloud checks it. */
-const SIGNING_SECRET = '23x17ahWarFH6w29';
+export const SIGNING_SECRET = '23x17ahWarFH6w29';
 
 /** The account the emulated cloud knows. */
 export interface EmulatedAccount {
@@ -28,6 +28,13 @@ export interface ForcedAnswer {
 /** What signIn answers instead of logging in: a 1030 redirect, with or without its data. */
 export type SignInRedirect = { domain: string; mqttDomain: string } | 'without-data' | null;
 
+const CALL_OF_PATH: Record<string, 'signIn' | 'devList' | 'getSubDevices' | 'logout' | undefined> = {
+  '/v1/Auth/signIn': 'signIn',
+  '/v1/Device/devList': 'devList',
+  '/v1/Hub/getSubDevices': 'getSubDevices',
+  '/v1/Profile/logout': 'logout',
+};
+
 export const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 /** The HTTPS side of the emulated cloud: signIn, devList, getSubDevices, logout, with the real signature check. */
@@ -39,6 +46,8 @@ export class EmulatorApi {
   tooManyTokens = false;
   /** Tokens are rejected as soon as they are issued (a cloud that keeps refusing its own tokens). */
   rejectNewTokens = false;
+  /** While set, every call (sign-in, device list, hub devices, logout) is counted and answered with this code: a lock-out (1035, 1301…). */
+  lockedOut: number | null = null;
   /** When set, devList answers apiStatus 0 with this as data instead of the devices. */
   devListData: unknown = undefined;
   /** Any apiStatus on demand, per path: the call is counted and answered with it instead. */
@@ -61,11 +70,16 @@ export class EmulatorApi {
     return `https://${this.host}:${this.port}`;
   }
 
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
   async listen(tls: { cert: string; key: string }): Promise<void> {
     const server = createServer(tls, (req, res) => this.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, this.host, () => resolve());
+      // Listening again after close() takes the same port, so the URL the integration holds stays right.
+      server.listen(this.port, this.host, () => resolve());
     });
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
@@ -136,6 +150,12 @@ export class EmulatorApi {
   }
 
   private route(path: string, params: Record<string, unknown>, token: string, res: ServerResponse): void {
+    if (this.lockedOut !== null) {
+      const counter = CALL_OF_PATH[path];
+      if (counter) this.calls[counter] += 1;
+      this.answer(res, this.lockedOut, null, 'locked');
+      return;
+    }
     const forced = path === '/v1/Auth/signIn' ? this.forced('signIn') : path === '/v1/Device/devList' ? this.forced('devList') : undefined;
     if (forced) {
       if (path === '/v1/Auth/signIn') this.calls.signIn += 1;

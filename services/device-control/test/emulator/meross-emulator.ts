@@ -3,10 +3,18 @@ import { EmulatedDevice, type EmulatedDeviceSpec } from './emulated-device.js';
 import { EmulatorApi, type EmulatedAccount } from './emulator-api.js';
 import { createServer } from 'node:net';
 import { EmulatorBroker, MQTT_PORT } from './emulator-broker.js';
+import { EmulatorLan, type LanRequest } from './emulator-lan.js';
 import type { TestPki } from './pki.js';
 
 export type { EmulatedAccount } from './emulator-api.js';
 export type { EmulatedDeviceSpec } from './emulated-device.js';
+export type { LanReachability, LanRequest } from './emulator-lan.js';
+
+/** What a device received on each transport: requests over its LAN /config, and requests that reached the cloud for it. */
+export interface DeviceMessageCounts {
+  lan: number;
+  cloud: number;
+}
 
 /** A fresh account with secrets distinctive enough to be searched for in captured output. */
 export function createAccount(overrides: Partial<EmulatedAccount> = {}): EmulatedAccount {
@@ -32,7 +40,8 @@ export function standardDevices(): EmulatedDeviceSpec[] {
 /**
  * A Meross cloud for tests on loopback addresses (127.0.0.x): HTTPS API on a free port and MQTTS on 2001, which
  * meross-cloud hard-codes, so every broker takes its own address; `brokers: 2` adds a second one, as accounts whose
- * devices sit on different brokers have (a device's `broker` picks its own).
+ * devices sit on different brokers have (a device's `broker` picks its own). Each device also answers on the LAN:
+ * POST /config on its own 127.0.x.y (`device(uuid).lanAddress`, System.All's innerIp) and the shared `lanPort`.
  */
 export class MerossEmulator {
   private constructor(
@@ -41,6 +50,8 @@ export class MerossEmulator {
     readonly account: EmulatedAccount,
     readonly api: EmulatorApi,
     readonly brokers: EmulatorBroker[],
+    readonly lan: EmulatorLan,
+    private readonly tls: { cert: string; key: string },
   ) {}
 
   static async start(options: { pki: TestPki; account: EmulatedAccount; devices: EmulatedDeviceSpec[]; brokers?: number }): Promise<MerossEmulator> {
@@ -64,19 +75,21 @@ export class MerossEmulator {
     const hosts = await freeLoopbackHosts(options.brokers ?? 1);
     const tls = options.pki.issue(hosts);
     const brokers: EmulatorBroker[] = [];
+    const api = new EmulatorApi(options.account, () => [...devices.values()], hosts[0]!, hosts);
+    let lan: EmulatorLan | undefined;
     try {
       for (const [index, host] of hosts.entries()) {
         const broker = new EmulatorBroker(host, tls, options.account, devices, index);
         await broker.listen();
         brokers.push(broker);
       }
+      lan = await EmulatorLan.start(devices.values(), (device) => brokers[device.broker]!.contextOf(device));
+      await api.listen(tls);
     } catch (err) {
-      await Promise.all(brokers.map((b) => b.close()));
+      await Promise.all([...brokers.map((b) => b.close()), lan?.close()]);
       throw err;
     }
-    const api = new EmulatorApi(options.account, () => [...devices.values()], hosts[0]!, hosts);
-    await api.listen(tls);
-    return new MerossEmulator(devices, hosts[0]!, options.account, api, brokers);
+    return new MerossEmulator(devices, hosts[0]!, options.account, api, brokers, lan, tls);
   }
 
   /** The first broker (the one the API hands out as the account's mqttDomain). */
@@ -86,6 +99,16 @@ export class MerossEmulator {
 
   get apiUrl(): string {
     return this.api.url;
+  }
+
+  /** The port every device's /config listens on (devices on a real LAN use 80; a test cannot bind it). */
+  get lanPort(): number {
+    return this.lan.port;
+  }
+
+  /** `ip:port` of the device's /config, for an address pinned in the service's configuration. */
+  lanHost(uuid: string): string {
+    return `${this.device(uuid).lanAddress}:${this.lanPort}`;
   }
 
   device(uuid: string): EmulatedDevice {
@@ -135,6 +158,48 @@ export class MerossEmulator {
     this.brokerOf(hub).push(hubUuid, 'Appliance.Hub.Mts100.Mode', { mode: [{ id, state: mode }] });
   }
 
+  /**
+   * The device answers on the LAN (true), refuses connections there (false: nothing listens on its address) or takes
+   * them and never answers ('hang'); the cloud side is untouched.
+   */
+  async setLanReachable(uuid: string, reachable: boolean | 'hang'): Promise<void> {
+    await this.lan.setReachability(uuid, reachable === 'hang' ? 'hang' : reachable ? 'up' : 'refused');
+  }
+
+  /**
+   * The device drops off (or rejoins) its cloud broker, the LAN untouched: requests through the cloud reach the
+   * cloud (and count there) but not the device, its pushes reach nobody, the device list and the cloud's
+   * Appliance.System.Online push say it is offline, and its own System.All says it has no cloud connection.
+   */
+  setCloudReachable(uuid: string, reachable: boolean): void {
+    const device = this.device(uuid);
+    device.cloudConnected = reachable;
+    this.brokerOf(device).pushOnline(uuid, device.onlineStatus);
+  }
+
+  /** The device gets another LAN address (a new DHCP lease); the old one refuses connections. Returns the new one. */
+  moveLan(uuid: string): Promise<string> {
+    this.device(uuid);
+    return this.lan.move(uuid);
+  }
+
+  /** A lock-out: every API call is answered with this code (1035 locked, 1301 too many tokens…) until `cloudUp()`. */
+  lockOut(code: number): void {
+    this.api.lockedOut = code;
+  }
+
+  /** The whole cloud goes away: the API and every broker refuse connections, open ones are dropped. The LAN stays. */
+  async cloudDown(): Promise<void> {
+    await Promise.all([this.api.close(), ...this.brokers.map((b) => b.close())]);
+  }
+
+  /** The cloud is back, on the same addresses and ports, and no longer locked out. */
+  async cloudUp(): Promise<void> {
+    this.api.lockedOut = null;
+    if (!this.api.listening) await this.api.listen(this.tls);
+    for (const broker of this.brokers) if (!broker.running) await broker.listen();
+  }
+
   /** The device loses (or regains) its connection; its broker pushes Appliance.System.Online. */
   setOnline(uuid: string, online: boolean): void {
     const device = this.device(uuid);
@@ -149,26 +214,45 @@ export class MerossEmulator {
     this.brokerOf(device).push(uuid, 'Appliance.System.Online', { online: { status: device.onlineStatus } });
   }
 
-  /** What an integration has sent so far: API calls, requests to devices, broker connection attempts. */
-  messageCounts(): { api: number; mqttRequests: number; mqttConnections: number } {
+  /**
+   * What an integration has sent so far: API calls, requests to devices through the cloud, broker connection
+   * attempts (the cloud's messages), and requests to devices over the LAN (never the cloud's).
+   */
+  messageCounts(): { api: number; mqttRequests: number; mqttConnections: number; lanRequests: number } {
     return {
       api: this.api.calls.total,
       mqttRequests: this.brokers.reduce((n, b) => n + b.received.length, 0),
       mqttConnections: this.brokers.reduce((n, b) => n + b.attempts, 0),
+      lanRequests: this.lan.received.length,
     };
   }
 
-  addDevice(spec: EmulatedDeviceSpec): void {
-    this.devices.set(spec.uuid, new EmulatedDevice(spec));
+  /** Requests one device received over the LAN and through the cloud. */
+  messagesOf(uuid: string): DeviceMessageCounts {
+    return { lan: this.lan.requestsOf(uuid).length, cloud: this.brokers.reduce((n, b) => n + b.received.filter((r) => r.uuid === uuid).length, 0) };
   }
 
-  removeDevice(uuid: string): void {
+  /** Adds a device to the account (in the next device list) and puts it on the LAN. */
+  async addDevice(spec: EmulatedDeviceSpec): Promise<EmulatedDevice> {
+    const device = new EmulatedDevice(spec);
+    this.devices.set(spec.uuid, device);
+    await this.lan.add(device);
+    return device;
+  }
+
+  async removeDevice(uuid: string): Promise<void> {
     this.devices.delete(uuid);
+    await this.lan.remove(uuid);
   }
 
-  /** Requests the devices received with a given namespace (and method), on every broker. */
+  /** Requests the devices received through the cloud with a given namespace (and method), on every broker. */
   requests(namespace: string, method?: string) {
     return this.brokers.flatMap((b) => b.received).filter((r) => r.namespace === namespace && (method === undefined || r.method === method));
+  }
+
+  /** Requests the devices received over the LAN, with a given namespace (and method) when given. */
+  lanRequests(namespace?: string, method?: string): LanRequest[] {
+    return this.lan.received.filter((r) => (namespace === undefined || r.namespace === namespace) && (method === undefined || r.method === method));
   }
 
   async restartBroker(downMs: number, index = 0): Promise<void> {
@@ -179,7 +263,7 @@ export class MerossEmulator {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.brokers.map((b) => b.close()), this.api.close()]);
+    await Promise.all([...this.brokers.map((b) => b.close()), this.api.close(), this.lan.close()]);
   }
 
   private brokerOf(device: EmulatedDevice): EmulatorBroker {
