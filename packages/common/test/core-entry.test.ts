@@ -4,18 +4,23 @@ import { describe, expect, it } from 'vitest';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
-// Runs in a fresh Node process: a resolve hook reports every module the import loads, through a message port.
+// Runs in a fresh Node process: a resolve hook reports every module the import loads, through a message port. After
+// the import, the hooks thread answers a "flush" on the same port: its answer comes after every report it sent before.
 const PROBE = `
 import { register } from 'node:module';
 import { MessageChannel } from 'node:worker_threads';
 const { port1, port2 } = new MessageChannel();
 const loaded = [];
-port1.on('message', (url) => loaded.push(url));
-const hooks = 'export let port; export function initialize(data) { port = data.port; }' +
+let flushed;
+port1.on('message', (message) => (message === 'flushed' ? flushed() : loaded.push(message)));
+const hooks = 'export let port; export function initialize(data) { port = data.port; port.on("message", () => port.postMessage("flushed")); }' +
   ' export async function resolve(specifier, context, next) { const r = await next(specifier, context); port.postMessage(r.url); return r; }';
 register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
 await import(process.argv[1]);
-await new Promise((done) => setTimeout(done, 50));
+await new Promise((done) => {
+  flushed = done;
+  port1.postMessage('flush');
+});
 port1.close();
 process.stdout.write(JSON.stringify(loaded));
 `;
@@ -25,6 +30,7 @@ function packagesLoadedBy(specifier: string): string[] {
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', '--input-type=module', '-e', PROBE, specifier], {
     cwd: packageDir,
     encoding: 'utf8',
+    timeout: 30_000,
   });
   const names = (JSON.parse(out) as string[]).flatMap((url) => {
     const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(url);
