@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { DeviceEvent } from '../src/domain/device-events.js';
-import { FakeDeviceCloud, rollerShutter } from './fakes/fake-device-cloud.js';
-import { buildTestApp } from './support/test-app.js';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import { FakeDeviceCloud, rollerShutter } from '../fakes/fake-device-cloud.js';
+import { buildTestApp } from '../support/test-app.js';
 
 const BLINDS = 'blinds-1';
 const OLD = 'old-blinds';

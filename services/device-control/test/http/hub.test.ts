@@ -1,9 +1,9 @@
 import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { DeviceEvent } from '../src/domain/device-events.js';
-import { cloudDevice, FakeDeviceCloud, hub } from './fakes/fake-device-cloud.js';
-import { buildTestApp } from './support/test-app.js';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import { cloudDevice, FakeDeviceCloud, hub } from '../fakes/fake-device-cloud.js';
+import { buildTestApp } from '../support/test-app.js';
 
 const HUB = 'hub-1';
 

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeviceEvent } from '../src/domain/device-events.js';
-import { cloudDevice, FakeDeviceCloud } from './fakes/fake-device-cloud.js';
-import { buildTestApp, type TestApp } from './support/test-app.js';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
 afterEach(async () => {

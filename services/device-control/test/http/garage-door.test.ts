@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { DeviceEvent } from '../src/domain/device-events.js';
-import { cloudDevice, FakeDeviceCloud, garageDoorOpener } from './fakes/fake-device-cloud.js';
-import { buildTestApp } from './support/test-app.js';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import { cloudDevice, FakeDeviceCloud, garageDoorOpener } from '../fakes/fake-device-cloud.js';
+import { buildTestApp } from '../support/test-app.js';
 
 const DOOR = 'door-1';
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const serviceDir = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const serviceDir = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const tsxCli = resolve(serviceDir, '../../node_modules/tsx/dist/cli.mjs');
 const SECRET = 'correct-horse-battery-staple';
 

@@ -1,8 +1,8 @@
 import { createLogger } from '@homeops/common';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeDeviceCloud } from './fakes/fake-device-cloud.js';
-import { buildTestApp, type TestApp } from './support/test-app.js';
+import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 const SECRET = 'tok_5f2b9c0e7a1d4e3f';
 

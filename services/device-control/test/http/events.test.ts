@@ -1,7 +1,7 @@
 import { createLogger, serve, type RunningServer } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SseClient } from './support/sse-client.js';
-import { buildTestApp, type TestApp, type TestAppOptions } from './support/test-app.js';
+import { SseClient } from '../support/sse-client.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../support/test-app.js';
 
 /** The running number of an event id (`<epoch>-<n>`). */
 const seq = (id: string | undefined) => Number(id?.split('-')[1]);

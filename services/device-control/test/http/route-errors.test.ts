@@ -2,7 +2,7 @@ import type { ErrorCode } from '@homeops/common';
 import { documentedErrorCodes, undocumentedErrors, type OpenApiResponses } from '@homeops/test-kit';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { buildTestApp } from './support/test-app.js';
+import { buildTestApp } from '../support/test-app.js';
 
 /** What a device route's lookup and cloud call raise (DeviceService, the message budget, the cloud adapter). */
 const DEVICE_CALL: readonly ErrorCode[] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DeviceEvent } from '../src/domain/device-events.js';
-import { DeviceRegistry } from '../src/domain/device-registry.js';
-import { cloudDevice } from './fakes/fake-device-cloud.js';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import { DeviceRegistry } from '../../src/domain/device-registry.js';
+import { cloudDevice } from '../fakes/fake-device-cloud.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 

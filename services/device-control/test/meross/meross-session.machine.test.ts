@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, type BackoffOptions } from '../src/adapters/meross/meross-session.js';
-import { initialSession, next, type Transition } from '../src/adapters/meross/meross-session.machine.js';
-import type { SessionEffect, SessionEvent, SessionFailure, SessionMemory, SessionPhase, SessionState } from '../src/adapters/meross/meross-session.state.js';
-import type { MerossDeviceDefinition } from '../src/adapters/meross/meross-library.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/adapters/meross/meross-session.js';
+import { initialSession, next, type Transition } from '../../src/adapters/meross/meross-session.machine.js';
+import type { SessionEffect, SessionEvent, SessionFailure, SessionMemory, SessionPhase, SessionState } from '../../src/adapters/meross/meross-session.state.js';
+import type { MerossDeviceDefinition } from '../../src/adapters/meross/meross-library.js';
 
 // The Meross session's transitions, without I/O or timers: every event in every state where it matters.
 const NOW = Date.parse('2026-01-01T00:00:00Z');

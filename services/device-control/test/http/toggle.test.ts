@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, ManualClock } from '@homeops/common';
-import { buildTestApp, type TestApp } from './support/test-app.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import request from 'supertest';
 import { createLogger, EventStreamHub } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimulatorCloud } from '../src/adapters/simulator/simulator-cloud.adapter.js';
-import { createApp } from '../src/app.js';
-import type { CloudEvent } from '../src/domain/device-cloud.js';
-import { DeviceService } from '../src/domain/device.service.js';
+import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
+import { createApp } from '../../src/app.js';
+import type { CloudEvent } from '../../src/domain/device-cloud.js';
+import { DeviceService } from '../../src/domain/device.service.js';
 
 let service: DeviceService | undefined;
 afterEach(async () => {

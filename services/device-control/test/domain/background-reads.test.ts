@@ -1,7 +1,7 @@
 import { createLogger } from '@homeops/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DeviceService, type DeviceServiceOptions } from '../src/domain/device.service.js';
-import { cloudDevice, FakeDeviceCloud } from './fakes/fake-device-cloud.js';
+import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
+import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
 let service: DeviceService | undefined;
 beforeEach(() => {

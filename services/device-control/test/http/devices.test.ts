@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '@homeops/common';
-import { FakeDeviceCloud } from './fakes/fake-device-cloud.js';
-import { buildTestApp, type TestApp } from './support/test-app.js';
+import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './support/test-app.js';
+import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
 afterEach(async () => {
