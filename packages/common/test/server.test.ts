@@ -85,10 +85,20 @@ describe('serve', () => {
   });
 
   it('lets an in-flight request finish when stopped', async () => {
-    const port = await start((_req, res) => void setTimeout(() => res.json({ late: true }), 200));
+    let arrived!: () => void;
+    const inHandler = new Promise<void>((resolve) => (arrived = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    // The handler answers only when the test says so: after the stop has begun.
+    const port = await start((_req, res) => {
+      arrived();
+      void answered.then(() => res.json({ late: true }));
+    });
     const pending = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.json());
-    await new Promise((r) => setTimeout(r, 50));
+    await inHandler;
     const stopped = running!.stop();
+    expect(running!.server.listening).toBe(false);
+    answer();
     expect(await pending).toEqual({ late: true });
     await stopped;
     running = undefined;
