@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { eventually } from '@homeops/test-kit';
 import pg from 'pg';
 
 const run = promisify(execFile);
@@ -48,21 +49,20 @@ function asOwner(program: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', program, ...args]] : [program, args];
 }
 
-async function waitReady(url: string, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`PostgreSQL did not answer within ${ms} ms: ${(err as Error).message}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
+async function waitReady(url: string, timeoutMs: number): Promise<void> {
+  await eventually(
+    async () => {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return true;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    { what: 'PostgreSQL to answer', timeoutMs, intervalMs: 100 },
+  );
 }
 
 const living = new Set<string>();
