@@ -47,18 +47,11 @@ export class ServiceProcess {
   }
 
   static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {
-    const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
-    const ownedDir = options.cwd ? undefined : mkdtempSync(join(tmpdir(), `${options.service}-`));
-    const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, join(REPO_ROOT, 'services', options.service, 'src/main.ts')], {
-      cwd: options.cwd ?? ownedDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env, PORT: String(port) },
-    });
-    const service = new ServiceProcess(child, port, ownedDir);
+    const service = await ServiceProcess.launch(options);
     try {
       await eventually(
         async () => {
-          if (!service.running) throw new Error(`it exited (${child.exitCode ?? child.signalCode})`);
+          if (!service.running) throw new Error(`it exited (${service.child.exitCode ?? service.child.signalCode})`);
           return (await fetch(`${service.baseUrl}/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => null)) !== null;
         },
         { what: `${options.service} to answer /health`, timeoutMs: options.readyTimeoutMs ?? 20_000, intervalMs: 50 },
@@ -68,6 +61,21 @@ export class ServiceProcess {
       throw new Error(`${(err as Error).message}\n${service.output.slice(-3000)}`);
     }
     return service;
+  }
+
+  /**
+   * The same process as `start`, without waiting for it to answer: for a start that is meant to fail (await
+   * `exited`, then `stop()` removes the temp folder).
+   */
+  static async launch(options: ServiceProcessOptions): Promise<ServiceProcess> {
+    const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
+    const ownedDir = options.cwd ? undefined : mkdtempSync(join(tmpdir(), `${options.service}-`));
+    const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, join(REPO_ROOT, 'services', options.service, 'src/main.ts')], {
+      cwd: options.cwd ?? ownedDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env, PORT: String(port) },
+    });
+    return new ServiceProcess(child, port, ownedDir);
   }
 
   get baseUrl(): string {
