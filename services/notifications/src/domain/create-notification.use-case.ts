@@ -81,8 +81,6 @@ function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priorit
   return emergency;
 }
 
-const OPTIONAL_FIELDS = ['sound', 'url', 'urlTitle', 'html', 'monospace', 'ttl', 'device'] as const;
-
 function assertPriority(value: number): Priority {
   if (Number.isInteger(value) && value >= -2 && value <= 2) return value as Priority;
   throw new AppError('VALIDATION_FAILED', 'priority must be an integer from -2 to 2', {
@@ -118,18 +116,26 @@ export async function createNotification(ctx: NotificationContext, deps: CreateD
     ? { status: 'pending', attempts: 0, ...(to === undefined ? {} : { to }) }
     : { status: 'skipped', attempts: 0 };
   // Given fields in the record's documented order, optional ones only when set (no empty keys in the file).
-  const fields: Record<string, unknown> = { id, recipient: input.recipient, title: input.title, message: input.message, priority };
-  for (const key of OPTIONAL_FIELDS) {
-    const value = input[key];
-    if (value !== undefined) fields[key] = value;
-  }
-  if (attachment) fields.attachment = attachment;
-  if (emergency) fields.emergency = emergency;
-  fields.read = false;
-  fields.readAt = null;
-  fields.createdAt = isoTimestamp(now);
-  fields.delivery = delivery;
-  const record = fields as unknown as NotificationRecord;
+  const record: NotificationRecord = {
+    id,
+    recipient: input.recipient,
+    title: input.title,
+    message: input.message,
+    priority,
+    ...(input.sound === undefined ? {} : { sound: input.sound }),
+    ...(input.url === undefined ? {} : { url: input.url }),
+    ...(input.urlTitle === undefined ? {} : { urlTitle: input.urlTitle }),
+    ...(input.html === undefined ? {} : { html: input.html }),
+    ...(input.monospace === undefined ? {} : { monospace: input.monospace }),
+    ...(input.ttl === undefined ? {} : { ttl: input.ttl }),
+    ...(input.device === undefined ? {} : { device: input.device }),
+    ...(attachment === undefined ? {} : { attachment }),
+    ...(emergency === undefined ? {} : { emergency }),
+    read: false,
+    readAt: null,
+    createdAt: isoTimestamp(now),
+    delivery,
+  };
   if (incoming && attachment) await ctx.attachments.save(id, incoming.data);
   try {
     await ctx.repository.insert(record);

@@ -1,4 +1,4 @@
-import type { Delivery, NotificationRecord } from '../../domain/notification.js';
+import type { Delivery, NotificationRecord, Priority } from '../../domain/notification.js';
 
 /**
  * A compact binary form of a NotificationRecord, so a million records fit in a few hundred megabytes: no key names,
@@ -18,6 +18,8 @@ const TAG_MASK = 0x3f;
 const RECORD_TEXT = ['id', 'recipient', 'title', 'message', 'sound', 'url', 'urlTitle', 'device'] as const;
 const DELIVERY_TEXT = ['to', 'receipt', 'request', 'error'] as const;
 const DELIVERY_TIMES = ['lastAttemptAt', 'nextAttemptAt', 'resentAt'] as const;
+type DeliveryTextKey = (typeof DELIVERY_TEXT)[number];
+type DeliveryTimeKey = (typeof DELIVERY_TIMES)[number];
 const T_RECORD_TEXT = 1; // 1..8
 const T_DELIVERY_TEXT = 9; // 9..12
 const T_CREATED = 13;
@@ -288,20 +290,21 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
     pos += length;
     return buf.toString('utf8', pos - length, pos);
   };
-  const priority = buf[pos++]! - 2;
+  const priority = (buf[pos++]! - 2) as Priority;
   const flags = buf[pos++]!;
   const status = STATUSES[buf[pos++]!];
   const attempts = varint();
-  const fields: Record<string, unknown> = {};
-  const deliveryFields: Record<string, unknown> = {};
-  let createdAt: unknown;
-  let readAt: unknown = null;
+  // Text tags hold strings (a JSON one for a lone surrogate); a time tag holds what was given (JSON when not canonical).
+  const fields: { [K in (typeof RECORD_TEXT)[number]]?: string } = {};
+  const deliveryFields: { [K in DeliveryTextKey | DeliveryTimeKey]?: string } = {};
+  let createdAt = '';
+  let readAt: string | null = null;
   let rest: Record<string, unknown> | undefined;
   let deliveryRest: Record<string, unknown> | undefined;
   while (pos < end) {
     const raw = buf[pos++]!;
     const tag = raw & TAG_MASK;
-    let value: unknown;
+    let value: string;
     if (tag === T_RECORD_REST || tag === T_DELIVERY_REST) {
       const parsed = JSON.parse(text()) as Record<string, unknown>;
       if (tag === T_RECORD_REST) rest = parsed;
@@ -309,7 +312,7 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
       continue;
     }
     const isTime = tag === T_CREATED || tag === T_READ_AT || (tag >= T_DELIVERY_TIME && tag < T_DELIVERY_TIME + DELIVERY_TIMES.length);
-    if (raw & AS_JSON) value = JSON.parse(text());
+    if (raw & AS_JSON) value = JSON.parse(text()) as string;
     else if (raw & AS_UUID && isTime) {
       value = new Date(buf.readDoubleLE(pos)).toISOString();
       pos += 8;
@@ -323,24 +326,33 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
     else if (tag >= T_DELIVERY_TEXT) deliveryFields[DELIVERY_TEXT[tag - T_DELIVERY_TEXT]!] = value;
     else fields[RECORD_TEXT[tag - T_RECORD_TEXT]!] = value;
   }
-  // The documented key order, optional keys only when set (as the record was created).
-  const record: Record<string, unknown> = { id: fields.id, recipient: fields.recipient, title: fields.title, message: fields.message, priority };
-  if (fields.sound !== undefined) record.sound = fields.sound;
-  if (fields.url !== undefined) record.url = fields.url;
-  if (fields.urlTitle !== undefined) record.urlTitle = fields.urlTitle;
-  if (flags & F_HTML) record.html = (flags & F_HTML_TRUE) !== 0;
-  if (flags & F_MONO) record.monospace = (flags & F_MONO_TRUE) !== 0;
-  if (rest?.ttl !== undefined) record.ttl = rest.ttl;
-  if (fields.device !== undefined) record.device = fields.device;
-  if (rest) for (const key of Object.keys(rest)) if (key !== 'ttl') record[key] = rest[key];
-  record.read = (flags & F_READ) !== 0;
-  record.readAt = readAt;
-  record.createdAt = createdAt;
-  const delivery: Record<string, unknown> = { status, attempts };
-  for (const key of [...DELIVERY_TEXT, ...DELIVERY_TIMES]) if (deliveryFields[key] !== undefined) delivery[key] = deliveryFields[key];
-  if (deliveryRest) Object.assign(delivery, deliveryRest);
-  record.delivery = delivery;
-  return record as unknown as NotificationRecord;
+  // The bytes hold a delivery encodeRecord was given: its status from the table (or, unknown to it, in the rest), then
+  // its fields in the order they are written.
+  const delivery = (
+    deliveryRest === undefined ? { status, attempts, ...deliveryFields } : { status, attempts, ...deliveryFields, ...deliveryRest }
+  ) as Delivery;
+  // The documented key order, optional keys only when set (as the record was created); what no tag carries (ttl,
+  // attachment, emergency, keys this version does not know) comes from the rest.
+  const { ttl, ...others } = rest ?? {};
+  return {
+    id: fields.id!,
+    recipient: fields.recipient!,
+    title: fields.title!,
+    message: fields.message!,
+    priority,
+    ...(fields.sound === undefined ? {} : { sound: fields.sound }),
+    ...(fields.url === undefined ? {} : { url: fields.url }),
+    ...(fields.urlTitle === undefined ? {} : { urlTitle: fields.urlTitle }),
+    ...((flags & F_HTML) === 0 ? {} : { html: (flags & F_HTML_TRUE) !== 0 }),
+    ...((flags & F_MONO) === 0 ? {} : { monospace: (flags & F_MONO_TRUE) !== 0 }),
+    ...(ttl === undefined ? {} : { ttl: ttl as number }),
+    ...(fields.device === undefined ? {} : { device: fields.device }),
+    ...(others as Pick<NotificationRecord, 'attachment' | 'emergency'>),
+    read: (flags & F_READ) !== 0,
+    readAt,
+    createdAt,
+    delivery,
+  };
 }
 
 /** Only the id of an encoded record (its first field), without decoding the rest. */
