@@ -1,4 +1,5 @@
 import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type EnvAliases, type LoadConfigOptions } from '@homeops/common';
+import type { LanOptions } from './adapters/meross/meross-cloud.adapter.js';
 import type { DeviceServiceOptions } from './domain/device.service.js';
 
 /** Older names users of the original service have in their `.env`; the CLOUD_ names win when both are set. */
@@ -32,6 +33,28 @@ const CloudApiUrlSchema = z
 
 const positiveInt = (min: number, max: number, fallback: number) => z.coerce.number().int(`must be an integer`).min(min).max(max).default(fallback);
 
+/** `uuid=host[:port]` pairs, comma-separated; an address is never echoed back in an error (it may be private). */
+const LanAddressesSchema = z
+  .string()
+  .default('')
+  .superRefine((value, ctx) => {
+    for (const [i, pair] of splitPairs(value).entries()) {
+      const match = /^([0-9A-Za-z-]{1,64})=([0-9A-Za-z.-]+)(?::(\d{1,5}))?$/.exec(pair);
+      const port = match?.[3] === undefined ? 80 : Number(match[3]);
+      if (!match || port < 1 || port > 65_535) {
+        ctx.addIssue({ code: 'custom', message: `entry ${i + 1} must be uuid=host or uuid=host:port (e.g. 2301...=192.168.1.23)` });
+      }
+    }
+  })
+  .transform((value) => new Map(splitPairs(value).map((pair) => pair.split('=') as [string, string])));
+
+function splitPairs(value: string): string[] {
+  return value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   ...HttpAccessShape,
@@ -61,6 +84,16 @@ const EnvSchema = z.object({
   CLOUD_REQUEST_TIMEOUT_MS: positiveInt(100, 120_000, 10_000),
   CLOUD_COMMAND_TIMEOUT_MS: positiveInt(100, 120_000, 5_000),
   SSE_HEARTBEAT_SECONDS: positiveInt(1, 3_600, 15),
+  /** Local control: commands and reads over the LAN where a device answers there, the cloud as the fallback. */
+  MEROSS_LAN: z.enum(['on', 'off']).default('on'),
+  /** Pinned LAN addresses, `uuid=host[:port],…`; they win over what devices tell. */
+  MEROSS_LAN_ADDRESSES: LanAddressesSchema,
+  /** Devices whose pushes do not arrive (the cloud is down) are read over the LAN this often; 0 off. */
+  MEROSS_LAN_POLL_SECONDS: positiveInt(0, 3_600, 30),
+  /** Deadline of one LAN call; past it the device's message goes through the cloud (or 504 without one). */
+  MEROSS_LAN_TIMEOUT_MS: positiveInt(100, 60_000, 3_000),
+  /** The port of a learnt address (devices tell only their IP): 80 for real devices. */
+  MEROSS_LAN_PORT: positiveInt(1, 65_535, 80),
   /** Devices the simulator adds beyond its three fixed ones (benchmarks, demos). */
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
 });
@@ -117,5 +150,20 @@ export function deviceServiceOptions(config: Config): DeviceServiceOptions {
     backgroundReadIntervalSeconds: config.CLOUD_BACKGROUND_READ_INTERVAL_SECONDS,
     requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
     commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+  };
+}
+
+/** How often devices without pushes are polled over the LAN (0: off, as with MEROSS_LAN=off). */
+export function lanPollSeconds(config: Config): number {
+  return config.MEROSS_LAN === 'on' ? config.MEROSS_LAN_POLL_SECONDS : 0;
+}
+
+/** The Meross adapter's LAN options, from the config. */
+export function lanOptions(config: Config): LanOptions {
+  return {
+    enabled: config.MEROSS_LAN === 'on',
+    addresses: config.MEROSS_LAN_ADDRESSES,
+    timeoutMs: config.MEROSS_LAN_TIMEOUT_MS,
+    port: config.MEROSS_LAN_PORT,
   };
 }

@@ -3,7 +3,7 @@ import { createLogger, EventStreamHub, serve, systemClock, withResolvedAccess, t
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp } from './app.js';
-import { deviceServiceOptions, readConfig, type Config } from './config.js';
+import { deviceServiceOptions, lanOptions, lanPollSeconds, readConfig, type Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import { DeviceService } from './domain/device.service.js';
 import { SERVICE_NAME } from './version.js';
@@ -30,6 +30,7 @@ function createCloud(config: Config, logger: Logger, clock: Clock): DeviceCloud 
         tokenFile: config.CLOUD_TOKEN_FILE,
         requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
         commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+        lan: lanOptions(config),
         clock,
         logger: logger.child({ component: 'meross' }),
       });
@@ -60,7 +61,7 @@ const hub = new EventStreamHub({
   maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
   clock,
 });
-const devices = new DeviceService(cloud, deviceServiceOptions(config), logger, clock);
+const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }, logger, clock);
 const app = createApp({ logger, cloud, devices, hub, clock }, config);
 await serve({
   app,

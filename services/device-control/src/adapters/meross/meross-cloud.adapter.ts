@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { AppError, SingleFlight, type Clock, type Logger } from '@homeops/common';
 import type {
   CloudDevice,
@@ -15,7 +16,10 @@ import type {
 } from '../../domain/device-cloud.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import { CloudCallError, isTokenRejected, toAppError } from './meross-codes.js';
+import { DeviceStore, type StoredList } from './meross-device-store.js';
 import { MerossDevices } from './meross-devices.js';
+import { MerossLanHttp } from './meross-lan-http.js';
+import { LanLinks } from './meross-lan-links.js';
 import { MerossHttp } from './meross-http.js';
 import { createLibraryCloud, type LibraryCloud, type MerossDeviceDefinition } from './meross-library.js';
 import { SecretRedactor } from './meross-secrets.js';
@@ -41,6 +45,27 @@ export interface MerossCloudOptions extends Partial<BackoffOptions> {
   /** Time and timers of the session, the broker recovery and the API call log (tests pass a ManualClock). */
   clock: Clock;
   logger: Logger;
+  /** Local control; omitted: off (the cloud only). Given: on unless `enabled: false`, 3 s per call, port 80. */
+  lan?: Partial<LanOptions> | undefined;
+}
+
+/** How devices are reached on the LAN. */
+export interface LanOptions {
+  /** false: every message goes through the cloud (MEROSS_LAN=off). */
+  enabled: boolean;
+  /** Addresses pinned by configuration (`host` or `host:port`), by uuid; they win over what devices tell. */
+  addresses: ReadonlyMap<string, string>;
+  /** Deadline of one LAN call. */
+  timeoutMs: number;
+  /** The port of a learnt address that names none (real devices: 80). */
+  port: number;
+}
+
+const DEFAULT_LAN: LanOptions = { enabled: true, addresses: new Map(), timeoutMs: 3_000, port: 80 };
+
+/** The stored device list lives beside the token file. */
+export function deviceListFileOf(tokenFile: string): string {
+  return join(dirname(tokenFile), 'meross-devices.json');
 }
 
 /**
@@ -52,6 +77,12 @@ export interface MerossCloudOptions extends Partial<BackoffOptions> {
  */
 export class MerossCloud implements DeviceCloud {
   readonly backend = 'meross' as const;
+  readonly lanControl: boolean;
+  private readonly store: DeviceStore;
+  /** The list kept from the last run, once read at start (null: none). */
+  private stored: Promise<StoredList | null> = Promise.resolve(null);
+  /** The account key kept with that list: signs LAN messages until a session brings the key. */
+  private storedKey: string | null = null;
   private readonly lib: LibraryCloud;
   private readonly http: MerossHttp;
   private readonly transport: Transport;
@@ -83,7 +114,10 @@ export class MerossCloud implements DeviceCloud {
     this.lib = createLibraryCloud({ email: options.email, password: options.password, timeout: commandTimeoutMs });
     this.lib.httpDomain = apiUrl.host;
     this.tokens = new TokenStore(options.tokenFile, options.email, apiUrl.origin, this.clock);
+    this.store = new DeviceStore(options.tokenFile && deviceListFileOf(options.tokenFile), this.tokens.account, this.clock);
     this.redactor = new SecretRedactor(options.password, () => this.lib);
+    const lan = options.lan ? { ...DEFAULT_LAN, ...definedLan(options.lan) } : { ...DEFAULT_LAN, enabled: false };
+    this.lanControl = lan.enabled;
     this.http = new MerossHttp(
       this.requestTimeoutMs,
       (call) => {
@@ -103,6 +137,13 @@ export class MerossCloud implements DeviceCloud {
       emit: (event) => this.emit(event),
       assertSessionUp: () => this.assertSessionUp(),
       recordError: (code, message) => void this.dispatch({ type: 'errorSeen', code, message }),
+      lan: {
+        links: new LanLinks(lan.enabled, lan.addresses, this.clock),
+        http: new MerossLanHttp(lan.timeoutMs, this.clock, (call) => this.log.debug(call, 'meross lan call')),
+        key: () => this.lib.key ?? this.storedKey,
+        port: lan.port,
+      },
+      onLearned: () => this.persist(),
     });
     this.transport = installTransport(this.lib, this.http, {
       log: this.log,
@@ -114,13 +155,33 @@ export class MerossCloud implements DeviceCloud {
     this.lib.on('error', (error: unknown, uuid?: string) => this.devices.onLibraryError(error, uuid));
   }
 
-  /** Resolves at once: the token is checked, loaded and used (or a login made) in the background. */
+  /** Resolves at once: the stored list is read, the token checked, loaded and used (or a login made) in the background. */
   async start(): Promise<void> {
-    if (this.session.kind === 'idle') void this.begin({ type: 'start' });
+    if (this.session.kind !== 'idle') return;
+    this.stored = this.store.load().then((list) => {
+      if (list) {
+        this.storedKey = list.key;
+        this.devices.restore(list.devices);
+      }
+      return list;
+    });
+    void this.begin({ type: 'start' });
+  }
+
+  /** The list kept from the last run, described with what the LAN knows now (a start while the cloud is away). */
+  async storedDevices(): Promise<CloudDevice[] | null> {
+    const list = await this.stored;
+    return list ? this.devices.describe(list.devices.map((d) => d.def)) : null;
+  }
+
+  refresh(uuid: string, lanOnly: boolean): Promise<void> {
+    return this.devices.refresh(uuid, lanOnly);
   }
 
   async stop(): Promise<void> {
     await this.dispatch({ type: 'stop' });
+    // A save still writing would outlive the service (and race whoever removes its folder).
+    await this.store.idle();
   }
 
   status(): CloudStatus {
@@ -309,7 +370,19 @@ export class MerossCloud implements DeviceCloud {
     const list = this.transport.takeDeviceList();
     if (!list) throw new CloudCallError('malformed', null, `${DEVICE_LIST_PATH}: no device list received`);
     this.devices.reconcile(list);
+    this.persist();
     return list;
+  }
+
+  /** Keeps the device list (and what the LAN learnt) for a start without the cloud; needs the key that signs LAN messages. */
+  private persist(): void {
+    void this.store.save(
+      () => {
+        const key = this.lib.key ?? this.storedKey;
+        return key ? { key, devices: this.devices.snapshot() } : null;
+      },
+      (err) => this.log.warn({ error: this.redactor.describe(err) }, 'could not keep the device list for the next start'),
+    );
   }
 
   private failureOf(err: unknown): SessionFailure {
@@ -365,6 +438,10 @@ export class MerossCloud implements DeviceCloud {
       }
     }
   }
+}
+
+function definedLan(lan: Partial<LanOptions> | undefined): Partial<LanOptions> {
+  return Object.fromEntries(Object.entries(lan ?? {}).filter(([, v]) => v !== undefined)) as Partial<LanOptions>;
 }
 
 function definedOnly(options: Partial<BackoffOptions>): Partial<BackoffOptions> {

@@ -1,4 +1,4 @@
-import { AppError, TimeoutError, withTimeout, type Clock, type Logger } from '@homeops/common';
+import { AppError, type Clock, type Logger } from '@homeops/common';
 import type {
   Capability,
   CloudDevice,
@@ -14,6 +14,7 @@ import type {
 } from '../../domain/device-cloud.js';
 import {
   capabilitiesOf,
+  capabilitiesOfType,
   lightCommand,
   lightFeaturesOf,
   parseAbilities,
@@ -33,41 +34,18 @@ import {
   type Abilities,
 } from './meross-abilities.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
-import type { LibraryCallback, LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
-import {
-  parseOnlineStatus,
-  parseSystemAll,
-  parseTogglePush,
-  replyErrorCode,
-  toCloudDevice,
-  type ChannelReading,
-  type SwitchProtocol,
-} from './meross-payloads.js';
+import { forgetStates, newEntry, type DeviceEntry } from './meross-device-entry.js';
+import type { StoredDevice } from './meross-device-store.js';
+import type { LanLinks } from './meross-lan-links.js';
+import type { LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
+import { MerossMessenger, notControllable, type DeviceRequest } from './meross-messenger.js';
+import type { MerossLanHttp } from './meross-lan-http.js';
+import { parseOnlineStatus, parseSystemAll, parseTogglePush, toCloudDevice, type ChannelReading } from './meross-payloads.js';
+import { pollRequestsOf, pollResultOf } from './meross-poll.js';
 import type { SecretRedactor } from './meross-secrets.js';
 
-interface DeviceEntry {
-  def: MerossDeviceDefinition;
-  object: LibraryDevice;
-  online: boolean;
-  /** onlineStatus 3: installing firmware. */
-  upgrading: boolean;
-  commandReady: boolean;
-  /** The namespaces the device declared (Appliance.System.Ability), read before its first command. */
-  abilities: Abilities | null;
-  protocol: SwitchProtocol | null;
-  states: Map<number, boolean>;
-  /** A hub's valves: the mode each is in, as last read or pushed (a target change sets the custom mode only when needed). */
-  valveModes: Map<string, number>;
-  /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
-  revision: number;
-  /** Bumped when the command channel drops or the device goes offline: an answer sent before then is stale. */
-  connection: number;
-}
-
-/** 409 with the spec's exact error text; the reason goes into details. */
-function notControllable(reason: string): AppError {
-  return new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
-}
+/** The namespace that tells a device wants its LAN messages encrypted. */
+const ENCRYPTION_NAMESPACE = 'Appliance.Encrypt.ECDHE';
 
 interface MerossDevicesDeps {
   lib: LibraryCloud;
@@ -80,18 +58,24 @@ interface MerossDevicesDeps {
   assertSessionUp: () => void;
   /** Broker failures show in the session's lastError (/health). */
   recordError: (code: string, message: string) => void;
+  /** The LAN side: links, the HTTP client, the key and the port of learnt addresses. */
+  lan: { links: LanLinks; http: MerossLanHttp; key: () => string | null; port: number };
+  /** Something worth keeping for the next start changed (an address, abilities, a MAC). */
+  onLearned: () => void;
 }
 
-/** The account's device objects in meross-cloud: reconciled by uuid, commanded over MQTT, kept fresh from pushes. */
-function forgetStates(entry: DeviceEntry): void {
-  entry.states.clear();
-  entry.valveModes.clear();
-  entry.connection += 1;
-}
+const get = (namespace: string, payload: unknown = {}): DeviceRequest => ({ method: 'GET', namespace, payload });
+const set = (namespace: string, payload: unknown): DeviceRequest => ({ method: 'SET', namespace, payload });
 
+/**
+ * The account's devices: meross-cloud's device objects reconciled by uuid (or, after a start without the cloud, the
+ * stored list), each message sent over the LAN or the cloud as its link says (MerossMessenger), kept fresh from
+ * pushes and, where pushes do not arrive, from polls.
+ */
 export class MerossDevices {
   private readonly entries = new Map<string, DeviceEntry>();
   private readonly brokers: MerossBrokers;
+  private readonly messenger: MerossMessenger;
   private lastMqttError: string | null = null;
   private stopped = false;
 
@@ -106,6 +90,19 @@ export class MerossDevices {
       onSent: (namespace) => deps.emit({ type: 'sent', via: 'mqtt', what: namespace }),
       onBrokerChange: (uuids) => uuids.forEach((uuid) => this.updateReady(uuid)),
     });
+    this.messenger = new MerossMessenger({
+      ...deps.lan,
+      lanPort: deps.lan.port,
+      commandTimeoutMs: deps.commandTimeoutMs,
+      clock: deps.clock,
+      redactor: deps.redactor,
+      log: deps.log,
+      emit: deps.emit,
+      cloudReady: (entry) => this.cloudReady(entry),
+      assertCloudRoute: (entry) => this.assertCloudRoute(entry),
+      onLinkChange: (entry) => this.emitDevice(entry),
+      onLearned: deps.onLearned,
+    });
     lib.on('deviceInitialized', (uuid: string, def: MerossDeviceDefinition, object: LibraryDevice) => this.adopt(uuid, def, object));
     for (const event of ['connected', 'close', 'reconnect']) lib.on(event, (uuid: string) => this.updateReady(uuid));
     lib.on('data', (uuid: string, namespace: string, payload: unknown) => this.onPush(uuid, namespace, payload));
@@ -118,13 +115,17 @@ export class MerossDevices {
       if (uuids.has(uuid)) continue;
       this.entries.delete(uuid);
       this.brokers.forget(uuid);
+      this.deps.lan.links.forget(uuid);
       delete this.deps.lib.devices[uuid];
     }
     for (const def of list) {
       const entry = this.entries.get(def.uuid);
       if (!entry) continue;
-      // New firmware may bring new abilities.
-      if (entry.def.fmwareVersion !== def.fmwareVersion) entry.abilities = null;
+      // New firmware may bring new abilities (and drop or add the encrypted LAN variant).
+      if (entry.def.fmwareVersion !== def.fmwareVersion) {
+        entry.abilities = null;
+        this.deps.lan.links.reconsider(def.uuid);
+      }
       entry.def = def;
       entry.online = def.onlineStatus === 1;
       entry.upgrading = def.onlineStatus === 3;
@@ -132,22 +133,58 @@ export class MerossDevices {
     }
   }
 
+  /** Entries for a start without the cloud: the stored list, with what was learnt of each device then. */
+  restore(stored: StoredDevice[]): void {
+    for (const { def, address, abilities, subDevices, mac, encrypted } of stored) {
+      if (this.entries.has(def.uuid)) continue;
+      const entry = newEntry(def, null);
+      if (abilities) this.setAbilities(entry, new Map(Object.entries(abilities)));
+      entry.subDevices = subDevices ?? null;
+      entry.mac = mac ?? null;
+      entry.encrypted = encrypted ?? false;
+      this.entries.set(def.uuid, entry);
+      if (address) this.deps.lan.links.restore(def.uuid, address);
+    }
+  }
+
+  /** What to keep for the next start. */
+  snapshot(): StoredDevice[] {
+    return [...this.entries.values()].map((e) => ({
+      def: e.def,
+      address: this.deps.lan.links.learnedAddress(e.def.uuid),
+      abilities: e.abilities ? Object.fromEntries(e.abilities) : null,
+      subDevices: e.object?.subDeviceList ?? e.subDevices ?? null,
+      mac: e.mac,
+      encrypted: e.encrypted,
+    }));
+  }
+
   describe(list: MerossDeviceDefinition[]): CloudDevice[] {
     return list.map((def) => {
-      const entry = this.entries.get(def.uuid);
+      const entry = this.entries.get(def.uuid) ?? newEntry(def, null);
+      const uuid = def.uuid;
+      const transport = this.messenger.transportOf(entry);
+      const lanAnswers = transport === 'lan' && this.deps.lan.links.state(uuid).kind === 'answering';
+      const link = this.deps.lan.links.describe(uuid, this.cloudReady(entry), this.cloudReady(entry) && entry.online);
       return toCloudDevice(def, {
-        online: entry?.online ?? def.onlineStatus === 1,
-        upgrading: entry?.upgrading ?? def.onlineStatus === 3,
-        commandReady: entry?.commandReady ?? false,
-        protocol: entry?.protocol ?? null,
-        capabilities: entry?.abilities ? capabilitiesOf(entry.abilities) : null,
+        // A device the LAN reaches is there, whatever its own cloud connection says.
+        online: entry.online || lanAnswers,
+        upgrading: entry.upgrading,
+        commandReady: transport !== 'unreachable',
+        protocol: entry.protocol,
+        capabilities: entry.abilities ? capabilitiesOf(entry.abilities) : null,
+        link: { ...link, transport },
       });
     });
   }
 
+  /** Every entry's description (the stored list after a start without the cloud). */
+  describeAll(): CloudDevice[] {
+    return this.describe([...this.entries.values()].map((e) => e.def));
+  }
+
   async readChannels(uuid: string): Promise<ChannelReading[]> {
-    const entry = this.assertReachable(uuid);
-    return this.read(entry);
+    return this.read(this.assertReachable(uuid));
   }
 
   async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
@@ -159,8 +196,11 @@ export class MerossDevices {
         details: [{ path: 'channel', message: 'this device has only channel 0' }],
       });
     }
-    await this.send(entry, `switching channel ${channel}`, (object, done) =>
-      entry.protocol === 'toggle' ? object.controlToggle(on, done) : object.controlToggleX(channel, on, done),
+    const onoff = on ? 1 : 0;
+    await this.send(
+      entry,
+      `switching channel ${channel}`,
+      entry.protocol === 'toggle' ? set('Appliance.Control.Toggle', { toggle: { onoff } }) : set('Appliance.Control.ToggleX', { togglex: { channel, onoff } }),
     );
     this.record(entry, [{ channel, on }], 'command');
   }
@@ -168,10 +208,7 @@ export class MerossDevices {
   async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
-    const payload = await this.send(entry, 'reading Appliance.GarageDoor.State', (object, done) =>
-      object.publishMessage('GET', 'Appliance.GarageDoor.State', {}, done),
-    );
-    const doors = parseGarageDoors(payload);
+    const doors = parseGarageDoors(await this.send(entry, 'reading Appliance.GarageDoor.State', get('Appliance.GarageDoor.State')));
     if (doors.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.GarageDoor.State answer`);
     return doors;
   }
@@ -179,8 +216,10 @@ export class MerossDevices {
   async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
-    const payload = await this.send(entry, `${open ? 'opening' : 'closing'} garage door ${channel}`, (object, done) =>
-      object.controlGarageDoor(channel, open, done),
+    const payload = await this.send(
+      entry,
+      `${open ? 'opening' : 'closing'} garage door ${channel}`,
+      set('Appliance.GarageDoor.State', { state: { channel, open: open ? 1 : 0, uuid } }),
     );
     const answer = parseGarageDoorAnswer(payload, channel, open);
     if (!answer) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable answer to the garage door command`);
@@ -190,10 +229,8 @@ export class MerossDevices {
   async readCovers(uuid: string): Promise<CoverReading[]> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
-    const positions = parseCoverPositions(
-      await this.send(entry, 'reading Appliance.RollerShutter.Position', (object, done) => object.getRollerShutterPosition(done)),
-    );
-    const motions = parseCoverMotions(await this.send(entry, 'reading Appliance.RollerShutter.State', (object, done) => object.getRollerShutterState(done)));
+    const positions = parseCoverPositions(await this.send(entry, 'reading Appliance.RollerShutter.Position', get('Appliance.RollerShutter.Position')));
+    const motions = parseCoverMotions(await this.send(entry, 'reading Appliance.RollerShutter.State', get('Appliance.RollerShutter.State')));
     if (positions.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.RollerShutter.Position answer`);
     return positions.map(({ channel, position }) => ({ channel, position, motion: motions.find((m) => m.channel === channel)?.motion ?? 'idle' }));
   }
@@ -202,8 +239,11 @@ export class MerossDevices {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
     // Meross's position -1 stops the cover where it is.
-    await this.send(entry, target === 'stop' ? `stopping cover ${channel}` : `moving cover ${channel} to ${target}`, (object, done) =>
-      object.controlRollerShutterPosition(channel, target === 'stop' ? -1 : target, done),
+    const position = target === 'stop' ? -1 : target;
+    await this.send(
+      entry,
+      target === 'stop' ? `stopping cover ${channel}` : `moving cover ${channel} to ${target}`,
+      set('Appliance.RollerShutter.Position', { position: { position, channel } }),
     );
   }
 
@@ -211,7 +251,7 @@ export class MerossDevices {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
     const supports = lightFeaturesOf(await this.abilitiesOf(entry));
-    const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
+    const payload = await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All'));
     const digest = (payload as { all?: { digest?: { light?: unknown } } } | null)?.all?.digest;
     const lights = parseLights(digest?.light);
     if (lights.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no light in Appliance.System.All`);
@@ -221,14 +261,13 @@ export class MerossDevices {
   async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
-    await this.send(entry, 'setting Appliance.Control.Light', (object, done) => object.controlLight(lightCommand(channel, change), done));
+    await this.send(entry, 'setting Appliance.Control.Light', set('Appliance.Control.Light', { light: lightCommand(channel, change) }));
   }
 
   async readPower(uuid: string): Promise<PowerReading> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'energy', 'Appliance.Control.Electricity');
-    const payload = await this.send(entry, 'reading Appliance.Control.Electricity', (object, done) => object.getControlElectricity(done));
-    const reading = parsePower(payload);
+    const reading = parsePower(await this.send(entry, 'reading Appliance.Control.Electricity', get('Appliance.Control.Electricity')));
     if (!reading) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.Electricity answer`);
     return reading;
   }
@@ -236,8 +275,7 @@ export class MerossDevices {
   async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'energy', 'Appliance.Control.ConsumptionX');
-    const payload = await this.send(entry, 'reading Appliance.Control.ConsumptionX', (object, done) => object.getControlPowerConsumptionX(done));
-    const days = parseDailyEnergy(payload);
+    const days = parseDailyEnergy(await this.send(entry, 'reading Appliance.Control.ConsumptionX', get('Appliance.Control.ConsumptionX')));
     if (!days) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.ConsumptionX answer`);
     return days;
   }
@@ -245,29 +283,53 @@ export class MerossDevices {
   async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
-    const get = (namespace: string, payload: unknown) =>
-      this.send(entry, `reading ${namespace}`, (object, done) => object.publishMessage('GET', namespace, payload, done));
-    const valves = await get('Appliance.Hub.Mts100.All', { all: [] });
+    const read = (namespace: string, payload: unknown) => this.send(entry, `reading ${namespace}`, get(namespace, payload));
+    const valves = await read('Appliance.Hub.Mts100.All', { all: [] });
     this.learnValveModes(entry, 'Appliance.Hub.Mts100.All', valves);
-    const sensors = await get('Appliance.Hub.Sensor.All', { all: [] });
-    const battery = await get('Appliance.Hub.Battery', { battery: [] });
-    return parseHub(valves, sensors, battery, subDeviceNames(entry.object.subDeviceList));
+    const sensors = await read('Appliance.Hub.Sensor.All', { all: [] });
+    const battery = await read('Appliance.Hub.Battery', { battery: [] });
+    return parseHub(valves, sensors, battery, subDeviceNames(entry.object?.subDeviceList ?? entry.subDevices));
   }
 
   async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     const entry = this.assertReachable(uuid);
     await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
-    const set = (what: string, payload: unknown) => this.send(entry, what, (object, done) => object.publishMessage('SET', what, payload, done));
-    if (change.on !== undefined) await set('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
+    const send = (namespace: string, payload: unknown) => this.send(entry, namespace, set(namespace, payload));
+    if (change.on !== undefined) await send('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
     if (change.targetTemperature !== undefined) {
       // The valve heats to the target of its mode: set the custom target, then the custom mode, as the app does;
       // a valve known to be in the custom mode already needs no second message.
-      await set('Appliance.Hub.Mts100.Temperature', { temperature: [{ id, custom: Math.round(change.targetTemperature * 10) }] });
+      await send('Appliance.Hub.Mts100.Temperature', { temperature: [{ id, custom: Math.round(change.targetTemperature * 10) }] });
       if (entry.valveModes.get(id) !== VALVE_CUSTOM_MODE) {
-        await set('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: VALVE_CUSTOM_MODE }] });
+        await send('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: VALVE_CUSTOM_MODE }] });
         entry.valveModes.set(id, VALVE_CUSTOM_MODE);
       }
     }
+  }
+
+  /**
+   * Reads the device's state and announces it like pushes: over the LAN only (`lanOnly`, several namespaces in one
+   * Appliance.Control.Multiple where declared), or System.All by the device's transport (which learns its address).
+   */
+  async refresh(uuid: string, lanOnly: boolean): Promise<void> {
+    const entry = this.entries.get(uuid);
+    if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
+    if (entry.upgrading) throw notControllable(`Device ${uuid} is installing a firmware update`);
+    const { revision } = entry;
+    let answers: Map<string, unknown>;
+    if (lanOnly) {
+      const capabilities = entry.abilities ? capabilitiesOf(entry.abilities) : capabilitiesOfType(entry.def.deviceType);
+      answers = await this.messenger.readMany(entry, pollRequestsOf(capabilities), maxCommandsOf(entry.abilities));
+    } else {
+      this.assertReachable(uuid);
+      // Asked after a LAN failure, to learn whether the device moved: once per failing streak is enough.
+      if (this.messenger.transportOf(entry) !== 'lan' && !this.deps.lan.links.needsRelearn(uuid)) return;
+      answers = new Map([['Appliance.System.All', await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All'))]]);
+    }
+    const { channels, events } = pollResultOf(entry, answers);
+    // A push or a command that came while the answers were on their way is newer: it wins.
+    if (entry.revision === revision) this.record(entry, channels, 'push');
+    for (const event of events) this.deps.emit(event);
   }
 
   /** Cancels the library's pending reply timers and closes the broker connections (without logging out). */
@@ -277,6 +339,7 @@ export class MerossDevices {
       for (const waiting of Object.values(device.waitingMessageIds)) clearTimeout(waiting.timeout);
     }
     this.brokers.stop();
+    this.deps.lan.http.close();
   }
 
   onLibraryError(error: unknown, uuid?: string): void {
@@ -290,26 +353,18 @@ export class MerossDevices {
   private adopt(uuid: string, def: MerossDeviceDefinition, object: LibraryDevice): void {
     const entry = this.entries.get(uuid);
     if (!entry) {
-      const online = def.onlineStatus === 1;
-      this.entries.set(uuid, {
-        def,
-        object,
-        online,
-        upgrading: def.onlineStatus === 3,
-        commandReady: false,
-        abilities: null,
-        protocol: null,
-        states: new Map(),
-        valveModes: new Map(),
-        revision: 0,
-        connection: 0,
-      });
+      this.entries.set(uuid, newEntry(def, object));
       return;
     }
     // A re-fetch replaces the library's device object: replies to commands in flight now reach the new one.
-    if (entry.object !== object) Object.assign(object.waitingMessageIds, entry.object.waitingMessageIds);
+    if (entry.object && entry.object !== object) Object.assign(object.waitingMessageIds, entry.object.waitingMessageIds);
     entry.def = def;
     entry.object = object;
+  }
+
+  /** The cloud command channel to the device is up. */
+  private cloudReady(entry: DeviceEntry): boolean {
+    return entry.object !== null && entry.commandReady;
   }
 
   private updateReady(uuid: string): void {
@@ -324,7 +379,7 @@ export class MerossDevices {
     else forgetStates(entry);
     this.deps.log.info({ uuid, commandReady: ready }, 'meross command channel changed');
     // No state read here: a flapping broker would send one per device per reconnect. The service decides when
-    // to read (within its command budget); it learns from this event that the channel is back.
+    // to read (within its command budget, or over the LAN); it learns from this event that the channel changed.
     this.emitDevice(entry);
   }
 
@@ -384,7 +439,9 @@ export class MerossDevices {
     entry.online = online;
     entry.upgrading = upgrading;
     if (!online) forgetStates(entry);
-    this.deps.emit({ type: 'online', uuid: entry.def.uuid, online, upgrading });
+    // The cloud's word on the device's own cloud connection; a device the LAN reaches stays usable.
+    const [device] = this.describe([entry.def]);
+    this.deps.emit({ type: 'online', uuid: entry.def.uuid, online: device?.online ?? online, upgrading });
   }
 
   private record(entry: DeviceEntry, readings: ChannelReading[], source: 'command' | 'push'): void {
@@ -396,16 +453,21 @@ export class MerossDevices {
     }
   }
 
+  private setAbilities(entry: DeviceEntry, abilities: Abilities): void {
+    entry.abilities = abilities;
+    entry.protocol = switchProtocolOf(abilities);
+    if (abilities.has(ENCRYPTION_NAMESPACE)) entry.encrypted = true;
+  }
+
   /** The device's abilities, read once (one message) and kept until its firmware changes. */
   private async abilitiesOf(entry: DeviceEntry): Promise<Abilities> {
     if (entry.abilities) return entry.abilities;
-    const payload = await this.send(entry, 'reading Appliance.System.Ability', (object, done) => object.getSystemAbilities(done));
-    const abilities = parseAbilities(payload);
+    const abilities = parseAbilities(await this.send(entry, 'reading Appliance.System.Ability', get('Appliance.System.Ability')));
     if (!abilities) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.Ability answer`);
-    entry.abilities = abilities;
-    entry.protocol = switchProtocolOf(abilities);
+    this.setAbilities(entry, abilities);
     // Its capabilities may differ from what its type suggested: describe the device again.
     this.emitDevice(entry);
+    this.deps.onLearned();
     return abilities;
   }
 
@@ -426,15 +488,17 @@ export class MerossDevices {
     // first command instead. Known ones still refuse a device that is no switch.
     if (entry.abilities) await this.assertSwitch(entry);
     const { revision, connection } = entry;
-    const payload = await this.send(entry, 'reading Appliance.System.All', (object, done) => object.getSystemAllData(done));
-    const all = parseSystemAll(payload);
+    const overCloud = this.messenger.transportOf(entry) !== 'lan';
+    const all = parseSystemAll(await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All')));
     if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
     if (!entry.abilities && entry.protocol !== all.protocol) {
       // Until the abilities are read, System.All tells how the device switches (a hub reports no switch).
       entry.protocol = all.protocol;
       this.emitDevice(entry);
     }
-    if (entry.connection !== connection) throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
+    if (overCloud && entry.connection !== connection) {
+      throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
+    }
     // A push or a command that came while the answer was on its way is newer than the answer: it wins.
     const changed = entry.revision !== revision;
     return all.channels.map(({ channel, on }) => {
@@ -445,38 +509,32 @@ export class MerossDevices {
     });
   }
 
+  /** The device, if a message can reach it now over the LAN or the cloud; else what stands in the way. */
   private assertReachable(uuid: string): DeviceEntry {
-    this.deps.assertSessionUp();
     const entry = this.entries.get(uuid);
-    if (!entry) throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
-    if (entry.upgrading) throw notControllable(`Device ${uuid} is installing a firmware update`);
-    if (!entry.online) throw notControllable(`Device ${uuid} is offline`);
-    if (!this.brokers.isUp(entry.def)) {
-      throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
+    if (!entry) {
+      this.deps.assertSessionUp();
+      throw new AppError('DEVICE_NOT_FOUND', `No device with uuid ${uuid} in the Meross account`);
     }
+    if (entry.upgrading) throw notControllable(`Device ${uuid} is installing a firmware update`);
+    if (this.messenger.transportOf(entry) !== 'lan') this.assertCloudRoute(entry);
     return entry;
   }
 
-  /** One MQTT request through the library, bounded by our timeout; an ERROR reply is a failure. */
-  private async send(entry: DeviceEntry, what: string, run: (object: LibraryDevice, done: LibraryCallback<unknown>) => void): Promise<unknown> {
+  private assertCloudRoute(entry: DeviceEntry): void {
     const uuid = entry.def.uuid;
-    const work = new Promise<unknown>((resolve, reject) => {
-      run(entry.object, (err, payload) => (err ? reject(err) : resolve(payload)));
-    });
-    let payload: unknown;
-    try {
-      payload = await withTimeout(work, this.deps.commandTimeoutMs, what);
-    } catch (err) {
-      if (err instanceof TimeoutError || (err instanceof Error && err.message === 'Timeout')) {
-        throw new AppError('CLOUD_TIMEOUT', `Device ${uuid} did not answer ${what} within ${this.deps.commandTimeoutMs} ms`);
-      }
-      if (err instanceof Error && err.message.includes('no data connection')) {
-        throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
-      }
-      throw new AppError('CLOUD_ERROR', `Device ${uuid}: ${what} failed (${this.deps.redactor.describe(err)})`);
-    }
-    const code = replyErrorCode(payload);
-    if (code !== null) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR (code ${code}) to ${what}`);
-    return payload;
+    this.deps.assertSessionUp();
+    if (!entry.online) throw notControllable(`Device ${uuid} is offline`);
+    if (!entry.object || !this.brokers.isUp(entry.def)) throw notControllable(`The command channel (MQTT) to device ${uuid} is not connected`);
   }
+
+  private send(entry: DeviceEntry, what: string, request: DeviceRequest): Promise<unknown> {
+    return this.messenger.send(entry, what, request);
+  }
+}
+
+/** Appliance.Control.Multiple's maxCmdNum where the device declares it. */
+function maxCommandsOf(abilities: Abilities | null): number | null {
+  const declared = (abilities?.get('Appliance.Control.Multiple') as { maxCmdNum?: unknown } | undefined)?.maxCmdNum;
+  return typeof declared === 'number' && declared > 1 ? declared : null;
 }

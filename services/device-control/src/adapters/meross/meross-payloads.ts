@@ -1,5 +1,5 @@
 import { z } from '@homeops/common';
-import type { Capability, CloudChannel, CloudDevice } from '../../domain/device-cloud.js';
+import type { Capability, CloudChannel, CloudDevice, DeviceLink } from '../../domain/device-cloud.js';
 import { capabilitiesOfType, coverTakesPositions } from './meross-abilities.js';
 import { CloudCallError } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
@@ -42,7 +42,14 @@ function channelsOf(def: MerossDeviceDefinition): CloudChannel[] {
 /** The domain's view of a devList entry plus what the adapter knows about its command channel. */
 export function toCloudDevice(
   def: MerossDeviceDefinition,
-  live: { online: boolean; upgrading: boolean; commandReady: boolean; protocol: SwitchProtocol | null; capabilities: Capability[] | null },
+  live: {
+    online: boolean;
+    upgrading: boolean;
+    commandReady: boolean;
+    protocol: SwitchProtocol | null;
+    capabilities: Capability[] | null;
+    link?: DeviceLink;
+  },
 ): CloudDevice {
   // Until its abilities are read, the device type tells the family; no command goes out before they are read.
   const capabilities = live.capabilities ?? capabilitiesOfType(def.deviceType);
@@ -60,6 +67,7 @@ export function toCloudDevice(
   if (capabilities.includes('cover') && coverTakesPositions(def.fmwareVersion)) device.coverPositioning = true;
   if (def.fmwareVersion) device.firmware = def.fmwareVersion;
   if (def.hdwareVersion) device.hardware = def.hdwareVersion;
+  if (live.link) device.link = live.link;
   return device;
 }
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isoNow, z, type Clock } from '@homeops/common';
 import type { TokenStoreStatus } from '../../domain/device-cloud.js';
+import { tempPathOf, writeSecretFile } from './meross-secret-file.js';
 
 const StoredTokenSchema = z.object({
   version: z.literal(1),
@@ -28,7 +29,6 @@ export type StoredToken = z.infer<typeof StoredTokenSchema>;
  */
 export class TokenStore {
   readonly account: string;
-  private writes = 0;
   private state: TokenStoreStatus;
 
   constructor(
@@ -52,7 +52,7 @@ export class TokenStore {
   async check(): Promise<TokenStoreStatus> {
     if (!this.file) return this.status();
     await this.recorded(async () => {
-      const probe = this.tempPath();
+      const probe = tempPathOf(this.file!);
       await writeFile(probe, '', { mode: 0o600 });
       await unlink(probe);
     }).catch(() => undefined);
@@ -81,22 +81,12 @@ export class TokenStore {
     if (!this.file) return;
     const file = this.file;
     const record: StoredToken = { version: 1, account: this.account, ...token, savedAt: isoNow(this.clock) };
-    await this.recorded(async () => {
-      const temp = this.tempPath();
-      await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-      await chmod(temp, 0o600);
-      await rename(temp, file);
-    });
+    await this.recorded(() => writeSecretFile(file, `${JSON.stringify(record, null, 2)}\n`));
     this.state.savedAt = record.savedAt;
   }
 
   async clear(): Promise<void> {
     if (this.file) await rm(this.file, { force: true });
-  }
-
-  private tempPath(): string {
-    this.writes += 1;
-    return `${this.file}.${process.pid}.${this.writes}.tmp`;
   }
 
   /** Runs a write in the token's folder and records whether it worked; rethrows the failure. */
