@@ -1,5 +1,4 @@
-import nock from 'nock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPushProvider } from '../../src/adapters/pushover/create-push-provider.js';
 import { DisabledProvider } from '../../src/adapters/pushover/disabled.provider.js';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
@@ -7,9 +6,6 @@ import { DeliveryError } from '../../src/domain/push-provider.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
 
 describe('createPushProvider', () => {
-  beforeAll(() => nock.disableNetConnect());
-  afterAll(() => nock.enableNetConnect());
-
   it.each([
     ['no keys', {}],
     ['only a user key', { userKey: USER_KEY }],

@@ -19,11 +19,13 @@ async function capture(fields: Record<string, unknown>): Promise<{ body: string;
   });
   try {
     const url = new URL(server.url);
+    const target = '/prefix/1/messages.json';
     const client = new Pushover({
       user: 'u'.repeat(30),
       token: 't'.repeat(30),
       onerror: () => undefined,
-      httpOptions: { hostname: url.hostname, host: url.host, port: Number(url.port), path: '/prefix/1/messages.json', proxy: server.url },
+      // `href` as the adapter sets it: nock (no network but loopback) reads it, and the library's own is api.pushover.net.
+      httpOptions: { hostname: url.hostname, host: url.host, port: Number(url.port), path: target, href: `${server.url}${target}`, proxy: server.url },
     });
     const callbackArgs = await new Promise<number>((resolve) => client.send({ ...fields }, (...args: unknown[]) => resolve(args.length)));
     return { body, path, callbackArgs };

@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import type { PushMessage } from '../../src/domain/push-provider.js';
 import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm, startLocalServer, type RawRequest } from './pushover-test-kit.js';
@@ -15,9 +15,7 @@ function message(overrides: Partial<PushMessage> = {}): PushMessage {
 }
 
 describe('PushoverProvider.send, when Pushover accepts', () => {
-  beforeAll(() => nock.disableNetConnect());
   afterEach(() => nock.cleanAll());
-  afterAll(() => nock.enableNetConnect());
 
   it('posts token, user, title and message and resolves with the request id', async () => {
     const sent = interceptMessage(accepted('req-1'));
@@ -146,12 +144,6 @@ describe('PushoverProvider.send, when Pushover accepts', () => {
 });
 
 describe('PushoverProvider.send against a real http://127.0.0.1:port server', () => {
-  beforeAll(() => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-  });
-  afterAll(() => nock.enableNetConnect());
-
   it('posts to the custom API URL over plain http and reads its answer', async () => {
     const seen: Array<{ url: string | undefined; host: string | undefined; request: RawRequest }> = [];
     const server = await startLocalServer((req, res) => {

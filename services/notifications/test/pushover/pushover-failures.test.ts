@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import { DeliveryError, type PushMessage } from '../../src/domain/push-provider.js';
 import { API_TOKEN, PUSHOVER, USER_KEY, interceptMessage, startLocalServer } from './pushover-test-kit.js';
@@ -26,10 +26,6 @@ function expectNoSecrets(text: string): void {
 
 describe('PushoverProvider.send, when Pushover refuses or fails', () => {
   const uncaught = vi.fn();
-  beforeAll(() => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-  });
   beforeEach(() => {
     uncaught.mockReset();
     process.on('uncaughtException', uncaught);
@@ -41,7 +37,6 @@ describe('PushoverProvider.send, when Pushover refuses or fails', () => {
     expect(uncaught).not.toHaveBeenCalled();
     nock.cleanAll();
   });
-  afterAll(() => nock.enableNetConnect());
 
   it("rejects a 400 as not retryable and keeps Pushover's errors text", async () => {
     interceptMessage({

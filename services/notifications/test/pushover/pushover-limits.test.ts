@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import { DeliveryError, type PushMessage } from '../../src/domain/push-provider.js';
 import { API_TOKEN, USER_KEY, accepted, interceptMessage, startLocalServer } from './pushover-test-kit.js';
@@ -7,12 +7,7 @@ import { API_TOKEN, USER_KEY, accepted, interceptMessage, startLocalServer } fro
 const MESSAGE: PushMessage = { title: 'Door', message: 'Front door opened', priority: 0 };
 
 describe('PushoverProvider limits and diagnostics', () => {
-  beforeAll(() => {
-    nock.disableNetConnect();
-    nock.enableNetConnect('127.0.0.1');
-  });
   afterEach(() => nock.cleanAll());
-  afterAll(() => nock.enableNetConnect());
 
   it('keeps at most 2 requests open at once and still delivers every message', async () => {
     let open = 0;

@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PushoverError, PushoverService, type SendNotificationOptions } from '../../src/pushover-service.js';
 import { PUSHOVER_SOUNDS } from '../../src/adapters/pushover/sounds.js';
 import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm } from './pushover-test-kit.js';
@@ -16,13 +16,11 @@ async function rejectionOf(promise: Promise<unknown>): Promise<PushoverError> {
 }
 
 describe('PushoverService.sendNotification', () => {
-  beforeAll(() => nock.disableNetConnect());
   afterEach(() => {
     // Every test that expected a request consumed it; invalid input never reached the network.
     expect(nock.pendingMocks()).toEqual([]);
     nock.cleanAll();
   });
-  afterAll(() => nock.enableNetConnect());
 
   it("resolves with Pushover's request id for priorities below 2", async () => {
     interceptMessage(accepted('6fd5b3a8-request'));
