@@ -4,15 +4,16 @@ import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
 import { resendNotification } from '../domain/resend-notification.use-case.js';
 import { nextPageLink } from './next-page-link.js';
+import { notificationView, notificationViews } from './notification-view.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import {
   CreateNotificationBodySchema,
   CreateNotificationMultipartSchema,
   IdParamsSchema,
   ListQuerySchema,
-  NotificationSchema,
   RecipientParamsSchema,
 } from './notification.schemas.js';
+import { NotificationSchema } from './response.schemas.js';
 
 const tags = ['notifications'];
 
@@ -46,7 +47,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       const record = await createNotification(ctx, create, input);
       // Ids are Crockford base32: the path needs no encoding.
       res.setHeader('Location', `/notifications/single/${record.id}`);
-      sendJson(res, 201, record);
+      sendJson(res, 201, notificationView(record));
     },
   });
 
@@ -59,7 +60,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     responses: { 200: { description: 'The notification', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND'],
     handler: async ({ params }, _req, res) => {
-      res.json(await getNotification(ctx, params.id));
+      res.json(notificationView(await getNotification(ctx, params.id)));
     },
   });
 
@@ -84,7 +85,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       res.setHeader('X-Total-Count', String(page.total));
       res.setHeader('X-Unread-Count', String(page.unread));
       if (page.nextCursor) res.setHeader('Link', nextPageLink(params.recipient, query, page.nextCursor));
-      res.json(page.items);
+      res.json(notificationViews(page.items));
     },
   });
 
@@ -97,7 +98,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     responses: { 200: { description: 'Resent; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'NOTIFICATION_NOT_RESENDABLE', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE'],
     handler: async ({ params }, _req, res) => {
-      res.json(await resendNotification(ctx, create, params.id));
+      res.json(notificationView(await resendNotification(ctx, create, params.id)));
     },
   });
 

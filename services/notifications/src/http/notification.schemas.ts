@@ -69,60 +69,6 @@ export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.om
   .extend({ attachment: z.string().openapi({ format: 'binary', description: 'The file part' }).optional() })
   .openapi('CreateNotificationMultipart');
 
-const DeliverySchema = z.object({
-  status: z.enum(['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown']).openapi({
-    description: 'unknown: an emergency got no answer and may be ringing; it is never sent twice (resend it if it did not arrive)',
-  }),
-  attempts: z.number().int(),
-  to: z.string().optional().openapi({ description: 'The recipient alias whose Pushover key it went to (default: PROVIDER_USER_KEY); never the key' }),
-  resentAt: z.string().optional().openapi({ description: 'When it was resent with POST /notifications/{id}/resend' }),
-  receipt: z.string().optional(),
-  request: z.string().optional(),
-  error: z.string().optional(),
-  lastAttemptAt: z.string().optional(),
-  nextAttemptAt: z.string().optional(),
-});
-
-const EmergencySchema = z
-  .object({
-    retry: z.number().int(),
-    expire: z.number().int(),
-    callback: z.string().optional(),
-    tags: z.string().optional(),
-    acknowledgedAt: z.string().optional(),
-    acknowledgedBy: z.string().optional().openapi({ description: 'The recipient alias that acknowledged it, or "a member of <alias>" for a group' }),
-    acknowledgedByDevice: z.string().optional(),
-    expiredAt: z.string().optional(),
-    cancelledAt: z.string().optional().openapi({ description: 'Cancelled at Pushover because it was read or deleted here first' }),
-  })
-  .openapi('Emergency', { description: 'Priority 2: how it repeats and how the alarm ended' });
-
-/** A stored notification as returned by every route. */
-export const NotificationSchema = z
-  .object({
-    id: z.string(),
-    recipient: z.string(),
-    title: z.string(),
-    message: z.string(),
-    priority: z.number().int(),
-    sound: z.string().optional(),
-    url: z.string().optional(),
-    urlTitle: z.string().optional(),
-    html: z.boolean().optional(),
-    monospace: z.boolean().optional(),
-    ttl: z.number().optional(),
-    device: z.string().optional(),
-    attachment: z.object({ filename: z.string(), contentType: z.string(), size: z.number() }).optional(),
-    emergency: EmergencySchema.optional(),
-    read: z.boolean(),
-    readAt: z.string().nullable(),
-    createdAt: z.string(),
-    delivery: DeliverySchema.openapi({
-      description: 'Outcome of the delivery: the response to POST is sent after the first attempt finished or timed out',
-    }),
-  })
-  .openapi('Notification');
-
 export const IdParamsSchema = z.object({ id: z.string().min(1).max(64) });
 export const RecipientParamsSchema = z.object({ recipient: z.string().min(1).max(256) });
 

@@ -1,7 +1,9 @@
 import type { Api } from '@homeops/common';
 import { markAllRead, markRead, markUnread } from '../domain/read-status.use-case.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
-import { IdParamsSchema, NotificationSchema, ReadAllResultSchema, RecipientParamsSchema } from './notification.schemas.js';
+import { IdParamsSchema, ReadAllResultSchema, RecipientParamsSchema } from './notification.schemas.js';
+import { notificationView } from './notification-view.js';
+import { NotificationSchema } from './response.schemas.js';
 
 const tags = ['notifications'];
 
@@ -16,7 +18,7 @@ export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDe
     responses: { 200: { description: 'The notification, read', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
     handler: async ({ params }, _req, res) => {
-      res.json(await markRead(ctx, params.id));
+      res.json(notificationView(await markRead(ctx, params.id)));
     },
   });
 
@@ -29,7 +31,7 @@ export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDe
     responses: { 200: { description: 'The notification, unread', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
     handler: async ({ params }, _req, res) => {
-      res.json(await markUnread(ctx, params.id));
+      res.json(notificationView(await markUnread(ctx, params.id)));
     },
   });
 

@@ -1,13 +1,6 @@
 import { type Api, z } from '@homeops/common';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
-
-const RecipientSummarySchema = z
-  .object({
-    recipient: z.string(),
-    total: z.number().int(),
-    unread: z.number().int(),
-  })
-  .openapi('RecipientSummary');
+import { RecipientSummarySchema } from './response.schemas.js';
 
 /** GET /recipients: who has a history, with unread counts (the dashboard's picker and badges). */
 export function registerRecipientRoutes(api: Api, { ctx }: NotificationRoutesDeps): void {

@@ -1,15 +1,6 @@
-import { type Api, z } from '@homeops/common';
+import type { Api } from '@homeops/common';
 import type { PushProvider } from '../domain/push-provider.js';
-
-const SoundListSchema = z
-  .object({
-    sounds: z.array(z.object({ name: z.string(), description: z.string() })),
-    source: z
-      .enum(['pushover', 'built-in'])
-      .openapi({ description: "pushover: the app's own list, read at start and daily; built-in: Pushover's standard sounds" }),
-    fetchedAt: z.string().nullable(),
-  })
-  .openapi('SoundList');
+import { SoundListSchema } from './response.schemas.js';
 
 /**
  * GET /sounds: the names `sound` accepts, as Pushover lists them for this app (custom sounds included);

@@ -2,6 +2,7 @@ import { type Api, lastEventIdOf, z } from '@homeops/common';
 import { EVENT_REPLAY_SIZE, type NotificationEvent } from '../domain/notification-events.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { RecipientParamsSchema } from './notification.schemas.js';
+import { notificationView } from './notification-view.js';
 
 const EVENTS_DESCRIPTION =
   'Events `created`, `read`, `unread`, `delivery`, `acknowledged` (an emergency acknowledged on a phone), ' +
@@ -29,7 +30,7 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     handler: ({ params }, req, res) => {
       const stream = hub.open(req, res);
       const send = ({ type, recipient: _recipient, ...data }: NotificationEvent, id: string) =>
-        stream.send(type, 'notification' in data ? data.notification : data, id);
+        stream.send(type, 'notification' in data ? notificationView(data.notification) : data, id);
       const lastEventId = lastEventIdOf(req);
       if (lastEventId !== undefined) {
         const missed = ctx.events.missedSince(params.recipient, lastEventId);
@@ -59,7 +60,8 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     },
     handler: (_input, req, res) => {
       const stream = hub.open(req, res);
-      const send = ({ type, ...data }: NotificationEvent, id: string) => stream.send(type, 'notification' in data ? data.notification : data, id);
+      const send = ({ type, ...data }: NotificationEvent, id: string) =>
+        stream.send(type, 'notification' in data ? notificationView(data.notification) : data, id);
       const lastEventId = lastEventIdOf(req);
       if (lastEventId !== undefined) {
         const missed = ctx.events.missedSince(undefined, lastEventId);
