@@ -1,3 +1,5 @@
+import { ManualClock, type Clock } from '@homeops/common';
+import { drainEventLoop, eventually } from '@homeops/test-kit';
 import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
@@ -6,7 +8,7 @@ import { API_TOKEN, PUSHOVER, USER_KEY, interceptMessage, startLocalServer } fro
 
 const MESSAGE: PushMessage = { title: 'Disk', message: 'Disk almost full', priority: 1 };
 
-function provider(options: { apiUrl?: string; timeoutMs?: number } = {}): PushoverProvider {
+function provider(options: { apiUrl?: string; timeoutMs?: number; clock?: Clock } = {}): PushoverProvider {
   return new PushoverProvider({ userKey: USER_KEY, apiToken: API_TOKEN, timeoutMs: 2000, ...options });
 }
 
@@ -133,14 +135,21 @@ describe('PushoverProvider.send, when Pushover refuses or fails', () => {
     expect(error.details.errors).toEqual(['message cannot be blank']);
   });
 
-  it('times out a Pushover that does not answer, as retryable, within the timeout', async () => {
-    nock(PUSHOVER).post('/1/messages.json').delay(5000).reply(200, { status: 1, request: 'late' });
-    const pushover = provider({ timeoutMs: 150 });
-    const started = Date.now();
+  it('times out a Pushover that does not answer, as retryable, at the timeout', async () => {
+    // The answer would come 5 s later (nock's own timer); the provider's deadline runs on the clock.
+    const asked = nock(PUSHOVER).post('/1/messages.json').delay(5000).reply(200, { status: 1, request: 'late' });
+    const clock = new ManualClock();
+    const pushover = provider({ timeoutMs: 150, clock });
+    let settled = false;
+    const failure = failureOf(pushover.send(MESSAGE)).finally(() => (settled = true));
+    await eventually(() => asked.isDone(), 'the message to reach Pushover');
 
-    const error = await failureOf(pushover.send(MESSAGE));
+    clock.advance(149);
+    await drainEventLoop();
+    expect(settled).toBe(false);
+    clock.advance(1);
+    const error = await failure;
 
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(error.retryable).toBe(true);
     expect(error.message).toMatch(/did not answer within 150 ms/);
     expect(pushover.status().lastError?.message).toBe(error.message);

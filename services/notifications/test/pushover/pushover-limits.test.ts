@@ -1,3 +1,5 @@
+import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
@@ -43,9 +45,13 @@ describe('PushoverProvider limits and diagnostics', () => {
       req.resume(); // never answers: both connections stay busy
     });
     try {
-      const pushover = new PushoverProvider({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: server.url, timeoutMs: 200 });
+      const clock = new ManualClock();
+      const pushover = new PushoverProvider({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl: server.url, timeoutMs: 200, clock });
 
-      const results = await Promise.allSettled([pushover.send(MESSAGE), pushover.send(MESSAGE), pushover.send(MESSAGE)]);
+      const sends = Promise.allSettled([pushover.send(MESSAGE), pushover.send(MESSAGE), pushover.send(MESSAGE)]);
+      await eventually(() => requests === 2, 'two requests on the wire, the third queued');
+      clock.advance(200);
+      const results = await sends;
 
       const errors = results.map((r) => (r.status === 'rejected' ? (r.reason as DeliveryError) : undefined));
       expect(errors.every((e) => e instanceof DeliveryError && e.retryable)).toBe(true);
