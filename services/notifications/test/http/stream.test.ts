@@ -74,12 +74,14 @@ describe('GET /notifications/:recipient/stream', () => {
       // An id of the same shape from before a restart (another epoch) is never taken for one of this process.
       const restarted = await subscribe(port, 'ops', { 'Last-Event-ID': `${lastSeen.split('-')[0] === '0badf00d' ? '0badf00e' : '0badf00d'}-1` });
       await eventually(() => unknown.events.some((e) => e.event === 'reset') && restarted.events.some((e) => e.event === 'reset'));
+      await eventually(() => stale.events.filter((e) => e.event === 'created').length === 3, 'the replay to the stale stream');
 
       expect(again.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([two, three]);
       expect(again.events.map((e) => seq(e.id))).toEqual([...again.events.map((e) => seq(e.id))].sort((a, b) => a - b));
       expect(seq(again.events[0]!.id)).toBeGreaterThan(seq(lastSeen));
       // Number 0 of this epoch: nothing was ever dropped, so everything of ops since the start is replayed.
-      expect(stale.events.filter((e) => e.event === 'created').length).toBeGreaterThanOrEqual(1);
+      const one = (first.events.find((e) => e.event === 'created')!.data as { id: string }).id;
+      expect(stale.events.filter((e) => e.event === 'created').map((e) => (e.data as { id: string }).id)).toEqual([one, two, three]);
       expect(unknown.events.map((e) => e.event)).toEqual(['reset']);
       expect(restarted.events.map((e) => e.event)).toEqual(['reset']);
       for (const s of [again, stale, unknown, restarted]) s.res.destroy();
