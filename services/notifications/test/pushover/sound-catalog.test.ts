@@ -1,4 +1,5 @@
 import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { resolveEndpoint } from '../../src/adapters/pushover/pushover-request.js';
 import { SoundCatalog } from '../../src/adapters/pushover/sound-catalog.js';
@@ -6,11 +7,6 @@ import { startFakePushoverApi } from './fake-pushover-api.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
 
 const HOUR = 3_600_000;
-
-/** Lets the fake's real HTTP round trip finish while the clock stands still. */
-async function settle(until: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !until(); i += 1) await new Promise((resolve) => setImmediate(resolve));
-}
 
 describe('SoundCatalog', () => {
   it('reads the list again a day later, and ten minutes after a failed read', async () => {
@@ -29,13 +25,14 @@ describe('SoundCatalog', () => {
       expect(clock.timers).toBe(1);
       fake.failSounds(500);
       clock.advance(HOUR);
-      await settle(() => errors.length === 1);
+      // The fake's real HTTP round trip finishes while the clock stands still.
+      await eventually(() => errors.length === 1, 'the failed read');
       expect(fake.count('sounds')).toBe(2);
       expect(catalog.list().source).toBe('pushover');
 
       fake.failSounds(200);
       clock.advance(10 * 60_000);
-      await settle(() => fake.count('sounds') === 3);
+      await eventually(() => fake.count('sounds') === 3, 'the read ten minutes later');
       expect(fake.count('sounds')).toBe(3);
       expect(errors).toHaveLength(1);
     } finally {
