@@ -48,7 +48,8 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
   const delivery = deliveryText(n);
   const alarm = alarmText(n);
   // Only worth saying when it is not the obvious one (the recipient's own entry, or the single default key).
-  const to = n.delivery.to !== undefined && n.delivery.to !== n.recipient && n.delivery.to !== 'default' ? n.delivery.to : null;
+  const sentTo = 'to' in n.delivery ? n.delivery.to : undefined;
+  const to = sentTo !== undefined && sentTo !== n.recipient && sentTo !== 'default' ? sentTo : null;
   const resendable = ['failed', 'expired', 'unknown'].includes(n.delivery.status);
   const act = async (work: () => Promise<void>) => {
     setBusy(true);
