@@ -86,6 +86,8 @@ export const SyncResultSchema = z
   })
   .openapi('SyncResult');
 
+export type SyncResultBody = z.infer<typeof SyncResultSchema>;
+
 /** `:uuid` and `:channel` of the garage door routes (the door; 0 on a one-door opener). */
 export const DoorParamsSchema = UuidParamsSchema.extend({
   channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door or cover channel (0 on a single one, such as the msg100 or mrs100)' }),
@@ -108,6 +110,8 @@ export const GarageDoorsSchema = z
   })
   .openapi('GarageDoors');
 
+export type GarageDoorsBody = z.infer<typeof GarageDoorsSchema>;
+
 /** Answer of POST /devices/:uuid/garage-door/:channel/open and /close. */
 export const GarageDoorResultSchema = z
   .object({
@@ -119,6 +123,8 @@ export const GarageDoorResultSchema = z
     sent: z.boolean().openapi({ description: 'false when the door already was, or was going, where it was asked to: nothing was sent' }),
   })
   .openapi('GarageDoorResult');
+
+export type GarageDoorResultBody = z.infer<typeof GarageDoorResultSchema>;
 
 const CoverMotionSchema = z.enum(['idle', 'opening', 'closing']);
 
@@ -139,6 +145,8 @@ export const CoversSchema = z
   })
   .openapi('Covers');
 
+export type CoversBody = z.infer<typeof CoversSchema>;
+
 /** Body of PUT /devices/:uuid/cover/:channel/position. */
 export const CoverPositionBodySchema = z
   .object({ position: z.number().int('must be an integer').min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100') })
@@ -157,6 +165,8 @@ export const CoverResultSchema = z
     sent: z.boolean(),
   })
   .openapi('CoverResult');
+
+export type CoverResultBody = z.infer<typeof CoverResultSchema>;
 
 const percent = (what: string) =>
   z.number().int('must be an integer').min(1, `must be between 1 and 100`).max(100, `must be between 1 and 100`).openapi({ description: what });
@@ -181,6 +191,8 @@ export const LightsSchema = z
     ),
   })
   .openapi('Lights');
+
+export type LightsBody = z.infer<typeof LightsSchema>;
 
 /** Body of PUT /devices/:uuid/light/:channel: what to change, at least one field. */
 export const LightChangeBodySchema = z
@@ -220,10 +232,14 @@ export const PowerSchema = z
   })
   .openapi('Power');
 
+export type PowerBody = z.infer<typeof PowerSchema>;
+
 /** GET /devices/:uuid/energy/daily. */
 export const DailyEnergySchema = z
   .object({ uuid: z.string(), name: z.string(), days: z.array(z.object({ date: z.string(), kWh: z.number() })), ...age })
   .openapi('DailyEnergy');
+
+export type DailyEnergyBody = z.infer<typeof DailyEnergySchema>;
 
 /** GET /devices/:uuid/hub. */
 export const HubSchema = z
@@ -249,6 +265,8 @@ export const HubSchema = z
     ...age,
   })
   .openapi('Hub');
+
+export type HubBody = z.infer<typeof HubSchema>;
 
 /** `:uuid` and `:id` of PUT /devices/:uuid/hub/:id. */
 export const SubDeviceParamsSchema = UuidParamsSchema.extend({

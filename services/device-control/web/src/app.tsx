@@ -4,7 +4,7 @@ import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
-import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light } from './types.js';
+import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light, SyncResult } from './types.js';
 
 /** The devices page: a card per device, live from GET /events, with the session and budget on top. */
 export function App({ client }: { client: ApiClient }) {
@@ -103,7 +103,7 @@ export function App({ client }: { client: ApiClient }) {
   const sync = async () => {
     setSyncing(true);
     try {
-      const { body } = await client.json<{ total: number; added: number; removed: number }>('POST', '/devices/sync');
+      const { body } = await client.json<SyncResult>('POST', '/devices/sync');
       setSyncNote(`Synced: ${body.total} devices (${body.added} new, ${body.removed} removed)`);
       setProblem(null);
       await loadDevices();

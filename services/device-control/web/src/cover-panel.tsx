@@ -1,6 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
-import type { Cover, Device } from './types.js';
+import type { Cover, CoverResult, Device } from './types.js';
 
 function describe(cover: Cover): string {
   if (cover.motion === 'opening') return 'Opening…';
@@ -32,7 +32,7 @@ export function CoverPanel({ client, device, covers, onCovers }: Props) {
 
   const send = async (channel: number, method: 'POST' | 'PUT', action: string, body?: unknown) => {
     try {
-      const { body: result } = await client.json<{ position: number | null; motion: Cover['motion'] }>(method, `${path}/${channel}/${action}`, body);
+      const { body: result } = await client.json<CoverResult>(method, `${path}/${channel}/${action}`, body);
       onCovers((covers ?? []).map((c) => (c.channel === channel ? { ...c, motion: result.motion } : c)));
       setProblem(null);
     } catch (error) {

@@ -1,17 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
-import type { Device } from './types.js';
-
-interface Power {
-  power: number;
-  voltage: number;
-  current: number;
-  at: string;
-}
-
-interface Days {
-  days: Array<{ date: string; kWh: number }>;
-}
+import type { DailyEnergy, Device, Power } from './types.js';
 
 /**
  * An energy plug's power now and its last days, read when asked: each read costs cloud messages from the account's
@@ -19,14 +8,14 @@ interface Days {
  */
 export function EnergyPanel({ client, device }: { client: ApiClient; device: Device }) {
   const [power, setPower] = useState<Power | null>(null);
-  const [days, setDays] = useState<Days['days']>([]);
+  const [days, setDays] = useState<DailyEnergy['days']>([]);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const path = `/devices/${encodeURIComponent(device.uuid)}/energy`;
 
   const load = useCallback(async () => {
     try {
       setPower((await client.json<Power>('GET', path)).body);
-      setDays((await client.json<Days>('GET', `${path}/daily`)).body.days.slice(-7));
+      setDays((await client.json<DailyEnergy>('GET', `${path}/daily`)).body.days.slice(-7));
       setProblem(null);
     } catch (error) {
       setProblem(toErrorBody(error));

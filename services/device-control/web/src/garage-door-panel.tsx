@@ -1,6 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
-import type { Device, GarageDoor } from './types.js';
+import type { Device, GarageDoor, GarageDoorResult } from './types.js';
 
 const STATE_TEXT = { open: 'Open', closed: 'Closed', opening: 'Opening…', closing: 'Closing…' } as const;
 
@@ -29,7 +29,7 @@ export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
   const move = async (channel: number, action: 'open' | 'close') => {
     setBusy(true);
     try {
-      const { body } = await client.json<{ state: GarageDoor['state'] }>('POST', `${path}/${channel}/${action}`);
+      const { body } = await client.json<GarageDoorResult>('POST', `${path}/${channel}/${action}`);
       onDoors((doors ?? []).map((d) => (d.channel === channel ? { ...d, state: body.state } : d)));
       setProblem(null);
     } catch (error) {

@@ -1,71 +1,55 @@
+// The API's shapes, inferred from the service's own response schemas (types only: no zod in the bundle), and the
+// events from the event type the service sends, so a change to what the service answers breaks this dashboard's
+// typecheck instead of its users.
+import type { HealthEnvelope } from '@homeops/common';
+import type { DeviceEvent } from '../../src/domain/device-events.js';
+import type {
+  CoverResultBody,
+  CoversBody,
+  DailyEnergyBody,
+  DeviceBody,
+  GarageDoorResultBody,
+  GarageDoorsBody,
+  LightsBody,
+  PowerBody,
+  SyncResultBody,
+} from '../../src/http/device.schemas.js';
+import type { HealthBody } from '../../src/http/health.schemas.js';
+
 /** GET /devices, one device (the service's Device schema). */
-export interface Device {
-  uuid: string;
-  name: string;
-  type: string;
-  online: boolean;
-  status: 'online' | 'offline' | 'upgrading';
-  controllable: boolean;
-  channels: Array<{ channel: number; name: string; on: boolean | null }>;
-  commandReady: boolean;
-  switchable: boolean;
-  capabilities: Array<'switch' | 'garageDoor' | 'cover' | 'light' | 'energy' | 'hubSensors'>;
-  coverPositioning?: boolean;
-  firmware: string | null;
-  hardware: string | null;
-  lastSeenAt: string | null;
-  /** How the next message travels: straight over the LAN, through the cloud, or neither. */
-  transport: 'lan' | 'cloud' | 'unreachable';
-  /** The LAN address (host or host:port), null while unknown. */
-  address: string | null;
-  lanProblem: string | null;
-}
+export type Device = DeviceBody;
 
 /** GET /health as anyone gets it: without the key (when one is set) there is nothing more. */
-export interface HealthSummary {
-  status: 'ok' | 'degraded' | 'error';
-  service: string;
-  version: string;
-}
+export type HealthSummary = HealthEnvelope;
 
-/** The part of GET /health (asked with the key, or with none set) the status bar shows. */
-export interface Health extends HealthSummary {
-  problems: string[];
-  backend: 'meross' | 'simulator';
-  cloud: { state: string; action: string | null; retryAt: string | null };
-  sync: { lastSuccessAt: string | null };
-  budget: { windows: Array<{ window: 'hour' | 'burst'; limit: number; used: number; remaining: number }> };
-  /** Absent from a service older than local control. */
-  lan?: { enabled: boolean; summary: string };
-}
+/** GET /health asked with the key, or with none set. */
+export type Health = HealthBody;
 
 /** A channel event of GET /events. */
-export interface ChannelEvent {
-  uuid: string;
-  channel: number;
-  on: boolean;
-  source: 'command' | 'push' | 'read';
-}
+export type ChannelEvent = Extract<DeviceEvent, { type: 'channel' }>;
 
-/** One door of a garage door opener (GET /devices/:uuid/garage-door, and garageDoor events). */
-export interface GarageDoor {
-  channel: number;
-  state: 'open' | 'closed' | 'opening' | 'closing' | null;
-}
+/** One door of a garage door opener: what GET /devices/:uuid/garage-door and garageDoor events both tell. */
+export type GarageDoor = Pick<GarageDoorsBody['doors'][number], 'channel' | 'state'>;
 
-/** One channel of a cover (GET /devices/:uuid/cover, and cover events). */
-export interface Cover {
-  channel: number;
-  position: number | null;
-  motion: 'idle' | 'opening' | 'closing' | null;
-}
+/** One channel of a cover: what GET /devices/:uuid/cover and cover events both tell. */
+export type Cover = Pick<CoversBody['covers'][number], 'channel' | 'position' | 'motion'>;
 
-/** One light channel (GET /devices/:uuid/light, and light events). */
-export interface Light {
-  channel: number;
-  brightness: number | null;
-  temperature: number | null;
-  /** #rrggbb from GET; a number in events. */
-  rgb: string | number | null;
-  supports: { brightness: boolean; temperature: boolean; rgb: boolean };
-}
+type LightItem = LightsBody['lights'][number];
+
+/** One light channel (GET /devices/:uuid/light, and light events): #rrggbb from GET, a number in events. */
+export type Light = Omit<LightItem, 'at' | 'rgb'> & { rgb: LightItem['rgb'] | Extract<DeviceEvent, { type: 'light' }>['rgb'] };
+
+/** Answer of POST /devices/sync. */
+export type SyncResult = SyncResultBody;
+
+/** Answer of POST /devices/:uuid/garage-door/:channel/open and /close. */
+export type GarageDoorResult = GarageDoorResultBody;
+
+/** Answer of the cover commands. */
+export type CoverResult = CoverResultBody;
+
+/** GET /devices/:uuid/energy. */
+export type Power = PowerBody;
+
+/** GET /devices/:uuid/energy/daily. */
+export type DailyEnergy = DailyEnergyBody;
