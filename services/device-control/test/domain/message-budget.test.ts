@@ -1,4 +1,5 @@
-import { ManualClock } from '@homeops/common';
+import { createLogger, ManualClock } from '@homeops/common';
+import { drainEventLoop, eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
@@ -89,10 +90,10 @@ describe('account message budget', () => {
     t = await buildTestApp({ service: { maxMessagesPerMinute: 4, commandTimeoutMs: 5000 } });
     t.cloud.holdCommands();
     const first = put(true).then((r) => r);
-    await expect.poll(() => t.cloud.heldCount).toBe(1);
+    await eventually(() => t.cloud.heldCount === 1, 'the first command held');
     const queued = put(false).then((r) => r);
     // The sync, the first command (sent, and admitted until it finishes) and the queued one.
-    await expect.poll(() => t.devices.health().commands.usedLastMinute).toBe(4);
+    await eventually(() => t.devices.health().commands.usedLastMinute === 4, 'four messages used');
     expect((await put(true, 'strip-1')).status).toBe(429);
 
     t.cloud.setOnline('plug-1', false);
@@ -116,13 +117,21 @@ describe('account message budget', () => {
   });
 
   it('skips a periodic sync that would spend the share kept for callers, and a caller still gets through', async () => {
-    t = await buildTestApp({ service: { maxMessagesPerMinute: 4, syncIntervalSeconds: 0.05 } });
+    const clock = new ManualClock();
+    const lines: string[] = [];
+    const logger = createLogger({ service: 'test', level: 'info', destination: { write: (line: string) => lines.push(line) } });
+    t = await buildTestApp({ clock, logger, service: { maxMessagesPerMinute: 4, syncIntervalSeconds: 0.05 } });
     // The startup sync and one caller command: 2 of 4 used, and the last 2 are kept for callers.
     await put(true);
     const syncs = t.cloud.callsOf('listDevices').length;
+    const skipped = () => lines.filter((line) => line.includes('device sync skipped')).length;
 
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Six periodic turns.
+    clock.advance(300);
+    await eventually(() => skipped() === 6, 'six periodic syncs skipped');
+    await drainEventLoop();
 
+    expect(skipped()).toBe(6);
     expect(t.cloud.callsOf('listDevices')).toHaveLength(syncs);
     expect((await put(false)).status).toBe(200);
     expect((await put(true)).status).toBe(200);

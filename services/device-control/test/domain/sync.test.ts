@@ -1,3 +1,5 @@
+import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
@@ -100,10 +102,14 @@ describe('synchronization outside requests', () => {
   });
 
   it('runs periodically', async () => {
-    t = await buildTestApp({ service: { syncIntervalSeconds: 0.05 } });
+    const clock = new ManualClock();
+    t = await buildTestApp({ clock, service: { syncIntervalSeconds: 0.05 } });
     t.cloud.addDevice(cloudDevice({ uuid: 'late-1' }));
 
-    await expect.poll(() => t.devices.listDevices().some((d) => d.uuid === 'late-1'), { timeout: 2000 }).toBe(true);
+    clock.advance(50);
+
+    await eventually(() => t.devices.listDevices().some((d) => d.uuid === 'late-1'), 'the periodic sync to list late-1');
+    expect(t.cloud.callsOf('listDevices')).toHaveLength(2);
   });
 
   it('starts while the cloud is down, then syncs as soon as the session comes up', async () => {
@@ -117,14 +123,14 @@ describe('synchronization outside requests', () => {
 
     cloud.setSession('connected');
 
-    await expect.poll(() => t.devices.health().devices.total, { timeout: 2000 }).toBe(5);
+    await eventually(() => t.devices.health().devices.total === 5, 'the sync after the session came up');
     expect((await request(t.app).post('/devices/plug-1/toggle').send({})).status).toBe(200);
   });
 
   it('reads unknown states in the background after a sync when enabled', async () => {
     t = await buildTestApp({ service: { backgroundStateReads: true } });
 
-    await expect.poll(() => t.devices.getDevice('plug-1').channels[0]?.on, { timeout: 2000 }).toBe(false);
+    await eventually(() => t.devices.getDevice('plug-1').channels[0]?.on === false, 'the background read of plug-1');
     // Only controllable devices are read.
     expect(
       t.cloud

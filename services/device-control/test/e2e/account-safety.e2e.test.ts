@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud, type RemoteCloudOptions } from '../emulator/adapter-process.js';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 
 // The real meross-cloud library against the emulated cloud: what a real account meets beyond the happy path.
@@ -321,11 +321,10 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
         const seen = adapter.events.length;
         await recreationArmed();
         await adapter.advance(1_000);
-        await eventually(
-          () => adapter.events.slice(seen).some((e) => e.type === 'device' && e.device.uuid === PLUG && e.device.commandReady),
-          'the command channel back',
-          15_000,
-        );
+        await eventually(() => adapter.events.slice(seen).some((e) => e.type === 'device' && e.device.uuid === PLUG && e.device.commandReady), {
+          what: 'the command channel back',
+          timeoutMs: 15_000,
+        });
         await adapter.setChannel(PLUG, 0, true);
 
         expect(outcomes.every((o) => ['ok', 'DEVICE_NOT_CONTROLLABLE', 'CLOUD_TIMEOUT'].includes(o ?? ''))).toBe(true);
@@ -340,7 +339,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
         await broker.close();
         await broker.listen();
         const refusedBefore = broker.refusedConnections;
-        await eventually(() => broker.refusedConnections > refusedBefore, 'a refused reconnection', 15_000);
+        await eventually(() => broker.refusedConnections > refusedBefore, { what: 'a refused reconnection', timeoutMs: 15_000 });
         await adapter.stop();
         const attemptsAtStop = broker.attempts;
         const timersAtStop = await adapter.pendingTimers();

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import { startEmulatedSetup, type EmulatedSetup } from './emulated-setup.js';
-import { ServiceProcess } from './service-process.js';
+import { EmulatedService } from './service-process.js';
 
 // The account-safety paths as a user meets them: src/main.ts over HTTP against the emulated Meross cloud.
 const PLUG = 'plug0000000000000000000000000001';
+/** How long Meross locks an account out after error 1301 (too many tokens). */
+const LOCKOUT_MS = 5 * 60 * 60_000;
 
 interface Health {
   status: string;
@@ -55,16 +57,21 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
     await setup.service.stop();
     setup.emulator.api.revokeTokens();
     setup.emulator.api.answerWith.signIn = { apiStatus: 1301 };
+    const restartedAt = Date.now();
     const restarted = await startEmulatedSetupAgain(setup);
 
     await eventually(async () => (await health()).body.cloud.state === 'locked-out', 'the lock-out');
     const { status, body } = await health();
+    const lockedOutBy = Date.now();
     const devices = await restarted.request('GET', '/devices');
 
     expect(status).toBe(200);
     expect(body.status).toBe('degraded');
     expect(body.problems.join(' ')).toContain('Do not restart the service or sign in elsewhere meanwhile');
-    expect(Date.parse(body.cloud.retryAt ?? '') - Date.now()).toBeGreaterThan(4 * 60 * 60_000);
+    // Five hours (error 1301) from the refused sign-in, which fell between the restart and the answer above.
+    const retryAt = Date.parse(body.cloud.retryAt ?? '');
+    expect(retryAt).toBeGreaterThanOrEqual(restartedAt + LOCKOUT_MS);
+    expect(retryAt).toBeLessThanOrEqual(lockedOutBy + LOCKOUT_MS);
     expect(devices.status).toBe(503);
     expect(setup.emulator.api.calls.signIn).toBe(2);
   });
@@ -83,7 +90,7 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
     const right = await setup.service.request('POST', '/cloud/login', { mfaCode: '864209' });
     expect(right.status, JSON.stringify(right.body)).toBe(200);
     // The sync that failed while the session was down runs again once it is up (on a busy machine it takes a while).
-    await eventually(async () => (await health()).body.status === 'ok', 'the service back to ok', 20_000).catch(async (err: unknown) => {
+    await eventually(async () => (await health()).body.status === 'ok', { what: 'the service back to ok', timeoutMs: 20_000 }).catch(async (err: unknown) => {
       throw new Error(`${(err as Error).message}; /health: ${JSON.stringify((await health()).body)}`);
     });
 
@@ -98,8 +105,8 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
 });
 
 /** The same emulator and work dir (saved token included) with a fresh service process, as after a restart. */
-async function startEmulatedSetupAgain(setup: EmulatedSetup): Promise<ServiceProcess> {
-  const service = await ServiceProcess.start({ apiUrl: setup.emulator.apiUrl, account: setup.account, caFile: setup.pki.caFile, workDir: setup.workDir });
+async function startEmulatedSetupAgain(setup: EmulatedSetup): Promise<EmulatedService> {
+  const service = await EmulatedService.start({ apiUrl: setup.emulator.apiUrl, account: setup.account, caFile: setup.pki.caFile, workDir: setup.workDir });
   Object.assign(setup, { service });
   return service;
 }

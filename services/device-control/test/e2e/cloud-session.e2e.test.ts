@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
 import { createTestPki, type TestPki } from '../emulator/pki.js';
-import { ServiceProcess } from './service-process.js';
+import { EmulatedService } from './service-process.js';
 
 const PLUG = 'plug0000000000000000000000000001';
 
@@ -19,7 +19,7 @@ describe('device-control end to end: the cloud session across restarts, outages 
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
   let workDir: string;
-  const services: ServiceProcess[] = [];
+  const services: EmulatedService[] = [];
   const emulators: MerossEmulator[] = [];
 
   beforeAll(() => {
@@ -45,24 +45,23 @@ describe('device-control end to end: the cloud session across restarts, outages 
     return started;
   }
 
-  async function startService(apiUrl = emulator.apiUrl, env: Record<string, string> = {}): Promise<ServiceProcess> {
-    const service = await ServiceProcess.start({ apiUrl, account, caFile: pki.caFile, workDir, env });
+  async function startService(apiUrl = emulator.apiUrl, env: Record<string, string> = {}): Promise<EmulatedService> {
+    const service = await EmulatedService.start({ apiUrl, account, caFile: pki.caFile, workDir, env });
     services.push(service);
     return service;
   }
 
-  async function controllable(service: ServiceProcess, uuid: string, timeoutMs = 10_000): Promise<void> {
-    await eventually(
-      async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === uuid)?.controllable,
-      `${uuid} to be controllable`,
+  async function controllable(service: EmulatedService, uuid: string, timeoutMs = 10_000): Promise<void> {
+    await eventually(async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === uuid)?.controllable, {
+      what: `${uuid} to be controllable`,
       timeoutMs,
-    );
+    });
   }
 
   it('reuses the saved token after a restart: no second sign-in', async () => {
     const first = await startService();
     await controllable(first, PLUG);
-    expect(await first.stop()).toBe(0);
+    expect(await first.stop()).toEqual({ code: 0, signal: null });
 
     const second = await startService();
     await controllable(second, PLUG);
@@ -89,9 +88,9 @@ describe('device-control end to end: the cloud session across restarts, outages 
       cloud: { state: 'connected', tokenStore: { file: tokenFile, writable: false, error: expect.stringMatching(/^E[A-Z]+: .*not-a-folder/) } },
     });
     expect((health.body as { problems: string[] }).problems).toEqual([expect.stringContaining(`session token cannot be saved to ${tokenFile}`)]);
-    const text = JSON.stringify(health.body) + service.output.text;
+    const text = JSON.stringify(health.body) + service.output;
     for (const secret of [account.password, account.key]) expect(text).not.toContain(secret);
-    expect(service.output.text).toContain('the session token cannot be saved');
+    expect(service.output).toContain('the session token cannot be saved');
   });
 
   it('logs in exactly once again when the cloud revokes the token', async () => {

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import type { EmulatedAccount, MerossEmulator } from '../emulator/meross-emulator.js';
 import { startEmulatedSetup, type EmulatedSetup } from './emulated-setup.js';
-import { EventStream, type ServiceProcess } from './service-process.js';
+import { leakedSecrets } from '../emulator/child-output.js';
+import { SseClient } from '../support/sse-client.js';
+import type { EmulatedService } from './service-process.js';
 
 const PLUG = 'plug0000000000000000000000000001';
 const STRIP = 'strip000000000000000000000000002';
@@ -24,7 +26,7 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
   let setup: EmulatedSetup | undefined;
   let account: EmulatedAccount;
   let emulator: MerossEmulator;
-  let service: ServiceProcess;
+  let service: EmulatedService;
 
   beforeAll(async () => {
     // One service runs every test of this suite back to back, some 25 cloud messages within a minute (each device's
@@ -36,8 +38,7 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
         const devices = (await service.request('GET', '/devices')).body as DeviceBody[];
         return devices.length === 4 && devices.filter((d) => d.controllable).length === 3;
       },
-      'the devices to be listed and controllable',
-      15_000,
+      { what: 'the devices to be listed and controllable', timeoutMs: 15_000 },
     );
   }, 30_000);
 
@@ -106,7 +107,8 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
   });
 
   it('shows a physical button press in GET /devices and on /events', async () => {
-    const events = await EventStream.open(service.baseUrl);
+    const events = await SseClient.connect(`${service.baseUrl}/events`);
+    expect(events.status).toBe(200);
     try {
       emulator.pressButton(PLUG, 0);
 
@@ -117,7 +119,7 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
       expect(event.data).toMatchObject({ uuid: PLUG, channel: 0, on: true, source: 'push' });
       expect((await device(PLUG)).channels[0]?.on).toBe(true);
     } finally {
-      events.close();
+      await events.close();
     }
   });
 
@@ -158,17 +160,18 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
   });
 
   it('writes no password, password md5, token or key to its output (stdout and stderr), any body or /events', async () => {
-    const events = await EventStream.open(service.baseUrl);
+    const events = await SseClient.connect(`${service.baseUrl}/events`);
+    expect(events.status).toBe(200);
     const before = await service.request('GET', '/devices');
     const toggled = await service.request('POST', `/devices/${STRIP}/toggle`, { channel: 2 });
     await eventually(() => events.events.find((e) => e.event === 'channel' && (e.data as { channel: number }).channel === 2), 'the toggle event');
     const health = await service.request('GET', '/health');
-    events.close();
-    const exitCode = await service.stop();
+    await events.close();
+    const exited = await service.stop();
 
     expect(before.status).toBe(200);
     expect(toggled.status).toBe(200);
-    expect(exitCode).toBe(0);
+    expect(exited).toEqual({ code: 0, signal: null });
     expect(emulator.api.issuedTokens).toHaveLength(1);
     const secrets = {
       password: account.password,
@@ -177,8 +180,8 @@ describe('device-control end to end: src/main.ts with CLOUD_BACKEND=meross again
       key: account.key,
       mqttPassword: md5(`${account.userId}${account.key}`),
     };
-    expect(service.output.text).toContain('listening');
-    expect(service.output.leaked(secrets)).toEqual([]);
+    expect(service.output).toContain('listening');
+    expect(leakedSecrets(service.output, secrets)).toEqual([]);
     const served = [...service.bodies, JSON.stringify(events.events)].join('\n');
     expect(served).toContain('Power strip');
     expect(Object.entries(secrets).filter(([, value]) => served.includes(value))).toEqual([]);

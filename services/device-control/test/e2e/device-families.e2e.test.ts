@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 
 // Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
@@ -138,19 +138,22 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     await adapter.moveCover(BLINDS, 0, 60);
     await eventually(() => coverEvents(adapter).some((e) => e.type === 'cover' && e.position === 60), 'the cover at 60');
     const arrived = await adapter.readCovers(BLINDS);
-    emulator.device(BLINDS).coverTravelMs = 2_000;
+    // A slow run (60 to 0 in 18 s), so the stop sent once it has left 60 lands mid-run.
+    emulator.device(BLINDS).coverTravelMs = 30_000;
     await adapter.moveCover(BLINDS, 0, 0);
     await eventually(() => coverEvents(adapter).some((e) => e.type === 'cover' && e.motion === 'closing'), 'the cover closing');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => emulator.device(BLINDS).coverNow() < 60, 'the cover to leave 60');
     await adapter.moveCover(BLINDS, 0, 'stop');
     await eventually(() => coverEvents(adapter).filter((e) => e.type === 'cover' && e.motion === 'idle').length >= 2, 'the cover stopped');
     const stopped = await adapter.readCovers(BLINDS);
+    const stoppedAt = emulator.device(BLINDS).coverPosition;
 
     expect(first).toEqual([{ channel: 0, position: 0, motion: 'idle' }]);
     expect(arrived).toEqual([{ channel: 0, position: 60, motion: 'idle' }]);
-    expect(stopped[0]!.motion).toBe('idle');
-    expect(stopped[0]!.position).toBeGreaterThan(0);
-    expect(stopped[0]!.position).toBeLessThan(60);
+    expect(stopped).toEqual([{ channel: 0, position: stoppedAt, motion: 'idle' }]);
+    expect(stoppedAt).toBeGreaterThan(0);
+    expect(stoppedAt).toBeLessThan(60);
+    expect(emulator.device(BLINDS).coverRun).toBeNull();
     expect(emulator.requests('Appliance.RollerShutter.Position', 'SET').map((r) => r.payload)).toEqual([
       { position: { position: 60, channel: 0 } },
       { position: { position: 0, channel: 0 } },

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAccount, MerossEmulator, standardDevices, type EmulatedAccount } from '../emulator/meross-emulator.js';
 import { createTestPki, type TestPki } from '../emulator/pki.js';
-import { ServiceProcess } from './service-process.js';
+import { EmulatedService } from './service-process.js';
 
 /** An emulated Meross cloud with the standard devices and src/main.ts running against it. */
 export interface EmulatedSetup {
   pki: TestPki;
   account: EmulatedAccount;
   emulator: MerossEmulator;
-  service: ServiceProcess;
+  service: EmulatedService;
   workDir: string;
   /** Stops the service and the emulator and removes every temp file. */
   stop(): Promise<void>;
@@ -29,7 +29,7 @@ export async function startEmulatedSetup(
   const account = createAccount(accountOverrides);
   const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
   const workDir = mkdtempSync(join(tmpdir(), `device-control-${label}-`));
-  const service = await ServiceProcess.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir, env });
+  const service = await EmulatedService.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir, env });
   const setup: EmulatedSetup = {
     pki,
     account,

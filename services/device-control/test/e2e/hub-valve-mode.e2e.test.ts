@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import { createAccount, MerossEmulator } from '../emulator/meross-emulator.js';
 
 // A target change sets the custom target and, only when the valve is in another mode, the custom mode (issue 23, item 5).

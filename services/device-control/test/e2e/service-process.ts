@@ -1,12 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ChildOutput, eventually } from '../emulator/child-output.js';
+import { ServiceProcess, type ExitStatus } from '@homeops/test-kit';
 import type { EmulatedAccount } from '../emulator/meross-emulator.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** An HTTP answer of the service under test. */
 export interface ServiceResponse {
@@ -15,38 +8,33 @@ export interface ServiceResponse {
   body: unknown;
 }
 
+/** Where the service finds the emulated cloud, and what else a test sets. */
+export interface EmulatedServiceOptions {
+  apiUrl: string;
+  account: EmulatedAccount;
+  /** The emulator's CA, which the service's Node trusts (NODE_EXTRA_CA_CERTS). */
+  caFile: string;
+  /** Working directory (the token file goes to `data/` in it); the caller removes it. */
+  workDir: string;
+  env?: Record<string, string>;
+}
+
 /**
- * device-control as users run it (`src/main.ts`, CLOUD_BACKEND=meross) in a child process whose Node trusts the
- * emulator's CA. It runs in an empty working directory so no developer `.env` leaks in; all its output is kept.
+ * device-control with CLOUD_BACKEND=meross against the emulated cloud, launched by test-kit's ServiceProcess with
+ * short timeouts, plus a JSON client that keeps every body the service sent it, for secret scans.
  */
-export class ServiceProcess {
-  readonly output: ChildOutput;
-  /** Every response body the service sent to this helper, for secret scans. */
+export class EmulatedService {
+  /** Every response body the service sent to this helper. */
   readonly bodies: string[] = [];
-  private port = 0;
-  private readonly exited: Promise<number>;
 
-  private constructor(private readonly child: ChildProcess) {
-    this.output = new ChildOutput(child);
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-  }
+  private constructor(readonly serviceProcess: ServiceProcess) {}
 
-  static async start(options: {
-    apiUrl: string;
-    account: EmulatedAccount;
-    caFile: string;
-    workDir: string;
-    env?: Record<string, string>;
-  }): Promise<ServiceProcess> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--conditions=source', '--import', TSX_LOADER, MAIN], {
+  static async start(options: EmulatedServiceOptions): Promise<EmulatedService> {
+    const serviceProcess = await ServiceProcess.start({
+      service: 'device-control',
       cwd: options.workDir,
-      stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        PATH: process.env.PATH ?? '',
         NODE_EXTRA_CA_CERTS: options.caFile,
-        HOST: '127.0.0.1',
-        PORT: String(port),
         LOG_LEVEL: 'debug',
         CLOUD_BACKEND: 'meross',
         CLOUD_EMAIL: options.account.email,
@@ -60,29 +48,20 @@ export class ServiceProcess {
         ...options.env,
       },
     });
-    // Never outlive the test process, even when it dies without running its afterAll hooks.
-    const orphanGuard = () => child.kill('SIGKILL');
-    process.once('exit', orphanGuard);
-    child.once('exit', () => process.removeListener('exit', orphanGuard));
-    const service = new ServiceProcess(child);
-    service.port = port;
-    await eventually(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}): ${service.output.text.slice(-2000)}`);
-        return (await fetch(`${service.baseUrl}/health`).catch(() => null)) !== null;
-      },
-      'the service to listen',
-      20_000,
-    );
-    return service;
+    return new EmulatedService(serviceProcess);
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.serviceProcess.baseUrl;
   }
 
   get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return this.serviceProcess.running;
+  }
+
+  /** Everything the process printed (stdout and stderr). */
+  get output(): string {
+    return this.serviceProcess.output;
   }
 
   async request(method: string, path: string, body?: unknown): Promise<ServiceResponse> {
@@ -97,57 +76,11 @@ export class ServiceProcess {
     return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
   }
 
-  /** SIGTERM and wait (SIGKILL after 10 s); resolves with the exit code. */
-  async stop(): Promise<number> {
-    if (this.running) this.child.kill('SIGTERM');
-    const kill = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    const code = await this.exited;
-    clearTimeout(kill);
-    return code;
+  /** SIGTERM and wait (SIGKILL after 10 s). */
+  stop(): Promise<ExitStatus> {
+    return this.serviceProcess.stop();
   }
 }
 
-/** A port nobody listens on right now (the service binds it a moment later). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A GET /events subscription that collects every event until closed. */
-export class EventStream {
-  readonly events: Array<{ event: string; data: unknown }> = [];
-  private readonly abort = new AbortController();
-
-  private constructor() {}
-
-  static async open(baseUrl: string): Promise<EventStream> {
-    const stream = new EventStream();
-    const res = await fetch(`${baseUrl}/events`, { signal: stream.abort.signal });
-    if (res.status !== 200 || !res.body) throw new Error(`GET /events answered ${res.status}`);
-    void stream.read(res.body).catch(() => undefined);
-    return stream;
-  }
-
-  close(): void {
-    this.abort.abort();
-  }
-
-  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: ?(.*)$/m.exec(block)?.[1];
-        const data = /^data: ?(.*)$/m.exec(block)?.[1];
-        if (event && data) this.events.push({ event, data: JSON.parse(data) as unknown });
-      }
-    }
-  }
-}
+// The name bench/quiet-hour.ts and bench/toggle-latency.ts import.
+export { EmulatedService as ServiceProcess };

@@ -46,16 +46,32 @@ function run(call: Call): unknown {
   }
   const cloud = clouds.get(call.handle);
   if (!cloud) throw new Error(`no adapter ${call.handle}`);
-  if (call.method === 'clockNow' || call.method === 'clockTimers' || call.method === 'advanceClock') return moveClock(call.handle, call.method, call.args);
+  if (call.method === 'clockNow' || call.method === 'clockTimers' || call.method === 'advanceClock')
+    return moveClock(cloud, call.handle, call.method, call.args);
   const method = cloud[call.method] as (...args: unknown[]) => unknown;
   return method.apply(cloud, call.args);
 }
 
-function moveClock(handle: number, method: ClockMethod, args: unknown[]): number {
+async function moveClock(cloud: MerossCloud, handle: number, method: ClockMethod, args: unknown[]): Promise<number> {
   const clock = clocks.get(handle);
   if (!(clock instanceof ManualClock)) throw new Error(`adapter ${handle} runs on the system clock`);
-  if (method === 'advanceClock') clock.advance(args[0] as number);
+  if (method === 'advanceClock') {
+    await attemptTail(cloud);
+    clock.advance(args[0] as number);
+  }
   return method === 'clockTimers' ? clock.timers : clock.now();
+}
+
+/**
+ * The rest of an attempt whose state already shows (backing off, locked out, connected) while it still drops or
+ * saves the token and arms the retry. The clock moves only after it: a retry due meanwhile would be armed late or
+ * join the attempt, which waits of 300 ms and more on the system clock never allow. An attempt still connecting
+ * may wait on the clock itself (a timeout), so it is not waited for.
+ */
+async function attemptTail(cloud: MerossCloud): Promise<void> {
+  if (cloud.status().state === 'connecting') return;
+  // The adapter's own SingleFlight of session attempts (private: nothing outside the adapter needs it).
+  await cloud['attempt'].current;
 }
 
 process.on('message', (call: Call) => {

@@ -16,7 +16,8 @@ import type {
 } from '../../src/domain/device-cloud.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { afterAll, beforeAll } from 'vitest';
-import { ChildOutput, eventually } from './child-output.js';
+import { eventually } from '@homeops/test-kit';
+import { ChildOutput } from './child-output.js';
 import { createTestPki, type TestPki } from './pki.js';
 
 const HOST_SCRIPT = fileURLToPath(new URL('./adapter-host.ts', import.meta.url));

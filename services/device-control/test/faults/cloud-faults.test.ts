@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '../emulator/child-output.js';
+import { eventually } from '@homeops/test-kit';
 import type { MerossEmulator } from '../emulator/meross-emulator.js';
 import { startEmulatedSetup, type EmulatedSetup } from '../e2e/emulated-setup.js';
-import type { ServiceProcess, ServiceResponse } from '../e2e/service-process.js';
+import type { EmulatedService, ServiceResponse } from '../e2e/service-process.js';
 
 // Faults the e2e suites do not cover (they cover: API down at startup, revoked token, broker restart, dropped
 // replies → 504, ERROR replies → 502, offline → 409, 1030 redirects): a long broker outage under load, a
@@ -27,7 +27,7 @@ function expectCommonFailure(res: ServiceResponse, context: string): void {
 describe('device-control under cloud faults (src/main.ts against the emulated Meross cloud)', () => {
   let setup: EmulatedSetup | undefined;
   let emulator: MerossEmulator;
-  let service: ServiceProcess;
+  let service: EmulatedService;
 
   // One service for the suite (each start compiles the sources); every test leaves the cloud healthy again. The
   // suite sends far more than a household in a minute (bursts of commands, polling syncs), so it runs with a budget
@@ -50,15 +50,14 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     emulator.api.mode = 'up';
     for (const device of emulator.devices.values()) device.dropReplies = false;
     if (!emulator.broker.running) await emulator.broker.listen();
-    expect(service.running, service.output.text.slice(-2000)).toBe(true);
+    expect(service.running, service.output.slice(-2000)).toBe(true);
   });
 
   async function controllable(uuid: string, timeoutMs = 15_000): Promise<void> {
-    await eventually(
-      async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === uuid)?.controllable,
-      `${uuid} to be controllable`,
+    await eventually(async () => ((await service.request('GET', '/devices')).body as DeviceBody[]).find((d) => d.uuid === uuid)?.controllable, {
+      what: `${uuid} to be controllable`,
       timeoutMs,
-    );
+    });
   }
 
   it('keeps answering every request with a proper status during a broker outage under load (100 requests), and recovers by itself', async () => {
@@ -105,8 +104,7 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
           .requests('Appliance.Control.ToggleX', 'SET')
           .slice(switchesBefore)
           .some((r) => r.uuid === STRIP),
-      'the command to reach the device',
-      5_000,
+      { what: 'the command to reach the device', timeoutMs: 5_000 },
     );
     await emulator.broker.close();
     const res = await inFlight;
@@ -148,7 +146,7 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     expect(hanging.status, `sync while hanging answered ${hanging.status}: ${JSON.stringify(hanging.body)}`).toBe(504);
     expectCommonFailure(hanging, 'POST /devices/sync (API hanging)');
     expect(hangMs).toBeLessThan(8_000);
-    await eventually(async () => (await service.request('POST', '/devices/sync')).status === 200, 'sync to work again', 20_000);
+    await eventually(async () => (await service.request('POST', '/devices/sync')).status === 200, { what: 'sync to work again', timeoutMs: 20_000 });
     expect(((await service.request('GET', '/health')).body as { status: string }).status).toBe('ok');
   }, 45_000);
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openRawStream, type RawStream } from '@homeops/test-kit';
+import { drainEventLoop, eventually, openRawStream, type RawStream } from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 import { cloudDevice } from '../fakes/fake-device-cloud.js';
 
@@ -10,14 +10,6 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.stop();
 });
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('device-control /events under load', () => {
   it('disconnects a client that never reads instead of buffering for it, and keeps serving a reading client', { timeout: 30_000 }, async () => {
     const app = await serveTestApp();
@@ -25,7 +17,7 @@ describe('device-control /events under load', () => {
     const stalled = await openRawStream(app.port, '/events', { read: false });
     const reader = await openRawStream(app.port, '/events');
     streams.push(stalled, reader);
-    await until(() => app.hub.size === 2, 5_000, 'both streams open');
+    await eventually(() => app.hub.size === 2, { what: 'both streams open', timeoutMs: 5_000 });
     const heapBefore = process.memoryUsage().heapUsed;
 
     // Device events with long names (~1 KB each), in batches so the socket buffers really fill.
@@ -35,9 +27,9 @@ describe('device-control /events under load', () => {
     let produced = 0;
     for (let batch = 0; batch < 600 && app.hub.size === 2; batch++) {
       for (let i = 0; i < 50; i++, produced++) app.cloud.emit({ type: 'channel', uuid: 'chatty', channel: 0, on: produced % 2 === 0, source: 'push' });
-      await new Promise((resolve) => setImmediate(resolve));
+      await drainEventLoop(1);
     }
-    await until(() => app.hub.size === 1, 5_000, 'the stalled client cut');
+    await eventually(() => app.hub.size === 1, { what: 'the stalled client cut', timeoutMs: 5_000 });
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
     const received = reader.text().length;
     app.cloud.pressButton('strip-1', 3);
@@ -50,7 +42,7 @@ describe('device-control /events under load', () => {
     apps.push(app);
     const opened = await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events')));
     streams.push(...opened);
-    await until(() => app.hub.size === 20, 5_000, '20 streams open');
+    await eventually(() => app.hub.size === 20, { what: '20 streams open', timeoutMs: 5_000 });
     const refused = await openRawStream(app.port, '/events');
     streams.push(refused);
     await refused.waitFor(/^HTTP\/1\.1 429 [^]*"code":"TOO_MANY_STREAMS"/, 5_000);
@@ -58,7 +50,7 @@ describe('device-control /events under load', () => {
     for (let host = 2; host <= 10; host++) {
       streams.push(...(await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events', { localAddress: `127.0.0.${host}` })))));
     }
-    await until(() => app.hub.size === 200, 10_000, '200 streams open');
+    await eventually(() => app.hub.size === 200, { what: '200 streams open', timeoutMs: 10_000 });
     const past = await openRawStream(app.port, '/events', { localAddress: '127.0.0.11' });
     streams.push(past);
     await past.waitFor(/^HTTP\/1\.1 429 /, 5_000);
@@ -74,7 +66,7 @@ describe('device-control /events under load', () => {
       clients.push(...batch);
       streams.push(...batch);
     }
-    await until(() => app.hub.size === 500, 15_000, '500 streams open');
+    await eventually(() => app.hub.size === 500, { what: '500 streams open', timeoutMs: 15_000 });
     const started = Date.now();
     app.cloud.pressButton('strip-1', 2);
     await Promise.all(clients.map((client) => client.waitFor(/event: channel\ndata: [^\n]*"uuid":"strip-1"/, 15_000)));

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppError } from '@homeops/common';
+import { AppError, ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
@@ -80,9 +81,10 @@ describe('GET /devices', () => {
 
   it('answers 503 with Retry-After, not an empty list, until the device list was loaded once', async () => {
     const cloud = FakeDeviceCloud.withDefaults();
-    cloud.setSession('backing-off', { retryAt: new Date(Date.now() + 30_000).toISOString() });
+    const clock = new ManualClock();
+    cloud.setSession('backing-off', { retryAt: new Date(clock.now() + 30_000).toISOString() });
     cloud.failAlways('listDevices', new AppError('CLOUD_UNAVAILABLE', 'Not logged in yet'));
-    t = await buildTestApp({ cloud });
+    t = await buildTestApp({ cloud, clock });
 
     const list = await request(t.app).get('/devices');
     const one = await request(t.app).get('/devices/plug-1');
@@ -90,10 +92,10 @@ describe('GET /devices', () => {
 
     expect([list.status, one.status, toggle.status]).toEqual([503, 503, 503]);
     expect(list.body.error).toBe('The device list has not been loaded from the cloud yet');
-    expect(Number(list.headers['retry-after'])).toBeGreaterThanOrEqual(29);
+    expect(list.headers['retry-after']).toBe('30');
     cloud.recover('listDevices');
     cloud.setSession('connected');
-    await expect.poll(async () => (await request(t.app).get('/devices')).status, { timeout: 2000 }).toBe(200);
+    await eventually(async () => (await request(t.app).get('/devices')).status === 200, { what: 'the list once loaded', timeoutMs: 2000 });
   });
 
   it('answers an empty list once an account without devices was loaded', async () => {

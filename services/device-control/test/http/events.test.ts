@@ -1,4 +1,5 @@
-import { createLogger, serve, type RunningServer } from '@homeops/common';
+import { createLogger, ManualClock, serve, type RunningServer } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SseClient } from '../support/sse-client.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from '../support/test-app.js';
@@ -79,21 +80,25 @@ describe('GET /events', () => {
   });
 
   it('sends a heartbeat comment to keep proxies from closing the stream', async () => {
-    const base = await listen({ heartbeatMs: 50 });
+    const clock = new ManualClock();
+    const base = await listen({ clock, heartbeatMs: 15_000 });
     client = await SseClient.connect(`${base}/events`);
+    await eventually(() => t.hub.size === 1, 'the stream open');
 
-    await expect(client.waitForComment('heartbeat')).resolves.toMatch(/^heartbeat \d+$/);
+    clock.advance(15_000);
+
+    await expect(client.waitForComment('heartbeat')).resolves.toBe(`heartbeat ${clock.now()}`);
   });
 
   it('stops sending to a client that left, and counts open streams in /health', async () => {
     const base = await listen();
     client = await SseClient.connect(`${base}/events`);
-    await expect.poll(() => t.hub.size).toBe(1);
+    await eventually(() => t.hub.size === 1, 'the stream open');
 
     await client.close();
     client = undefined;
 
-    await expect.poll(() => t.hub.size, { timeout: 2000 }).toBe(0);
+    await eventually(() => t.hub.size === 0, { what: 'the stream closed', timeoutMs: 2000 });
     t.cloud.pressButton('plug-1', 0);
     const health = (await (await fetch(`${base}/health`)).json()) as { eventStreams: number };
     expect(health.eventStreams).toBe(0);

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -61,7 +62,7 @@ describe('POST /devices/:uuid/toggle', () => {
       .post('/devices/plug-1/toggle')
       .send({ channel: 0 })
       .then((r) => r);
-    await expect.poll(() => t.cloud.heldCount).toBe(1);
+    await eventually(() => t.cloud.heldCount === 1, 'the first command held');
     // The second command waits in the device queue until the first is acknowledged.
     expect(t.cloud.callsOf('setChannel')).toHaveLength(1);
     t.cloud.releaseAll();
@@ -81,12 +82,12 @@ describe('POST /devices/:uuid/toggle', () => {
       .post('/devices/plug-1/toggle')
       .send({})
       .then((r) => r);
-    await expect.poll(() => t.cloud.heldCount).toBe(1);
+    await eventually(() => t.cloud.heldCount === 1, 'the plug command held');
     const other = request(t.app)
       .post('/devices/strip-1/toggle')
       .send({ channel: 0 })
       .then((r) => r);
-    await expect.poll(() => t.cloud.heldCount).toBe(2);
+    await eventually(() => t.cloud.heldCount === 2, 'the strip command held too');
     t.cloud.releaseAll();
 
     expect((await other).body).toMatchObject({ device: 'Strip', on: false });

@@ -1,4 +1,5 @@
 import { createLogger } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
@@ -23,7 +24,7 @@ describe('secrets', () => {
     t = await buildTestApp({ cloud, logger, service: { backgroundStateReads: true } });
     const events: string[] = [];
     t.devices.onEvent((e) => events.push(JSON.stringify(e)));
-    await expect.poll(() => lines.some((l) => l.includes('could not read device state'))).toBe(true);
+    await eventually(() => lines.some((l) => l.includes('could not read device state')), 'the failed background read logged');
 
     cloud.failNext('listDevices', leakyError()).failNext('setChannel', leakyError()).failNext('readChannels', leakyError());
     const bodies = [

@@ -1,3 +1,5 @@
+import { eventually } from '@homeops/test-kit';
+
 /** One received Server-Sent Event. */
 export interface ReceivedEvent {
   event: string;
@@ -25,24 +27,13 @@ export class SseClient {
   }
 
   /** The first event of this type matching the predicate, received before or within `timeoutMs`. */
-  async waitFor(event: string, predicate: (data: never) => boolean = () => true, timeoutMs = 2000): Promise<ReceivedEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.find((e) => e.event === event && predicate(e.data as never));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no "${event}" event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  waitFor(event: string, predicate: (data: never) => boolean = () => true, timeoutMs = 2000): Promise<ReceivedEvent> {
+    return eventually(() => this.events.find((e) => e.event === event && predicate(e.data as never)), { what: `a "${event}" event`, timeoutMs });
   }
 
-  async waitForComment(prefix: string, timeoutMs = 2000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.comments.find((c) => c.startsWith(prefix));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no "${prefix}" comment within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  /** The first comment line starting with `prefix`, received before or within `timeoutMs`. */
+  waitForComment(prefix: string, timeoutMs = 2000): Promise<string> {
+    return eventually(() => this.comments.find((c) => c.startsWith(prefix)), { what: `a "${prefix}" comment`, timeoutMs });
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,8 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
   const logger = options.logger ?? createLogger({ service: 'test', level: 'silent' });
-  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000, ...options.streamLimits });
+  // The hub's heartbeats run on the app's clock, as in main.
+  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000, ...options.streamLimits, ...(options.clock ? { clock: options.clock } : {}) });
   const devices = new DeviceService(
     cloud,
     {
