@@ -1,4 +1,5 @@
-import { systemClock } from '@homeops/common';
+import { ManualClock, systemClock, type Clock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
@@ -8,7 +9,7 @@ import type { PushReceipt } from '../../src/domain/push-provider.js';
 import { FakePushProvider, permanent, quotaSpent, retryable } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
-import { buildTestApp, eventually, silentLogger } from '../support/test-app.js';
+import { buildTestApp, silentLogger } from '../support/test-app.js';
 
 const body = { recipient: 'ops', title: 'Disk', message: 'Disk almost full' };
 const settings = { minDelayMs: 30, maxDelayMs: 200, maxAttempts: 3, concurrency: 2, attemptTimeoutMs: 500 };
@@ -34,8 +35,8 @@ function pendingRecord(id: string, delivery: Partial<Delivery> = {}): Notificati
   };
 }
 
-function worker(repository: InMemoryNotificationRepository, provider: FakePushProvider) {
-  const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: systemClock, logger: silentLogger };
+function worker(repository: InMemoryNotificationRepository, provider: FakePushProvider, clock: Clock = systemClock) {
+  const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock, logger: silentLogger };
   return new DeliveryWorker(ctx, provider, settings);
 }
 
@@ -56,12 +57,15 @@ describe('delivery worker', () => {
 
   it('marks a permanent failure failed with the provider errors and never retries it', async () => {
     const provider = new FakePushProvider().willAnswer(permanent(['application token is invalid']));
-    const t = await buildTestApp({ provider });
+    const clock = new ManualClock();
+    const t = await buildTestApp({ provider, clock });
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.body.delivery).toMatchObject({ status: 'failed', attempts: 1, error: 'Pushover rejected the message: application token is invalid' });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(provider.sent).toHaveLength(1);
     expect(t.delivery.scheduled).toBe(0);
+    // Far past any backoff; stop() waits for an attempt a timer would have started.
+    clock.advance(60_000);
+    await t.delivery.stop();
+    expect(provider.sent).toHaveLength(1);
   });
 
   it('marks a 429 failed with a quota message', async () => {
@@ -128,25 +132,29 @@ describe('delivery worker', () => {
   });
 
   it('waits for the planned time of a resumed retry', async () => {
-    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(Date.now() + 150).toISOString() })]);
+    const clock = new ManualClock();
+    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(clock.now() + 150).toISOString() })]);
     const provider = new FakePushProvider();
-    const w = worker(repository, provider);
-    const started = Date.now();
-    w.resume();
+    const w = worker(repository, provider, clock);
+    await w.resume();
+    clock.advance(149);
+    expect(provider.sent).toHaveLength(0);
+    clock.advance(1);
     await eventually(() => provider.sent.length === 1);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     await w.stop();
   });
 
   it('does not send a notification deleted before its retry', async () => {
     const provider = new FakePushProvider().willAnswer(retryable());
-    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 1_000 } });
+    const clock = new ManualClock();
+    const t = await buildTestApp({ provider, clock, config: { DELIVERY_RETRY_MIN_MS: 1_000 } });
     const id = (await request(t.app).post('/notifications').send(body)).body.id;
     expect(t.delivery.scheduled).toBe(1);
     await request(t.app).delete(`/notifications/${id}`);
     // The retry timer fires (and finds nothing to send) within the backoff plus its jitter.
-    await eventually(() => t.delivery.scheduled === 0, 3_000);
-    await new Promise((r) => setTimeout(r, 50));
+    clock.advance(1_100);
+    expect(t.delivery.scheduled).toBe(0);
+    await t.delivery.stop();
     expect(provider.sent).toHaveLength(1);
   });
 
@@ -180,7 +188,8 @@ describe('delivery worker', () => {
     const records = await Promise.all(['A', 'B', 'C'].map((id) => repository.get(id)));
     const all = records.map((record) => w.deliverNow(record!));
     await eventually(() => provider.sent.length === 2);
-    await new Promise((r) => setTimeout(r, 30));
+    // A turn of the event loop: a third send past the limit would have started with the other two.
+    await new Promise((r) => setImmediate(r));
     expect(provider.sent).toHaveLength(2);
     gates.forEach((g, i) => g.resolve({ request: `r${i}` }));
     await Promise.all(all);
@@ -188,12 +197,15 @@ describe('delivery worker', () => {
   });
 
   it('stops without sending what is scheduled; the record stays pending for the next start', async () => {
-    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(Date.now() + 50).toISOString() })]);
+    const clock = new ManualClock();
+    const repository = new InMemoryNotificationRepository([pendingRecord('P', { attempts: 1, nextAttemptAt: new Date(clock.now() + 50).toISOString() })]);
     const provider = new FakePushProvider();
-    const w = worker(repository, provider);
-    w.resume();
+    const w = worker(repository, provider, clock);
+    const resumed = w.resume();
     await w.stop();
-    await new Promise((r) => setTimeout(r, 100));
+    await resumed;
+    clock.advance(100);
+    expect(clock.timers).toBe(0);
     expect(provider.sent).toHaveLength(0);
     expect((await repository.get('P'))?.delivery.status).toBe('pending');
   });
