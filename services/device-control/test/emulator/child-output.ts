@@ -21,6 +21,3 @@ export function leakedSecrets(text: string, secrets: Record<string, string>): st
     .filter(([, value]) => value.length > 0 && text.includes(value))
     .map(([name]) => name);
 }
-
-// e2e/emulator-lan.e2e.test.ts (being written) still imports the wait helper from here: it is test-kit's.
-export { eventually } from '@homeops/test-kit';
