@@ -89,7 +89,12 @@ const EnvSchema = z.object({
   /** Pinned LAN addresses, `uuid=host[:port],…`; they win over what devices tell. */
   MEROSS_LAN_ADDRESSES: LanAddressesSchema,
   /** Devices whose pushes do not arrive (the cloud is down) are read over the LAN this often; 0 off. */
-  MEROSS_LAN_POLL_SECONDS: positiveInt(0, 3_600, 30),
+  MEROSS_LAN_POLL_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(3_600)
+    .default(30)
+    .refine((s) => s === 0 || s >= 0.1, 'must be 0 (off) or at least 0.1'),
   /** Deadline of one LAN call; past it the device's message goes through the cloud (or 504 without one). */
   MEROSS_LAN_TIMEOUT_MS: positiveInt(100, 60_000, 3_000),
   /** The port of a learnt address (devices tell only their IP): 80 for real devices. */

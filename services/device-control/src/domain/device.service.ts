@@ -16,6 +16,7 @@ import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garag
 import { Hubs, type ValveResult } from './hubs.js';
 import { DeviceRoutes } from './device-routes.js';
 import { lanHealthOf, type LanHealth } from './lan-health.js';
+import { LanDiscovery } from './lan-discovery.js';
 import { LanPolling } from './lan-polling.js';
 import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
@@ -71,6 +72,7 @@ export class DeviceService {
   private readonly sent = { api: 0, mqtt: 0, lan: 0 };
   private readonly routes: DeviceRoutes;
   private readonly polling: LanPolling;
+  private readonly discovery: LanDiscovery;
   private readonly commands: ChannelCommands;
   private readonly garageDoors: GarageDoors;
   private readonly covers: Covers;
@@ -97,6 +99,7 @@ export class DeviceService {
     const queue = new DeviceQueue();
     this.routes = new DeviceRoutes({ cloud, registry: this.registry, budget: this.budget });
     this.polling = new LanPolling({ cloud, registry: this.registry, queue, clock, logger, intervalMs: (options.lanPollSeconds ?? 30) * 1000 });
+    this.discovery = new LanDiscovery({ cloud, registry: this.registry, queue, routes: this.routes, budget: this.budget, clock, logger });
     this.commands = new ChannelCommands({
       cloud,
       registry: this.registry,
@@ -142,8 +145,11 @@ export class DeviceService {
       timeoutMs: options.requestTimeoutMs,
       publish: (event) => this.publish(event),
       afterSync: () => {
+        const uuids = this.registry.list().map((d) => d.uuid);
         this.reads?.prune();
-        this.reads?.request(this.registry.list().map((d) => d.uuid));
+        this.reads?.request(uuids);
+        // After the state reads: a read through the cloud tells the address too, and discovery then has nothing to do.
+        this.discovery.request(uuids);
       },
     });
   }
@@ -160,6 +166,7 @@ export class DeviceService {
   async stop(): Promise<void> {
     this.syncer.stop();
     this.polling.stop();
+    this.discovery.stop();
     this.reads?.stop();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
@@ -336,6 +343,8 @@ export class DeviceService {
         this.reads?.request([event.device.uuid]);
         // Pushes stopped (the cloud or its broker went away): read it over the LAN now, then every interval.
         this.polling.request([event.device.uuid]);
+        // Its command channel came up: an address still unknown can be asked for now.
+        this.discovery.request([event.device.uuid]);
         break;
       case 'session':
         this.publish({ type: 'session', status: event.status });

@@ -24,10 +24,14 @@ export class Lights extends DeviceActions {
   protected readonly actionText = 'set a light';
   private readonly states = new Map<string, Map<number, LightView>>();
 
-  /** What the light told (a push or our read): fields it did not send stay as they were. */
+  /**
+   * What the light told (a push or our read): fields it did not send stay as they were. A push for a light not read
+   * yet waits for that read: it does not say what the light supports, and a guess would refuse what it has.
+   */
   apply(uuid: string, reading: Partial<LightReading> & { channel: number }, source: 'command' | 'push' | 'read'): void {
     const device = this.deps.registry.get(uuid);
     if (!device) return;
+    if (source !== 'read' && !reading.supports && !this.states.get(uuid)?.has(reading.channel)) return;
     const lights = this.states.get(uuid) ?? new Map<number, LightView>();
     this.states.set(uuid, lights);
     const before = lights.get(reading.channel);

@@ -16,6 +16,8 @@ export class LanFakeCloud extends FakeDeviceCloud {
   /** Every LAN request: which device, what. */
   readonly lanCalls: Array<{ uuid: string; what: string }> = [];
   readonly refreshes: Array<{ uuid: string; lanOnly: boolean }> = [];
+  /** Devices read through the cloud to find their address. */
+  readonly discoveries: string[] = [];
   /** The list refresh(…, false) reads through the cloud gives this device this address (a DHCP move). */
   readonly movedTo = new Map<string, string>();
   stored: CloudDevice[] | null = null;
@@ -63,6 +65,12 @@ export class LanFakeCloud extends FakeDeviceCloud {
   }
 
   async refresh(uuid: string, lanOnly: boolean): Promise<void> {
+    if (!lanOnly && !this.described.get(uuid)?.link?.address) {
+      // Discovery: System.All through the cloud for a device whose address nobody told yet.
+      this.discoveries.push(uuid);
+      this.emit({ type: 'sent', via: 'mqtt', what: 'Appliance.System.All' });
+      return;
+    }
     this.refreshes.push({ uuid, lanOnly });
     if (!lanOnly && this.described.get(uuid)?.link?.transport !== 'lan') {
       // Through the cloud: System.All tells the device's current address.

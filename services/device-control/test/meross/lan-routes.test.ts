@@ -20,6 +20,13 @@ function house(): LanFakeCloud {
   ]);
 }
 
+/** The app on the LAN house, once the cloud plug (no address known) was read through the cloud for its address. */
+async function started(cloud: LanFakeCloud): Promise<TestApp> {
+  const app = await buildTestApp({ cloud });
+  await eventually(() => cloud.discoveries.includes('cloud-plug'), 'the address discovery');
+  return app;
+}
+
 const sentOf = async (app: TestApp['app']) => (await request(app).get('/health')).body.budget.sent as { api: number; mqtt: number; lan: number };
 
 describe('commands to a device on the LAN', () => {
@@ -41,21 +48,22 @@ describe('commands to a device on the LAN', () => {
 
   it('toggles a LAN device of unknown state with a LAN read, then a LAN switch', async () => {
     const cloud = house();
-    t = await buildTestApp({ cloud });
+    t = await started(cloud);
 
     const res = await request(t.app).post('/devices/lan-plug/toggle').send({});
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ on: true });
     expect(cloud.lanCalls.map((c) => c.what)).toEqual(['readChannels', 'setChannel']);
-    expect((await sentOf(t.app)).mqtt).toBe(0);
+    // Only the discovery of the cloud plug's address went through the cloud.
+    expect((await sentOf(t.app)).mqtt).toBe(1);
   });
 });
 
 describe('a LAN address that stops answering', () => {
   it('falls back to the cloud within the same request, inside the budget, after one read that looks for a new address', async () => {
     const cloud = house();
-    t = await buildTestApp({ cloud });
+    t = await started(cloud);
     cloud.silence('lan-plug');
 
     const res = await request(t.app).put('/devices/lan-plug/channels/0').send({ on: true });
@@ -65,8 +73,8 @@ describe('a LAN address that stops answering', () => {
     expect(cloud.callsOf('setChannel')).toEqual([['lan-plug', 0, true]]);
     expect(cloud.refreshes).toEqual([{ uuid: 'lan-plug', lanOnly: false }]);
     expect(device.body).toMatchObject({ transport: 'cloud', address: '127.0.1.1:8001', lanProblem: 'no answer' });
-    // The list, the read that learns the address, the command: all admitted to the budget.
-    expect(await sentOf(t.app)).toEqual({ api: 1, mqtt: 2, lan: 1 });
+    // The list, the cloud plug's discovery, the read that learns the address, the command: all admitted to the budget.
+    expect(await sentOf(t.app)).toEqual({ api: 1, mqtt: 3, lan: 1 });
   });
 
   it('takes the LAN again at once when the read through the cloud tells a new address (DHCP)', async () => {
@@ -125,6 +133,7 @@ describe('polling over the LAN while pushes do not arrive', () => {
     const clock = new ManualClock();
     const cloud = house();
     t = await buildTestApp({ cloud, clock, service: { lanPollSeconds: 30 } });
+    await eventually(() => cloud.discoveries.length === 1, 'the discovery of the cloud plug');
     cloud.setSession('locked-out');
     cloud.relink('lan-plug', { pushes: false });
     cloud.relink('lan-door', { pushes: false });
@@ -144,7 +153,8 @@ describe('polling over the LAN while pushes do not arrive', () => {
       { uuid: 'lan-plug', lanOnly: true },
       { uuid: 'lan-door', lanOnly: true },
     ]);
-    expect((await sentOf(t.app)).mqtt).toBe(0);
+    // The one message is the cloud plug's address discovery, before the cloud went away.
+    expect((await sentOf(t.app)).mqtt).toBe(1);
   });
 
   it('does not poll while pushes arrive', async () => {
@@ -188,6 +198,27 @@ describe('a start while the cloud cannot be reached', () => {
     t = await buildTestApp({ cloud });
 
     expect((await request(t.app).get('/devices')).status).toBe(503);
+  });
+});
+
+describe('LAN address discovery', () => {
+  it('reads each online device reached through the cloud without an address once, as background work, and only once', async () => {
+    const cloud = house();
+    t = await started(cloud);
+
+    await request(t.app).post('/devices/sync');
+    await request(t.app).post('/devices/sync');
+
+    expect(cloud.discoveries).toEqual(['cloud-plug']);
+  });
+
+  it('spends nothing of the share of the budget kept for callers', async () => {
+    const cloud = house();
+    t = await buildTestApp({ cloud, service: { maxMessagesPerMinute: 2, maxMessagesPerHour: 100 } });
+
+    await request(t.app).post('/devices/sync');
+
+    expect(cloud.discoveries).toEqual([]);
   });
 });
 

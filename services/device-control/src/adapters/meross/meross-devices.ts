@@ -322,8 +322,10 @@ export class MerossDevices {
       answers = await this.messenger.readMany(entry, pollRequestsOf(capabilities), maxCommandsOf(entry.abilities));
     } else {
       this.assertReachable(uuid);
-      // Asked after a LAN failure, to learn whether the device moved: once per failing streak is enough.
-      if (this.messenger.transportOf(entry) !== 'lan' && !this.deps.lan.links.needsRelearn(uuid)) return;
+      // Asked for an address nobody told yet, or after a LAN failure to learn whether the device moved (once per failing streak).
+      const links = this.deps.lan.links;
+      const worthIt = this.messenger.transportOf(entry) === 'lan' || links.needsRelearn(uuid) || (links.enabled && links.state(uuid).kind === 'unknown');
+      if (!worthIt) return;
       answers = new Map([['Appliance.System.All', await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All'))]]);
     }
     const { channels, events } = pollResultOf(entry, answers);
@@ -442,6 +444,8 @@ export class MerossDevices {
     // The cloud's word on the device's own cloud connection; a device the LAN reaches stays usable.
     const [device] = this.describe([entry.def]);
     this.deps.emit({ type: 'online', uuid: entry.def.uuid, online: device?.online ?? online, upgrading });
+    // Whether its pushes arrive changed with it (a device off its cloud broker is polled over the LAN).
+    this.emitDevice(entry);
   }
 
   private record(entry: DeviceEntry, readings: ChannelReading[], source: 'command' | 'push'): void {
