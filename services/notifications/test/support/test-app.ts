@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
-import { eventually as waitFor } from '@homeops/test-kit';
 import { afterEach } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
@@ -104,12 +103,4 @@ export async function listenOn(app: Express): Promise<number> {
     await new Promise((resolve) => server.close(resolve));
   });
   return (server.address() as AddressInfo).port;
-}
-
-/**
- * Not a second wait helper: the one in `@homeops/test-kit`, under the old signature (a timeout in ms) that
- * delivery.worker.test.ts still calls; it goes once that file imports from test-kit (issue 22, item 2).
- */
-export function eventually(check: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<true> {
-  return waitFor(check, timeoutMs === undefined ? {} : { timeoutMs });
 }
