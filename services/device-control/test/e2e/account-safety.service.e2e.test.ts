@@ -48,7 +48,7 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
     expect(body.budget.windows[1]?.remaining).toBe(0);
     // Everything the emulator received was counted by the service: nothing reaches the cloud unbudgeted.
     const counts = setup.emulator.messageCounts();
-    expect(body.budget.sent).toEqual({ api: counts.api, mqtt: counts.mqttRequests });
+    expect(body.budget.sent).toEqual({ api: counts.api, mqtt: counts.mqttRequests, lan: counts.lanRequests });
   });
 
   it('says in /health what to do while the account is locked out, and logs in no more', async () => {
@@ -72,7 +72,9 @@ describe('account safety, as a user meets it (src/main.ts against the emulated c
     const retryAt = Date.parse(body.cloud.retryAt ?? '');
     expect(retryAt).toBeGreaterThanOrEqual(restartedAt + LOCKOUT_MS);
     expect(retryAt).toBeLessThanOrEqual(lockedOutBy + LOCKOUT_MS);
-    expect(devices.status).toBe(503);
+    // The list of the last run is kept beside the token (local control, issue 23): it is listed, from storage.
+    expect(devices.status).toBe(200);
+    expect(body.sync.source).toBe('stored');
     expect(setup.emulator.api.calls.signIn).toBe(2);
   });
 
