@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PUBLIC_PATHS } from '@homeops/common';
 import { expectErrorBody, sendRaw, type RawResponse } from './raw-http.js';
 
@@ -87,4 +87,63 @@ export async function expectGuessThrottle(port: number, target: string, apiKey: 
   expect(right.status).toBe(429);
   expect(Number(right.headers['retry-after'])).toBeGreaterThan(50);
   expectErrorBody(right, 'the right key after 12 guesses');
+}
+
+/** A service with API_KEY set, as the shared key cases reach it (read once its beforeAll ran). */
+export interface KeyedService {
+  apiKey: string;
+  port(): number;
+  routes(): DocumentedRoute[];
+  send: RouteSender;
+  /** How many routes at least need the key. */
+  minProtected: number;
+  /** A protected path the tricks aim at, e.g. `/devices`. */
+  protectedPath: string;
+  /** The service's own tricks beside the shared ones; each answers 401 or 404 with the error body. */
+  extraTricks?: readonly string[];
+}
+
+/**
+ * The API-key cases both services run against every route of their /openapi.json: wrong keys refused, the right one
+ * let through, the public routes open, and no protected route reached through a public prefix, a dot segment or case.
+ */
+export function describeApiKeyCases(service: string, subject: KeyedService): void {
+  describe(`${service} with API_KEY set: every route from /openapi.json`, () => {
+    it('documents the public routes and the protected ones', () => {
+      expect(subject.routes().some((r) => r.path === '/health')).toBe(true);
+      expect(subject.routes().filter((r) => !PUBLIC_ROUTE_PATHS.includes(r.path)).length).toBeGreaterThanOrEqual(subject.minProtected);
+    });
+
+    it('refuses a missing or wrong key on every non-public route with 401 and the error body', async () => {
+      expect(await routesLettingWrongKeysIn(subject.routes(), subject.send, subject.apiKey)).toEqual([]);
+    });
+
+    it('lets the right key through on every non-public route (bearer and X-API-Key)', async () => {
+      expect(await routesRefusingTheRightKey(subject.routes(), subject.send, subject.apiKey)).toEqual([]);
+    });
+
+    it('keeps /health, /docs and /openapi.json open without a key', async () => {
+      for (const path of PUBLIC_ROUTE_PATHS) expect((await sendRaw(subject.port(), { method: 'GET', target: path })).status, path).toBeLessThan(400);
+      expect((await sendRaw(subject.port(), { method: 'GET', target: '/docs/' })).status).toBe(200);
+    });
+
+    it('does not open a protected route through a public prefix, a dot segment or a different case', async () => {
+      const path = subject.protectedPath;
+      const tricks = [
+        `/health/..${path}`,
+        `/health/%2e%2e${path}`,
+        `/openapi.json/..${path}`,
+        `/health/..%2F..%2F${path.slice(1)}`,
+        path.toUpperCase(),
+        `${path}?x=/health`,
+        ...(subject.extraTricks ?? []),
+      ];
+      for (const target of tricks) {
+        const res = await sendRaw(subject.port(), { method: 'GET', target });
+        expect([401, 404], `${target} answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`).toContain(res.status);
+        expectErrorBody(res, target);
+      }
+      expect((await sendRaw(subject.port(), { method: 'GET', target: `/${path}` })).status, `/${path}`).toBe(401);
+    });
+  });
 }

@@ -9,9 +9,12 @@ export {
   routesLettingWrongKeysIn,
   routesRefusingTheRightKey,
   expectGuessThrottle,
+  describeApiKeyCases,
+  type KeyedService,
   type DocumentedRoute,
   type RouteSender,
 } from './api-key-cases.js';
 export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenApiResponses } from './documented-errors.js';
 export { eventually, drainEventLoop, type EventuallyOptions } from './wait.js';
 export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus } from './service-process.js';
+export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';

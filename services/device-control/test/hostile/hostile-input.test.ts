@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, fetchDocumentedRoutes, percentEncodeBytes, sendRaw, type RawRequest, type RawResponse } from '@homeops/test-kit';
+import {
+  anyJsonField,
+  expectErrorBody,
+  fetchDocumentedRoutes,
+  hostileBody,
+  hostileContentType,
+  hostilePathSegment,
+  hostileQuery,
+  sendRaw,
+  type RawRequest,
+  type RawResponse,
+} from '@homeops/test-kit';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
 interface Route {
@@ -8,113 +19,13 @@ interface Route {
   path: string;
 }
 
-// Printable ASCII that neither ends the request line nor splits the segment goes raw; the rest is percent-encoded.
-const rawSafe = (s: string) => s.length > 0 && /^[\x21-\x7e]+$/.test(s) && !/[?#/%]/.test(s);
-const encodeUtf8 = (s: string) => percentEncodeBytes(Buffer.from(s, 'utf8'));
-
-const pathParam = fc.oneof(
-  fc.constantFrom(
-    '..',
-    '.',
-    '%2e%2e',
-    '..%2f..%2fetc%2fpasswd',
-    '%2f',
-    '%2F%2F',
-    '%00',
-    'a%00b',
-    '%',
-    '%zz',
-    '%E0%A4%A',
-    '%C0%AF',
-    '%ff%fe',
-    '~',
-    '%20',
-    '+',
-    "'",
-    '"',
-    '*',
-    'null',
-    '__proto__',
-    'constructor',
-    'prototype',
-    'sync',
-    'plug-1',
-    'strip-1',
-    'offline-1',
-    'sensor-1',
-    '-1',
-    '0',
-    '00',
-    '1e3',
-    '999999',
-    '9999999',
-    '0x1',
-    '1.5',
-    ' 1',
-    '%F0%9F%92%A9',
-    '%ED%A0%80',
-  ),
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map(percentEncodeBytes),
-  fc.string({ minLength: 1, maxLength: 30 }).filter(rawSafe),
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map(encodeUtf8),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(encodeUtf8),
-  fc.integer({ min: 100, max: 4000 }).map((n) => 'a'.repeat(n)),
-  fc.integer({ min: -5, max: 10_000_000 }).map(String),
+const pathParam = hostilePathSegment(['sync', 'plug-1', 'strip-1', 'offline-1', 'sensor-1']);
+const query = hostileQuery(['channel', 'on']);
+const body = hostileBody(
+  fc.record({ channel: anyJsonField, on: anyJsonField, uuid: anyJsonField }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  ['{"channel":1,}', '{"channel":1e999999}', '{"__proto__":{"channel":2}}', 'channel=2', '{"on":"false"}'],
 );
-const query = fc
-  .array(
-    fc.tuple(
-      fc.oneof(fc.constantFrom('channel', 'on', '__proto__', 'a[b]', ''), fc.stringMatching(/^[a-z]{1,8}$/)),
-      fc.oneof(fc.constantFrom('1', 'true', '%', '%zz', '%00', 'a'.repeat(5000)), fc.uint8Array({ maxLength: 20 }).map(percentEncodeBytes)),
-    ),
-    { maxLength: 5 },
-  )
-  .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
-const anyField = fc.oneof(
-  fc.string({ maxLength: 20 }),
-  fc.integer(),
-  fc.double(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constantFrom(-1, 0, 1, 3, 2 ** 31, 2 ** 53, -0, 1.5, '0', 'true', 'on'),
-  fc.array(fc.integer(), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
-);
-const body = fc.oneof(
-  fc.constant(undefined),
-  fc.constant(''),
-  fc.json({ maxDepth: 3 }),
-  fc.record({ channel: anyField, on: anyField, uuid: anyField }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
-  fc.json({ maxDepth: 2 }).map((s) => s.slice(0, Math.max(0, s.length - 1))),
-  fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
-  fc.constantFrom(
-    '{"channel":1,}',
-    '{"channel":1e999999}',
-    '['.repeat(5000),
-    '\uFEFF{}',
-    'null',
-    '"x"',
-    '[]',
-    '{"__proto__":{"channel":2}}',
-    'channel=2',
-    '{"on":"false"}',
-  ),
-);
-const contentType = fc.constantFrom(
-  undefined,
-  'application/json',
-  'application/json; charset=utf-8',
-  'application/json; charset=utf-16',
-  'application/json; charset=bogus',
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'multipart/form-data; boundary=xyz',
-  'application/xml',
-  '',
-  ';;;',
-  'APPLICATION/JSON',
-);
+const contentType = hostileContentType;
 
 describe('device-control under hostile input (fake cloud, shared server)', () => {
   let app: ServedApp;
