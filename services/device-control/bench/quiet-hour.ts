@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../test/emulator/meross-emulator.js';
 import { createTestPki } from '../test/emulator/pki.js';
-import { ServiceProcess } from '../test/e2e/service-process.js';
+import { EmulatedService } from '../test/e2e/service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const RESULTS = fileURLToPath(new URL('./results/quiet-hour.json', import.meta.url));
@@ -34,8 +34,8 @@ async function main(): Promise<void> {
   const devices = household();
   const emulator = await MerossEmulator.start({ pki, account, devices, brokers: 2 });
   const workDir = mkdtempSync(join(tmpdir(), 'quiet-hour-'));
-  // The service's defaults, except what ServiceProcess shortens for tests.
-  const service = await ServiceProcess.start({
+  // The service's defaults, except what EmulatedService shortens for tests.
+  const service = await EmulatedService.start({
     apiUrl: emulator.apiUrl,
     account,
     caFile: pki.caFile,

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { createAccount, MerossEmulator, standardDevices } from '../test/emulator/meross-emulator.js';
 import { createTestPki } from '../test/emulator/pki.js';
-import { ServiceProcess } from '../test/e2e/service-process.js';
+import { EmulatedService } from '../test/e2e/service-process.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 250);
 const WARMUP = 20;
@@ -77,7 +77,7 @@ async function connectBaseline({ host, userId, key, caFile }: BaselineTarget) {
   };
 }
 
-function serviceToggle(service: ServiceProcess, agent: Agent): Promise<void> {
+function serviceToggle(service: EmulatedService, agent: Agent): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request(`${service.baseUrl}/devices/${PLUG}/toggle`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
       res.resume();
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'toggle-bench-'));
   const account = createAccount();
   const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
-  const service = await ServiceProcess.start({
+  const service = await EmulatedService.start({
     apiUrl: emulator.apiUrl,
     account,
     caFile: pki.caFile,

@@ -81,6 +81,3 @@ export class EmulatedService {
     return this.serviceProcess.stop();
   }
 }
-
-// The name bench/quiet-hour.ts and bench/toggle-latency.ts import.
-export { EmulatedService as ServiceProcess };
