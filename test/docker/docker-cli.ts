@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { eventually, StopWaiting } from '../../packages/test-kit/src/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -40,16 +41,23 @@ export async function containerState(name: string): Promise<ContainerState> {
 
 /** Waits for Docker's own HEALTHCHECK to report `healthy`; fails at once when the container dies or restarts. */
 export async function waitHealthy(name: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const restartsBefore = (await containerState(name)).restartCount;
-  for (;;) {
-    const state = await containerState(name);
-    if (state.health === 'healthy') return;
-    if (state.status !== 'running' || state.restartCount > restartsBefore || Date.now() > deadline) {
-      const logs = await docker(['logs', '--tail', '30', name]).catch(() => '');
-      throw new Error(`${name} is ${state.status}/${state.health ?? 'no health'} (restarts ${state.restartCount}):\n${logs}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  const failure = async (state: ContainerState) => {
+    const logs = await docker(['logs', '--tail', '30', name]).catch(() => '');
+    return new StopWaiting(`${name} is ${state.status}/${state.health ?? 'no health'} (restarts ${state.restartCount}):\n${logs}`);
+  };
+  let last = await containerState(name);
+  try {
+    await eventually(
+      async () => {
+        last = await containerState(name);
+        if (last.status !== 'running' || last.restartCount > restartsBefore) throw await failure(last);
+        return last.health === 'healthy';
+      },
+      { what: `${name} to be healthy`, timeoutMs, intervalMs: 500 },
+    );
+  } catch (err) {
+    throw err instanceof StopWaiting ? err : await failure(last);
   }
 }
 

@@ -15,6 +15,6 @@ export {
   type RouteSender,
 } from './api-key-cases.js';
 export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenApiResponses } from './documented-errors.js';
-export { eventually, drainEventLoop, type EventuallyOptions } from './wait.js';
+export { eventually, drainEventLoop, StopWaiting, type EventuallyOptions } from './wait.js';
 export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus } from './service-process.js';
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';

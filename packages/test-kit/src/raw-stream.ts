@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { eventually } from './wait.js';
 
 /** An event-stream client on a bare socket: it reads (or, paused, never reads) and keeps every byte it got. */
 export interface RawStream {
@@ -34,12 +35,10 @@ export function openRawStream(
           return closed;
         },
         waitFor: async (pattern, timeoutMs = 5_000) => {
-          const deadline = Date.now() + timeoutMs;
           const matches = () => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
-          while (!matches()) {
-            if (Date.now() > deadline) throw new Error(`stream ${path} did not show ${String(pattern)} within ${timeoutMs} ms; got ${text.slice(-300)}`);
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await eventually(matches, { what: `stream ${path} to show ${String(pattern)}`, timeoutMs }).catch((err: Error) => {
+            throw new Error(`${err.message}; got ${text.slice(-300)}`);
+          });
         },
       });
     });

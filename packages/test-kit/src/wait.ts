@@ -8,6 +8,9 @@ export interface EventuallyOptions {
   intervalMs?: number;
 }
 
+/** Thrown by a check to end the wait at once with this error (the process died: waiting longer cannot help). */
+export class StopWaiting extends Error {}
+
 type Present<T> = Exclude<T, false | undefined | null>;
 
 /**
@@ -23,6 +26,7 @@ export async function eventually<T>(check: () => T | Promise<T>, options: Eventu
       const value = await check();
       if (value !== undefined && value !== false && value !== null) return value as Present<T>;
     } catch (err) {
+      if (err instanceof StopWaiting) throw err;
       lastError = err;
     }
     if (performance.now() > deadline) {
