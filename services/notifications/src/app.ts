@@ -1,8 +1,10 @@
 import { Api, createHttpApp, EventStreamHub, httpAccessOptions, systemClock, type Clock, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
+import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
+import type { CreateDeps } from './domain/create-notification.use-case.js';
 import { DeliveryWorker } from './domain/delivery.worker.js';
 import { EmergencyWatch } from './domain/emergency-watch.js';
 import type { NotificationContext } from './domain/notification-context.js';
@@ -38,6 +40,8 @@ export interface AppDeps {
   delivery?: DeliveryWorker;
   /** Follows emergency receipts; built from the config when the provider has a receipts API. */
   emergencies?: EmergencyWatch;
+  /** The MQTT bridge's state for /health; `off` when absent. */
+  mqttStatus?: () => MqttStatus;
 }
 
 /** The settings createApp reads; `parseConfig()` gives the defaults. */
@@ -76,6 +80,8 @@ export interface Domain {
   ctx: NotificationContext;
   delivery: DeliveryWorker;
   emergencies: EmergencyWatch | undefined;
+  /** What the create use-case needs beyond the context: the same for HTTP and the MQTT bridge. */
+  create: CreateDeps;
 }
 
 /** The domain context and delivery worker for a set of adapters (shared by createApp and the service runner). */
@@ -106,20 +112,20 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
         pollMs: (config.EMERGENCY_POLL_SECONDS ?? 30) * 1000,
         callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
       }));
-  return { ctx, delivery, emergencies };
-}
-
-/** Builds the Express app; never listens. */
-export function createApp(deps: AppDeps, config: AppConfig): Express {
-  const { ctx, delivery, emergencies } = buildDomain(deps, config);
-  const hub = deps.hub ?? createStreamHub(config, ctx.clock);
-  const create = {
+  const create: CreateDeps = {
     delivery,
     deliveryEnabled: deps.provider.enabled,
     provider: deps.provider,
     defaultSounds: PUSHOVER_SOUNDS,
     emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
   };
+  return { ctx, delivery, emergencies, create };
+}
+
+/** Builds the Express app; never listens. */
+export function createApp(deps: AppDeps, config: AppConfig): Express {
+  const { ctx, delivery, emergencies, create } = buildDomain(deps, config);
+  const hub = deps.hub ?? createStreamHub(config, ctx.clock);
   const routes: NotificationRoutesDeps = { ctx, hub, create };
   const api = new Api({
     title: SERVICE_NAME,
@@ -135,6 +141,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     startedAt: ctx.clock.now(),
     now: () => ctx.clock.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
+    mqtt: deps.mqttStatus ?? (() => MQTT_OFF),
   });
   // Before /notifications/single/{id}, which would take the stream of a recipient named "single" (ids never read "stream").
   registerStreamRoutes(api, routes);

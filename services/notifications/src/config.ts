@@ -1,4 +1,5 @@
 import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type EnvAliases } from '@homeops/common';
+import { mqttShape } from '@homeops/common/mqtt';
 
 const positiveInt = () => z.coerce.number().int().positive();
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -57,6 +58,18 @@ export const ConfigSchema = z
     EMERGENCY_POLL_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
     // Consecutive 4xx answers after which nothing is sent until a key validation succeeds (Pushover blocks such IPs).
     PROVIDER_MAX_REJECTIONS: positiveInt().default(5),
+    // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.
+    ...mqttShape('homeops/notifications'),
+    // Whose entities the bridge shows, comma-separated; default the recipient map's names.
+    MQTT_RECIPIENTS: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name.length > 0),
+      ),
   })
   .refine((c) => c.PROVIDER_USER_KEY === undefined || c.PROVIDER_API_TOKEN !== undefined, {
     message: 'set both PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or neither, to run with delivery off)',

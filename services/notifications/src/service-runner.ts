@@ -46,7 +46,8 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   const clock = adapters.clock ?? systemClock;
   const hub = createStreamHub(config, clock);
   const base = { logger, repository, attachments, provider, hub, clock };
-  const { ctx, delivery, emergencies } = buildDomain(base, config);
+  const domain = buildDomain(base, config);
+  const { ctx, delivery, emergencies } = domain;
   if (adapters.relay) await ctx.events.connect(adapters.relay);
   await sweepOrphanAttachments(ctx);
   const retention = new RetentionJob(
@@ -54,13 +55,19 @@ export async function startService(settings: Config, logger: Logger, adapters: S
     { maxAgeDays: config.RETENTION_MAX_AGE_DAYS, maxPerRecipient: config.RETENTION_MAX_PER_RECIPIENT },
     config.RETENTION_INTERVAL_MS,
   );
-  const app = createApp({ ...base, events: ctx.events, delivery, ...(emergencies ? { emergencies } : {}) }, config);
+  // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
+  const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, domain, logger);
+  const app = createApp(
+    { ...base, events: ctx.events, delivery, ...(emergencies ? { emergencies } : {}), ...(mqtt ? { mqttStatus: mqtt.status } : {}) },
+    config,
+  );
   let serverClosed: Promise<unknown> = Promise.resolve();
   const close = async () => {
     // Live streams would hold the server open; requests in flight get to finish (serve cuts them after its grace
     // period) before the history closes, so none of them is answered with a storage error.
     hub.closeAll();
     await serverClosed;
+    await mqtt?.stop();
     await retention.stop();
     await emergencies?.stop();
     await delivery.stop();
@@ -83,5 +90,6 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   if (repository.shared) delivery.startSweeping(config.DELIVERY_SWEEP_MS);
   await emergencies?.start().catch(later('following ringing emergencies'));
   retention.start();
+  mqtt?.start();
   return { port: running.port, stop: running.stop };
 }

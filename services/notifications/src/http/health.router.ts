@@ -1,4 +1,5 @@
 import { type Api, processInfo, registerHealthRoute, z } from '@homeops/common';
+import { MQTT_OFF, MqttStatusSchema, type MqttStatus } from '@homeops/common/mqtt';
 import type { DeliveryWorker } from '../domain/delivery.worker.js';
 import type { NotificationRepository } from '../domain/notification-repository.js';
 import type { PushProvider } from '../domain/push-provider.js';
@@ -17,6 +18,8 @@ export interface HealthDeps {
   now: () => number;
   /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
   openLan?: boolean;
+  /** The MQTT bridge to Home Assistant; `off` when MQTT_URL is unset. */
+  mqtt?: () => MqttStatus;
 }
 
 /** What /health tells beside the envelope. */
@@ -55,6 +58,7 @@ const HealthDetails = {
     emergenciesRinging: z.number().openapi({ description: 'Emergency notifications whose receipt is being followed' }),
   }),
   streams: z.number(),
+  mqtt: MqttStatusSchema,
   process: z.record(z.string(), z.unknown()),
 };
 
@@ -71,6 +75,8 @@ async function assess(deps: HealthDeps) {
   for (const check of provider.recipients ?? []) {
     if (check.state === 'invalid') problems.push(`recipient ${check.recipient}: ${check.problem ?? 'its key is not valid'}`);
   }
+  const mqtt = deps.mqtt?.() ?? MQTT_OFF;
+  if (mqtt.state === 'disconnected') problems.push(`the MQTT broker ${mqtt.broker ?? ''} cannot be reached: ${mqtt.lastError ?? 'no answer'}`);
   return {
     error: !storage.writable,
     problems,
@@ -78,6 +84,7 @@ async function assess(deps: HealthDeps) {
       storage,
       provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },
       streams: deps.streams(),
+      mqtt,
       process: processInfo(),
     },
   };

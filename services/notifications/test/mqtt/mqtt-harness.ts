@@ -1,0 +1,73 @@
+import { ServiceProcess, eventually } from '@homeops/test-kit';
+import { afterEach } from 'vitest';
+import { Mosquitto, MqttRecorder } from './mosquitto.js';
+
+export const BASE = 'homeops/notifications';
+export const PREFIX = 'homeassistant';
+export const DEVICE_ALICE = 'homeops_notifications_alice';
+export const topicsOf = (slug: string) => {
+  const at = `${BASE}/recipients/${slug}`;
+  return { notify: `${at}/notify`, error: `${at}/notify/error`, unread: `${at}/unread`, markAllRead: `${at}/mark-all-read`, alarm: `${at}/alarm` };
+};
+export const configTopic = (deviceId: string) => `${PREFIX}/device/${deviceId}/config`;
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Runs `cleanup` after the test, in reverse order of registration. */
+export function afterTest(cleanup: () => Promise<unknown>): void {
+  cleanups.push(cleanup);
+}
+
+/** A fresh broker, stopped after the test. */
+export async function startBroker(options: Parameters<typeof Mosquitto.start>[0] = {}): Promise<Mosquitto> {
+  const broker = await Mosquitto.start(options);
+  afterTest(() => broker.close());
+  return broker;
+}
+
+/** Home Assistant's side: a client that records everything under the prefix and the base topic. */
+export async function homeAssistant(broker: Mosquitto, options: Parameters<typeof MqttRecorder.connect>[2] = {}): Promise<MqttRecorder> {
+  const recorder = await MqttRecorder.connect(broker.url, [`${PREFIX}/#`, `${BASE}/#`], options);
+  afterTest(() => recorder.close());
+  return recorder;
+}
+
+/** The service as users run it (src/main.ts in a child process), bridged to `broker` for alice and bob. */
+export async function startBridgedService(broker: Mosquitto, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const service = await ServiceProcess.start({
+    service: 'notifications',
+    env: { MQTT_URL: broker.url, MQTT_RECIPIENTS: 'alice,bob', MQTT_RECONNECT_MIN_MS: '50', MQTT_RECONNECT_MAX_MS: '200', ...env },
+  });
+  afterTest(() => service.stop());
+  return service;
+}
+
+/** The service's /health body. */
+export async function health(
+  service: ServiceProcess,
+): Promise<{ status: string; problems?: string[]; mqtt: Record<string, unknown> } & Record<string, unknown>> {
+  const res = await fetch(`${service.baseUrl}/health`);
+  return (await res.json()) as never;
+}
+
+/** Waits until /health says the bridge is in `state`. */
+export function bridgeState(service: ServiceProcess, state: string, timeoutMs = 10_000) {
+  return eventually(async () => ((await health(service)).mqtt.state === state ? health(service) : undefined), {
+    what: `the bridge to be ${state}`,
+    timeoutMs,
+  });
+}
+
+/** A recipient's notifications through the HTTP API, newest first. */
+export async function historyOf(service: ServiceProcess, recipient: string): Promise<Array<Record<string, unknown>>> {
+  const res = await fetch(`${service.baseUrl}/notifications/${recipient}?limit=500`);
+  return (await res.json()) as Array<Record<string, unknown>>;
+}
+
+/** POST /notifications with a JSON body. */
+export function postNotification(service: ServiceProcess, body: object): Promise<Response> {
+  return fetch(`${service.baseUrl}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
