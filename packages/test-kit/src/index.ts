@@ -18,3 +18,4 @@ export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenAp
 export { eventually, drainEventLoop, StopWaiting, type EventuallyOptions } from './wait.js';
 export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus } from './service-process.js';
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';
+export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haDiscoveryProblems } from './ha-discovery-schema.js';
