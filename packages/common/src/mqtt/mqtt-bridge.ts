@@ -204,6 +204,8 @@ export class MqttBridge {
     if (current.kind !== 'connecting' || current.client !== client) return;
     const now = this.options.clock.now();
     this.moveTo({ kind: 'connected', client, since: now });
+    // What went wrong before is over; /health shows the error of the current outage only.
+    this.lastError = null;
     this.options.logger.info({ broker: this.broker }, 'mqtt: connected to the broker');
     // Devices of this service left retained by an earlier run are seen (and cleared when gone) through this filter.
     const filters = [...this.handlers.keys(), this.homeAssistantStatusTopic, `${this.settings.discoveryPrefix}/device/+/config`];
@@ -232,6 +234,7 @@ export class MqttBridge {
     client.end(true);
     const failures = current.kind === 'connecting' ? current.failures : 0;
     const downSince = current.kind === 'connecting' ? current.downSince : this.options.clock.now();
+    if (current.kind === 'connected') this.lastError ??= 'the connection to the broker was lost';
     if (current.kind === 'connected') this.options.logger.warn({ broker: this.broker, err: this.lastError }, 'mqtt: lost the broker connection');
     this.fail(failures, downSince, undefined);
   }
