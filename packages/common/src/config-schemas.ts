@@ -32,6 +32,8 @@ export const HttpAccessShape = {
   /** Event streams open at once: in all, and from one client address (429 past either). */
   SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(200),
   SSE_MAX_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** `off`: no request counting and no `GET /metrics` (docs/metrics.md). */
+  METRICS: z.enum(['on', 'off']).default('on'),
   /** Host names accepted besides IP literals, localhost, dotless names and .local/.lan/.home.arpa/.internal ones. */
   ALLOWED_HOSTS: z
     .string()

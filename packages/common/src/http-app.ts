@@ -7,6 +7,7 @@ import { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 import { createErrorHandler, notFoundHandler } from './error-middleware.js';
 import { assertJsonDepth } from './json-depth.js';
 import type { Logger } from './logger.js';
+import { metricsHandler, type AppMetrics } from './metrics.js';
 import { refuseCrossOriginWrites, requireAllowedHost } from './request-guards.js';
 import { requestLog } from './request-log.js';
 
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   beforeJson?: express.RequestHandler[];
   /** The folder of the built dashboard, served at `/` (see mountDashboard). */
   dashboard?: string;
+  /** When set, every request is counted in it and `GET /metrics` serves it (behind the API key like any route). */
+  metrics?: AppMetrics | undefined;
 }
 
 /**
@@ -120,8 +123,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // that matched the exact path.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  const { metrics } = options;
   const baseline = [
-    requestLog(options.logger),
+    requestLog(options.logger, metrics && ((req, status, ms) => metrics.observeRequest(req, status, ms))),
     replayStaticHeaders(helmet(HELMET_OPTIONS)),
     requireAllowedHost(options.allowedHosts ?? []),
     refuseCrossOriginWrites,
@@ -145,6 +149,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // A body a route's own parser (beforeJson) already read is not looked at again.
   baseline.push((req, res, next) => (req.body === undefined ? parseJson(req, res, next) : next()));
   app.use(inSeries(baseline));
+  if (metrics) app.get('/metrics', metricsHandler(metrics));
   options.api.mountRoutes(app);
   options.api.mountDocs(app);
   if (options.dashboard) mountDashboard(app, options.dashboard);

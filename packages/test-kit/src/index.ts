@@ -19,3 +19,4 @@ export { eventually, drainEventLoop, StopWaiting, type EventuallyOptions } from 
 export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus } from './service-process.js';
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';
 export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haDiscoveryProblems } from './ha-discovery-schema.js';
+export { parseExposition, metricValue, type MetricSample } from './metrics.js';

@@ -1,4 +1,4 @@
-import { Api, createHttpApp, httpAccessOptions, systemClock, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
+import { Api, AppMetrics, createHttpApp, httpAccessOptions, systemClock, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { Config } from './config.js';
@@ -13,6 +13,7 @@ import { registerGarageDoorRoutes } from './http/garage-door.router.js';
 import { registerHubRoutes } from './http/hub.router.js';
 import { registerLightRoutes } from './http/light.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
+import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
@@ -29,7 +30,7 @@ export interface AppDeps {
 }
 
 /** The settings createApp reads; the access ones default to a service without a key on loopback. */
-export type AppConfig = Pick<Config, 'API_KEY'> & Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'ALLOW_OPEN_LAN'>>;
+export type AppConfig = Pick<Config, 'API_KEY'> & Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'ALLOW_OPEN_LAN' | 'METRICS'>>;
 
 /** Builds the Express app; never listens and starts nothing (the entry file starts the device service). */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
@@ -40,7 +41,9 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     description: 'Lists the devices of a Meross cloud account and switches their channels.',
   });
   registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now(), openLan: config.ALLOW_OPEN_LAN ?? false });
-  registerDeviceRoutes(api, deps.devices);
+  const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
+  if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
+  registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   registerGarageDoorRoutes(api, deps.devices);
   registerCoverRoutes(api, deps.devices);
   registerLightRoutes(api, deps.devices);
@@ -48,5 +51,5 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody] });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
 }

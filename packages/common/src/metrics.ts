@@ -1,0 +1,110 @@
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
+
+/** The route label of a request no route answered (404s, and refusals of the guards before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Latency buckets of the HTTP histogram, in seconds: few, so that each route and method costs eight series. */
+export const HTTP_LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 1, 5] as const;
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type Definition<T> = Omit<T, 'registers'>;
+
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's process metrics (CPU, memory, event loop lag, GC, handles), once per process: they describe the
+ * process, not an app, and each collection installs observers that are never removed.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The metrics of one app, in its own registry (never prom-client's global one, so tests and the library's `App`
+ * build several apps in one process): requests by route template and status, their latency, the process metrics and
+ * whatever the service registers (`counter`, `gauge`, `histogram`; gauges usually read their value at scrape time).
+ */
+export class AppMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'method' | 'route'>;
+
+  constructor() {
+    this.requests = this.counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+    });
+    this.latency = this.histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from a request arriving to its response being sent, by method and route template',
+      labelNames: ['method', 'route'],
+      buckets: [...HTTP_LATENCY_BUCKETS],
+    });
+  }
+
+  counter<L extends string>(definition: Definition<CounterConfiguration<L>>): Counter<L> {
+    return new Counter({ ...definition, registers: [this.registry] });
+  }
+
+  gauge<L extends string>(definition: Definition<GaugeConfiguration<L>>): Gauge<L> {
+    return new Gauge({ ...definition, registers: [this.registry] });
+  }
+
+  histogram<L extends string>(definition: Definition<HistogramConfiguration<L>>): Histogram<L> {
+    return new Histogram({ ...definition, registers: [this.registry] });
+  }
+
+  /** Counts one answered request (status 499: the client went away first). */
+  observeRequest(req: Request, status: number, ms: number): void {
+    const method = METHODS.has(req.method) ? req.method : 'other';
+    const route = routeTemplateOf(req);
+    this.requests.inc({ method, route, status: status });
+    this.latency.observe({ method, route }, ms / 1000);
+  }
+
+  /** The text exposition format (version 0.0.4): the process metrics, then this app's. */
+  async exposition(): Promise<string> {
+    const [process, app] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
+    return `${process}${process.endsWith('\n') ? '' : '\n'}${app}`;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+/**
+ * The route that answered, as its template (`/devices/:uuid/toggle`), never the URL: a label per URL would grow
+ * without bound. A mounted app (`/docs`, `/assets`) is its mount path; a request no route took is `unmatched`.
+ */
+export function routeTemplateOf(req: Request): string {
+  const route = (req as { route?: { path?: unknown } }).route;
+  if (route && typeof route.path === 'string') return req.baseUrl + route.path;
+  return req.baseUrl || UNMATCHED_ROUTE;
+}
+
+/** GET /metrics: the exposition of `metrics`. */
+export function metricsHandler(metrics: AppMetrics): RequestHandler {
+  return async (_req: Request, res: Response) => {
+    const text = await metrics.exposition();
+    res.setHeader('Content-Type', metrics.contentType);
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(text);
+  };
+}

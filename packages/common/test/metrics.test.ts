@@ -1,0 +1,97 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { Api, AppMetrics, createHttpApp, z } from '../src/index.js';
+import { captureLogger } from './helpers.js';
+
+const KEY = 'k'.repeat(40);
+
+function buildApp(options: { apiKey?: string; metrics?: AppMetrics } = {}) {
+  const { logger } = captureLogger();
+  const api = new Api({ title: 'test', version: '1.0.0' });
+  api.route({
+    method: 'get',
+    path: '/health',
+    summary: 'health',
+    responses: { 200: { description: 'ok' } },
+    handler: (_input, _req, res) => void res.json({ status: 'ok' }),
+  });
+  api.route({
+    method: 'post',
+    path: '/things/{id}',
+    summary: 'make a thing',
+    params: z.object({ id: z.string().regex(/^\d+$/) }),
+    responses: { 201: { description: 'made' } },
+    handler: ({ params }, _req, res) => void res.status(201).json({ id: params.id }),
+  });
+  const metrics = options.metrics ?? new AppMetrics();
+  return { app: createHttpApp({ logger, api, apiKey: options.apiKey, metrics }), metrics };
+}
+
+/** The value of one sample line, e.g. `http_requests_total{method="GET",route="/health",status="200"}`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const match = /^[^{ ]+(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match) continue;
+    const found = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[2]);
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  it('counts requests by route template and status, never by raw URL', async () => {
+    const { app } = buildApp();
+    await request(app).post('/things/17').expect(201);
+    await request(app).post('/things/18').expect(201);
+    await request(app).post('/things/abc').expect(400);
+    await request(app).get('/no/such/path/12345').expect(404);
+
+    const res = await request(app).get('/metrics').expect(200);
+
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(sample(res.text, 'http_requests_total', { method: 'POST', route: '/things/:id', status: '201' })).toBe(2);
+    expect(sample(res.text, 'http_requests_total', { method: 'POST', route: '/things/:id', status: '400' })).toBe(1);
+    expect(sample(res.text, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
+    expect(sample(res.text, 'http_request_duration_seconds_count', { method: 'POST', route: '/things/:id' })).toBe(3);
+    expect(res.text).not.toMatch(/things\/17|12345/);
+  });
+
+  it('has the process metrics and one HELP and TYPE line per family', async () => {
+    const { app } = buildApp();
+    const res = await request(app).get('/metrics').expect(200);
+
+    expect(res.text).toContain('# TYPE process_cpu_user_seconds_total counter');
+    expect(res.text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+    expect(res.text).toContain('# TYPE http_request_duration_seconds histogram');
+    const types = res.text.split('\n').filter((line) => line.startsWith('# TYPE '));
+    expect(new Set(types).size).toBe(types.length);
+  });
+
+  it('keeps each app in its own registry', async () => {
+    const first = buildApp();
+    const second = buildApp();
+    await request(first.app).get('/health').expect(200);
+
+    const res = await request(second.app).get('/metrics').expect(200);
+
+    expect(sample(res.text, 'http_requests_total', { route: '/health' })).toBeUndefined();
+  });
+
+  it('returns 401 with the error body without the key when one is set', async () => {
+    const { app } = buildApp({ apiKey: KEY });
+
+    const refused = await request(app).get('/metrics').expect(401);
+    const served = await request(app).get('/metrics').set('Authorization', `Bearer ${KEY}`).expect(200);
+
+    expect(refused.body).toMatchObject({ code: 'UNAUTHORIZED', error: expect.any(String), solution: expect.any(String) });
+    expect(served.text).toContain('http_requests_total');
+  });
+
+  it('is not served without metrics', async () => {
+    const { logger } = captureLogger();
+    const app = createHttpApp({ logger, api: new Api({ title: 'test', version: '1.0.0' }) });
+
+    await request(app).get('/metrics').expect(404);
+  });
+});
