@@ -1,4 +1,4 @@
-import { Api, createHttpApp, EventStreamHub, httpAccessOptions, systemClock, type Clock, type Logger } from '@homeops/common';
+import { Api, AppMetrics, createHttpApp, EventStreamHub, httpAccessOptions, systemClock, type Clock, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
@@ -15,6 +15,7 @@ import { PUSHOVER_SOUND_NAMES, PUSHOVER_SOUNDS } from './adapters/pushover/sound
 import { registerAttachmentRoutes } from './http/attachment.router.js';
 import { createBodyParsers } from './http/attachment-upload.middleware.js';
 import { registerHealthRoutes } from './http/health.router.js';
+import { registerNotificationMetrics } from './http/notification.metrics.js';
 import type { NotificationRoutesDeps } from './http/notification-routes.deps.js';
 import { registerNotificationRoutes } from './http/notification.router.js';
 import { registerReadStatusRoutes } from './http/read-status.router.js';
@@ -62,6 +63,7 @@ export type AppConfig = Pick<
       | 'ALLOW_OPEN_LAN'
       | 'SSE_MAX_STREAMS'
       | 'SSE_MAX_STREAMS_PER_ADDRESS'
+      | 'METRICS'
     >
   >;
 
@@ -150,5 +152,10 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
   registerSoundRoutes(api, deps.provider, PUSHOVER_SOUND_NAMES);
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers] });
+  const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
+  if (metrics) {
+    const emergenciesRinging = () => emergencies?.size ?? 0;
+    registerNotificationMetrics(metrics, { ...deps, delivery, events: ctx.events, hub, clock: ctx.clock, emergencies: emergenciesRinging });
+  }
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers], metrics });
 }
