@@ -12,7 +12,8 @@ interface Health {
   status: string;
   problems: string[];
   cloud: { state: string; action: string | null; retryAt: string | null };
-  budget: { windows: Array<{ window: string; limit: number; used: number; remaining: number }>; sent: { api: number; mqtt: number } };
+  budget: { windows: Array<{ window: string; limit: number; used: number; remaining: number }>; sent: { api: number; mqtt: number; lan: number } };
+  sync: { source: 'cloud' | 'stored' | null };
 }
 
 describe('account safety, as a user meets it (src/main.ts against the emulated cloud)', { timeout: 60_000 }, () => {
