@@ -30,6 +30,10 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    // Gauges named like counters, which `promtool check metrics` flags; their per-type siblings (without _total) stay.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      processRegistry.removeSingleMetric(name);
+    }
   }
   return processRegistry;
 }
