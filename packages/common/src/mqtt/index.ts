@@ -1,4 +1,4 @@
-// The `@homeops/common/mqtt` entry: the MQTT bridge for Home Assistant and its config. Importing it loads zod only;
+// The `./mqtt` export of this package: the MQTT bridge for Home Assistant and its config. Importing it loads zod only;
 // the `mqtt` package is loaded when a bridge starts, so a service without MQTT_URL never loads it.
 export { mqttShape, mqttSettingsOf, brokerLabel, type MqttConfig, type MqttSettings } from './mqtt-config.js';
 export { MqttBridge, topicMatches, type MqttBridgeOptions, type MqttMessageHandler, type MqttStatus } from './mqtt-bridge.js';
