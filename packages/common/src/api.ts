@@ -47,6 +47,17 @@ function issuesToDetails(part: string, error: z.ZodError) {
   }));
 }
 
+function validationFailed(details: Array<{ path: string; message: string }>): AppError {
+  return new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
+}
+
+/** Parses an input the way a route's schemas do (a message from another door than HTTP): VALIDATION_FAILED naming each field. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationFailed(issuesToDetails(part, parsed.error));
+  return parsed.data;
+}
+
 interface MountedRoute {
   method: Method;
   path: string;
@@ -79,7 +90,7 @@ export class Api {
           ...(query?.success === false ? issuesToDetails('query', query.error) : []),
           ...(body?.success === false ? issuesToDetails('body', body.error) : []),
         ];
-        throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
+        throw validationFailed(details);
       }
       await spec.handler({ params: params?.data, query: query?.data, body: body?.data } as RouteInput<P, Q, B>, req, res);
     };

@@ -14,7 +14,7 @@ export {
 export { createLogger, REDACT_PATHS, type LoggerOptions } from './logger.js';
 export { requestLog, requestIdOf } from './request-log.js';
 export { requireApiKey } from './auth.js';
-export { Api, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
+export { Api, parseInput, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
 export { createHttpApp, httpAccessOptions, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js';
 export { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 export { EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOptions } from './sse.js';

@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
-import { AppError, type Logger } from '@homeops/common';
+import { parseInput, type Logger } from '@homeops/common';
 import { MqttBridge, mqttSettingsOf, type MqttStatus } from '@homeops/common/mqtt';
 import { NotificationsMqttAdapter } from './adapters/mqtt/notifications-mqtt.adapter.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import type { Domain } from './app.js';
 import type { Config } from './config.js';
 import type { NewNotification } from './domain/create-notification.use-case.js';
-import { CreateNotificationBodySchema } from './http/notification.schemas.js';
+import { CreateNotificationBodySchema, newNotificationOf } from './http/notification.schemas.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
 /** The MQTT bridge as the service runner holds it. */
@@ -19,13 +19,7 @@ export interface MqttLink {
 
 /** POST /notifications' validation for a body that came over MQTT: the same schema, the same VALIDATION_FAILED details. */
 export function parseCreateBody(body: unknown): NewNotification {
-  const parsed = CreateNotificationBodySchema.safeParse(body);
-  if (!parsed.success) {
-    const details = parsed.error.issues.map((issue) => ({ path: ['body', ...issue.path.map(String)].join('.'), message: issue.message }));
-    throw new AppError('VALIDATION_FAILED', `Invalid ${details.map((d) => d.path).join(', ')}`, { details });
-  }
-  const { attachment, ...rest } = parsed.data;
-  return attachment === undefined ? rest : { ...rest, attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } };
+  return newNotificationOf(parseInput(CreateNotificationBodySchema, body, 'body'));
 }
 
 /** Whom Home Assistant sees: MQTT_RECIPIENTS, else the recipient map's names; none is a startup error. */

@@ -1,5 +1,5 @@
 import { sendJson, type Api } from '@homeops/common';
-import { createNotification, type NewNotification } from '../domain/create-notification.use-case.js';
+import { createNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
 import { resendNotification } from '../domain/resend-notification.use-case.js';
@@ -11,6 +11,7 @@ import {
   CreateNotificationMultipartSchema,
   IdParamsSchema,
   ListQuerySchema,
+  newNotificationOf,
   RecipientParamsSchema,
 } from './notification.schemas.js';
 import { NotificationSchema } from './response.schemas.js';
@@ -38,13 +39,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       'STORAGE_UNAVAILABLE',
     ],
     handler: async ({ body }, _req, res) => {
-      const { attachment } = body;
-      // Without an attachment the validated body already is the input (createNotification copies what it keeps).
-      const input: NewNotification =
-        attachment === undefined
-          ? (body as Omit<typeof body, 'attachment'>)
-          : { ...body, attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } };
-      const record = await createNotification(ctx, create, input);
+      // createNotification copies what it keeps.
+      const record = await createNotification(ctx, create, newNotificationOf(body));
       // Ids are Crockford base32: the path needs no encoding.
       res.setHeader('Location', `/notifications/single/${record.id}`);
       sendJson(res, 201, notificationView(record));

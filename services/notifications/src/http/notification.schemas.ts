@@ -1,4 +1,5 @@
 import { z } from '@homeops/common';
+import type { NewNotification } from '../domain/create-notification.use-case.js';
 import { isAcceptedUrl, isCleanText, isPrintableName } from '../domain/text-rules.js';
 
 const CLEAN_TEXT = 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)';
@@ -63,6 +64,14 @@ export const CreateNotificationBodySchema = z
   .openapi('CreateNotification');
 
 export type CreateNotificationBody = z.infer<typeof CreateNotificationBodySchema>;
+
+/** A validated create body as the use-case takes it: the attachment's base64 decoded; without one the body already is the input. */
+export function newNotificationOf(body: CreateNotificationBody): NewNotification {
+  const { attachment } = body;
+  return attachment === undefined
+    ? (body as Omit<typeof body, 'attachment'>)
+    : { ...body, attachment: { ...attachment, data: Buffer.from(attachment.data, 'base64') } };
+}
 
 /** The same request as multipart/form-data (documented only; the multipart parser maps it onto the JSON shape). */
 export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.omit({ attachment: true })
