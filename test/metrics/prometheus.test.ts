@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,27 @@ describe('Prometheus scraping both services', () => {
 
     expect(check.output).toContain('SUCCESS');
     expect(check.status).toBe(0);
+  });
+
+  it('runs every query of the Grafana dashboard, and the dashboard and the alerts name only metrics the services expose', async () => {
+    const dashboard = JSON.parse(readFileSync(join(ROOT, 'docs/grafana/homeops.json'), 'utf8')) as { panels: Array<{ targets?: Array<{ expr: string }> }> };
+    const exprs = dashboard.panels.flatMap((panel) => panel.targets ?? []).map((target) => target.expr.replaceAll('$job', '.*'));
+    const families = new Set<string>();
+    for (const service of [deviceControl, notifications]) {
+      const text = await (await fetch(`${service.baseUrl}/metrics`, { headers: auth })).text();
+      for (const match of text.matchAll(/^# TYPE (\S+) /gm)) families.add(match[1]!);
+    }
+    // Only on PostgreSQL.
+    families.add('homeops_pg_pool_connections');
+
+    for (const expr of exprs) await query(expr);
+    const named = [
+      ...`${exprs.join('\n')}\n${readFileSync(join(ROOT, 'docs/prometheus/alerts.yml'), 'utf8')}`.matchAll(/\b(?:homeops|http|process|nodejs)_\w+/g),
+    ];
+    const unknown = named.map((m) => m[0].replace(/_(bucket|count|sum)$/, '')).filter((name) => !families.has(name));
+
+    expect(exprs.length).toBeGreaterThan(20);
+    expect([...new Set(unknown)]).toEqual([]);
   });
 
   it('returns 401 with the error body to a scrape without the key', async () => {
