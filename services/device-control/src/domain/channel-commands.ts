@@ -36,18 +36,21 @@ export class ChannelCommands {
     this.routes = deps.routes;
   }
 
-  /** Flips a channel; an unknown state is read from the device first (two messages then). */
-  toggle(uuid: string, channel: number): Promise<ChannelCommandResult> {
+  /**
+   * Flips a channel; an unknown state is read from the device first (two messages then), and the backend reads the
+   * abilities before the device's first command (one more).
+   */
+  async toggle(uuid: string, channel: number): Promise<ChannelCommandResult> {
     const unknown = this.knownState(uuid, channel) === null;
-    return this.command(uuid, channel, unknown ? 2 : 1, async () => {
+    return this.command(uuid, channel, (unknown ? 2 : 1) + this.routes.abilitiesReadBefore(uuid), async () => {
       const current = this.knownState(uuid, channel) ?? (await this.readChannel(uuid, channel));
       return this.switchChannel(uuid, channel, !current);
     });
   }
 
-  /** Switches a channel on or off; sent even when the state already matches, since ours may be stale. */
-  set(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
-    return this.command(uuid, channel, 1, () => this.switchChannel(uuid, channel, on));
+  /** Switches a channel on or off (and the abilities first, as a toggle); sent even when the state already matches, since ours may be stale. */
+  async set(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
+    return this.command(uuid, channel, 1 + this.routes.abilitiesReadBefore(uuid), () => this.switchChannel(uuid, channel, on));
   }
 
   /** Checks, admits the command (to the budget unless the device is on the LAN), then runs the work in the device's queue. */

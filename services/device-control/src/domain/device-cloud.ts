@@ -217,6 +217,12 @@ export interface DeviceCloud {
   status(): CloudStatus;
   /** The account's device list, fetched from the cloud now; rejects (never returns []) when the answer is not trustworthy. */
   listDevices(): Promise<CloudDevice[]>;
+  /**
+   * Whether the backend knows the device's abilities (Appliance.System.Ability). While it does not, the device's first
+   * family call (a switch or light command, a light read, a door, cover, energy or hub call) sends that read first:
+   * one message more; a switch's state read never does. False for a device the backend does not know.
+   */
+  abilitiesKnown(uuid: string): boolean;
   /** Reads every channel's state from the device (Appliance.System.All). */
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
   /** Switches one channel and resolves once the device acknowledged it. */

@@ -30,6 +30,14 @@ export class DeviceRoutes {
     return this.deps.registry.linkOf(uuid)?.transport ?? 'unreachable';
   }
 
+  /**
+   * The messages the backend sends before the device's next family call: its abilities read (1) until it knows them.
+   * Counted at admission whatever the transport, so a LAN call retried through the cloud has room for it too.
+   */
+  abilitiesReadBefore(uuid: string): number {
+    return this.deps.cloud.abilitiesKnown(uuid) ? 0 : 1;
+  }
+
   /** Admits work for the device, or throws COMMAND_BUDGET_EXHAUSTED when it goes through the cloud and does not fit. */
   admit(uuid: string, count: number, priority: Priority = 'caller'): Admission {
     const reservation = this.transportOf(uuid) === 'lan' ? undefined : this.deps.budget.assertReserve(priority, count);

@@ -52,10 +52,10 @@ export class Lights extends DeviceActions {
     this.states.delete(uuid);
   }
 
-  /** The light's settings and features; read from it when unknown. */
+  /** The light's settings and features; read from it when unknown (System.All, and the abilities while the backend lacks them). */
   async read(uuid: string): Promise<LightView[]> {
     this.deviceWith(uuid);
-    if (!this.states.has(uuid)) await this.admitted(uuid, 2, () => this.readNow(uuid));
+    if (!this.states.has(uuid)) await this.admitted(uuid, 1 + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
     return [...(this.states.get(uuid)?.values() ?? [])].map((l) => ({ ...l, supports: { ...l.supports } }));
   }
 
@@ -65,7 +65,8 @@ export class Lights extends DeviceActions {
     assertChannelOf(device, channel);
     const known = this.states.get(uuid)?.get(channel);
     if (known) assertSupported(uuid, known.supports, change);
-    return this.admitted(uuid, known ? 1 : 3, async (current) => {
+    // Settings known from a push or an earlier read do not mean the backend still knows the abilities (new firmware drops them).
+    return this.admitted(uuid, (known ? 1 : 2) + this.deps.routes.abilitiesReadBefore(uuid), async (current) => {
       if (!known) {
         await this.readNow(uuid);
         const read = this.states.get(uuid)?.get(channel);

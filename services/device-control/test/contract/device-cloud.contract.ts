@@ -268,6 +268,25 @@ export function describeDeviceCloudContract(name: string, setup: ContractSetup):
       expect(await ways(() => cloud.setChannel(devices.plug, 0, true))).toEqual(['device']);
     });
 
+    it('abilitiesKnown: a family call sends one message more while they are unknown (the read), none once it is done', async () => {
+      /** The messages (cloud or LAN) a call announced. */
+      const sentBy = async (call: () => Promise<unknown>) => {
+        const from = events.length;
+        await call();
+        return since(from, 'sent').length;
+      };
+
+      for (const [uuid, call] of [
+        [devices.plug, () => cloud.setChannel(devices.plug, 0, true)],
+        [devices.light, () => cloud.setLight(devices.light, 0, { brightness: 40 })],
+      ] as const) {
+        const before = cloud.abilitiesKnown(uuid);
+        expect(await sentBy(call), uuid).toBe(before ? 1 : 2);
+        expect(cloud.abilitiesKnown(uuid), uuid).toBe(true);
+        expect(await sentBy(call), uuid).toBe(1);
+      }
+    });
+
     it.runIf(setup.countsMessages)('sent: one event per message the cloud received, the login included', async () => {
       await cloud.readChannels(devices.plug);
       await cloud.setChannel(devices.plug, 0, true);

@@ -37,9 +37,17 @@ async function asDeviceCloud(remote: RemoteCloud): Promise<DeviceCloud> {
     }
     return push(...arrived);
   };
+  // abilitiesKnown is synchronous: what the adapter answered after the device's last call (none yet: a fresh adapter knows none).
+  const known = new Set<string>();
+  const learning = <T>(uuid: string, call: Promise<T>): Promise<T> =>
+    call.finally(async () => {
+      if (await remote.abilitiesKnown(uuid)) known.add(uuid);
+      else known.delete(uuid);
+    });
   return {
     backend: 'meross',
     status: () => status,
+    abilitiesKnown: (uuid) => known.has(uuid),
     onEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -47,18 +55,18 @@ async function asDeviceCloud(remote: RemoteCloud): Promise<DeviceCloud> {
     start: () => remote.start(),
     stop: () => remote.stop(),
     listDevices: () => remote.listDevices(),
-    readChannels: (uuid) => remote.readChannels(uuid),
-    setChannel: (uuid, channel, on) => remote.setChannel(uuid, channel, on),
-    readGarageDoors: (uuid) => remote.readGarageDoors(uuid),
-    setGarageDoor: (uuid, channel, open) => remote.setGarageDoor(uuid, channel, open),
-    readCovers: (uuid) => remote.readCovers(uuid),
-    moveCover: (uuid, channel, target) => remote.moveCover(uuid, channel, target),
-    readLight: (uuid) => remote.readLight(uuid),
-    setLight: (uuid, channel, change) => remote.setLight(uuid, channel, change),
-    readPower: (uuid) => remote.readPower(uuid),
-    readDailyEnergy: (uuid) => remote.readDailyEnergy(uuid),
-    readHub: (uuid) => remote.readHub(uuid),
-    setValve: (uuid, id, change) => remote.setValve(uuid, id, change),
+    readChannels: (uuid) => learning(uuid, remote.readChannels(uuid)),
+    setChannel: (uuid, channel, on) => learning(uuid, remote.setChannel(uuid, channel, on)),
+    readGarageDoors: (uuid) => learning(uuid, remote.readGarageDoors(uuid)),
+    setGarageDoor: (uuid, channel, open) => learning(uuid, remote.setGarageDoor(uuid, channel, open)),
+    readCovers: (uuid) => learning(uuid, remote.readCovers(uuid)),
+    moveCover: (uuid, channel, target) => learning(uuid, remote.moveCover(uuid, channel, target)),
+    readLight: (uuid) => learning(uuid, remote.readLight(uuid)),
+    setLight: (uuid, channel, change) => learning(uuid, remote.setLight(uuid, channel, change)),
+    readPower: (uuid) => learning(uuid, remote.readPower(uuid)),
+    readDailyEnergy: (uuid) => learning(uuid, remote.readDailyEnergy(uuid)),
+    readHub: (uuid) => learning(uuid, remote.readHub(uuid)),
+    setValve: (uuid, id, change) => learning(uuid, remote.setValve(uuid, id, change)),
     submitMfaCode: (code) => remote.submitMfaCode(code),
   };
 }

@@ -21,7 +21,8 @@ type Method =
   | 'readDailyEnergy'
   | 'readHub'
   | 'setValve'
-  | 'submitMfaCode';
+  | 'submitMfaCode'
+  | 'abilitiesKnown';
 /** The adapter's ManualClock, moved by the test: its time, its pending timers, a move forward. */
 type ClockMethod = 'clockNow' | 'clockTimers' | 'advanceClock';
 type Call =

@@ -192,6 +192,11 @@ export class RemoteCloud {
     return this.call('submitMfaCode', [code]) as Promise<void>;
   }
 
+  /** The adapter's abilitiesKnown, asked over IPC. */
+  abilitiesKnown(uuid: string): Promise<boolean> {
+    return this.call('abilitiesKnown', [uuid]) as Promise<boolean>;
+  }
+
   /** The time of the adapter's ManualClock. */
   now(): Promise<number> {
     return this.call('clockNow', []) as Promise<number>;

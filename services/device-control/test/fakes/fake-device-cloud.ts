@@ -180,6 +180,11 @@ export class FakeDeviceCloud implements DeviceCloud {
     return [...this.devices.values()].map((d) => ({ ...d.device, channels: d.device.channels.map((c) => ({ ...c })) }));
   }
 
+  /** The fake sends no abilities read (a subclass that does says when it has). */
+  abilitiesKnown(_uuid: string): boolean {
+    return true;
+  }
+
   async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
     const device = await this.enter('readChannels', [uuid], uuid);
     return [...device.states].map(([channel, on]) => ({ channel, on }));

@@ -34,6 +34,11 @@ export class LanFakeCloud extends FakeDeviceCloud {
     return (this.devicesByUuid ??= new Map());
   }
 
+  /** How the device is reached now, as the service was last told. */
+  linkOf(uuid: string): DeviceLink | undefined {
+    return this.described.get(uuid)?.link;
+  }
+
   /** The device's LAN address stops answering (or answers again). */
   silence(uuid: string, silent = true): void {
     if (silent) this.silent.add(uuid);

@@ -225,6 +225,10 @@ export class MerossCloud implements DeviceCloud {
     throw this.unavailable();
   }
 
+  abilitiesKnown(uuid: string): boolean {
+    return this.devices.abilitiesKnown(uuid);
+  }
+
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
     return this.devices.readChannels(uuid);
   }

@@ -183,6 +183,11 @@ export class MerossDevices {
     return this.describe([...this.entries.values()].map((e) => e.def));
   }
 
+  /** The abilities were read (or kept from an earlier run) and no firmware change dropped them since. */
+  abilitiesKnown(uuid: string): boolean {
+    return (this.entries.get(uuid)?.abilities ?? null) !== null;
+  }
+
   async readChannels(uuid: string): Promise<ChannelReading[]> {
     return this.read(this.assertReachable(uuid));
   }

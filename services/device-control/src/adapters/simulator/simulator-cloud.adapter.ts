@@ -86,6 +86,11 @@ export class SimulatorCloud implements DeviceCloud {
     return [...this.devices.values()].map((d) => copyDevice(d.device));
   }
 
+  /** Simulated devices send no abilities read: every call costs only its own messages. */
+  abilitiesKnown(): boolean {
+    return true;
+  }
+
   async readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
     await this.roundTrip();
     const { states } = this.assertReachable(uuid);
