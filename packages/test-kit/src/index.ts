@@ -20,3 +20,4 @@ export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus }
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';
 export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haDiscoveryProblems } from './ha-discovery-schema.js';
 export { parseExposition, metricValue, type MetricSample } from './metrics.js';
+export { Mosquitto, MqttRecorder, MOSQUITTO, hasMosquittoPasswd, type SeenMessage } from './mosquitto.js';

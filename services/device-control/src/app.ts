@@ -1,6 +1,7 @@
 import { Api, AppMetrics, createHttpApp, httpAccessOptions, systemClock, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
+import type { MqttStatus } from '@homeops/common/mqtt';
 import type { Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   devices: DeviceService;
   hub: EventStreamHub;
   clock?: Clock;
+  /** The MQTT bridge's state for /health; `off` when absent. */
+  mqttStatus?: () => MqttStatus;
 }
 
 /** The settings createApp reads; the access ones default to a service without a key on loopback. */
@@ -40,7 +43,13 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     version: SERVICE_VERSION,
     description: 'Lists the devices of a Meross cloud account and switches their channels.',
   });
-  registerHealthRoutes(api, { ...deps, startedAt: clock.now(), now: () => clock.now(), openLan: config.ALLOW_OPEN_LAN ?? false });
+  registerHealthRoutes(api, {
+    ...deps,
+    ...(deps.mqttStatus ? { mqtt: deps.mqttStatus } : {}),
+    startedAt: clock.now(),
+    now: () => clock.now(),
+    openLan: config.ALLOW_OPEN_LAN ?? false,
+  });
   const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);

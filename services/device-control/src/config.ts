@@ -1,3 +1,4 @@
+import { mqttShape } from '@homeops/common/mqtt';
 import { HttpAccessShape, loadConfig, loadConfigOrExit, z, type EnvAliases, type LoadConfigOptions } from '@homeops/common';
 import type { LanOptions } from './adapters/meross/meross-cloud.adapter.js';
 import type { DeviceServiceOptions } from './domain/device.service.js';
@@ -101,6 +102,8 @@ const EnvSchema = z.object({
   MEROSS_LAN_PORT: positiveInt(1, 65_535, 80),
   /** Devices the simulator adds beyond its three fixed ones (benchmarks, demos). */
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
+  // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.
+  ...mqttShape('homeops/device-control'),
 });
 
 /** Every variable of device-control; `.env.example` and docs/configuration.md list the same names. */

@@ -62,7 +62,9 @@ const hub = new EventStreamHub({
   clock,
 });
 const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }, logger, clock);
-const app = createApp({ logger, cloud, devices, hub, clock }, config);
+// Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
+const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
+const app = createApp({ logger, cloud, devices, hub, clock, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
 await serve({
   app,
   port: config.PORT,
@@ -71,9 +73,11 @@ await serve({
   handleSignals: true,
   close: async () => {
     hub.closeAll();
+    await mqtt?.stop();
     await devices.stop();
   },
 });
+mqtt?.start();
 try {
   await devices.start();
 } catch (err) {

@@ -26,6 +26,11 @@ export interface DiscoveryDevice {
   /** Another device's id this one is reached through (a hub, the service itself). */
   viaDevice?: string;
   suggestedArea?: string;
+  /**
+   * The device's own availability topic (`online`/`offline`), listed after the service's: with `availability_mode: all`
+   * its entities are unavailable while either says offline.
+   */
+  availabilityTopic?: string;
   /** Keyed by component id (part of HA's discovery id: keep it stable). */
   components: Record<string, DiscoveryComponent>;
 }
@@ -63,7 +68,7 @@ export function buildDiscoveryMessage(prefix: string, device: DiscoveryDevice, o
   const payload = {
     dev,
     o: { name: origin.name, sw: origin.swVersion, url: origin.supportUrl },
-    availability: availabilityTopics.map((topic) => ({ topic })),
+    availability: [...availabilityTopics, ...(device.availabilityTopic === undefined ? [] : [device.availabilityTopic])].map((topic) => ({ topic })),
     availability_mode: 'all',
     cmps,
   };

@@ -1,3 +1,4 @@
+import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import { type Api, type EventStreamHub, registerHealthRoute } from '@homeops/common';
 import type { CloudStatus, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
@@ -13,6 +14,8 @@ export interface HealthDeps {
   now: () => number;
   /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
   openLan?: boolean;
+  /** The MQTT bridge to Home Assistant; `off` when MQTT_URL is unset. */
+  mqtt?: () => MqttStatus;
 }
 
 /** Only a person can bring these back: 503, so a monitor alerts. */
@@ -64,9 +67,12 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
       const cloud = deps.cloud.status();
       const { backend, state, lastError, retryAt, action, tokenStore } = cloud;
       const health = deps.devices.health();
+      const mqtt = deps.mqtt?.() ?? MQTT_OFF;
+      const problems = findProblems(cloud, health);
+      if (mqtt.state === 'disconnected') problems.push(`the MQTT broker ${mqtt.broker ?? ''} cannot be reached: ${mqtt.lastError ?? 'no answer'}`);
       return {
         error: NEEDS_A_PERSON.has(state),
-        problems: findProblems(cloud, health),
+        problems,
         details: {
           backend,
           cloud: { state, lastError, retryAt, action, tokenStore },
@@ -76,6 +82,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
           lan: health.lan,
           commands: health.commands,
           eventStreams: deps.hub.size,
+          mqtt,
         },
       };
     },

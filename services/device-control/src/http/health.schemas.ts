@@ -1,3 +1,4 @@
+import { MqttStatusSchema } from '@homeops/common/mqtt';
 import { type HealthEnvelope, z } from '@homeops/common';
 
 /** What /health tells beside the envelope. */
@@ -60,6 +61,7 @@ export const HealthDetails = {
     .openapi({ description: 'How devices are reached, apart from the cloud session: over the LAN, through the cloud, or neither' }),
   commands: z.object({ limitPerMinute: z.number(), usedLastMinute: z.number() }).openapi({ description: 'The burst window under its 1.0 name' }),
   eventStreams: z.number(),
+  mqtt: MqttStatusSchema,
 };
 
 /** GET /health in full (with the key, or when none is set): the envelope common writes, the problems and the details. */

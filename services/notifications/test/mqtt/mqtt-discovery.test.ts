@@ -1,6 +1,5 @@
-import { eventually, haDiscoveryProblems } from '@homeops/test-kit';
+import { eventually, haDiscoveryProblems, hasMosquittoPasswd, MqttRecorder } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
-import { hasMosquittoPasswd, MqttRecorder } from './mosquitto.js';
 import { BASE, bridgeState, configTopic, DEVICE_ALICE, health, homeAssistant, PREFIX, startBridgedService, startBroker, topicsOf } from './mqtt-harness.js';
 
 const DEVICE_BOB = 'homeops_notifications_bob';

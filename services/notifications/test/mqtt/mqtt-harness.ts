@@ -1,6 +1,5 @@
-import { ServiceProcess, eventually } from '@homeops/test-kit';
+import { Mosquitto, MqttRecorder, ServiceProcess, eventually } from '@homeops/test-kit';
 import { afterEach } from 'vitest';
-import { Mosquitto, MqttRecorder } from './mosquitto.js';
 
 export const BASE = 'homeops/notifications';
 export const PREFIX = 'homeassistant';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MqttRecorder } from './mosquitto.js';
+import { MqttRecorder, type ServiceProcess } from '@homeops/test-kit';
 import {
   afterTest,
   bridgeState,
@@ -14,7 +14,6 @@ import {
   PREFIX,
   BASE,
 } from './mqtt-harness.js';
-import type { ServiceProcess } from '@homeops/test-kit';
 
 const CREATES = 50;
 

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort } from '@homeops/test-kit';
+import { freePort } from './service-process.js';
+import { eventually } from './wait.js';
 import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
 
 /** Debian's broker; `.ci/run` installs the `mosquitto` package when it is missing. */

@@ -1,0 +1,134 @@
+import { slugOf, type DiscoveryComponent, type DiscoveryDevice } from '@homeops/common/mqtt';
+import type { DeviceView } from '../../domain/device.js';
+
+/** The topics of one device under `<base>/devices/<slug>/`; docs/home-assistant.md lists them. */
+export interface DeviceTopics {
+  /** `online` or `offline` (offline while upgrading), retained. */
+  availability: string;
+  /** How messages reach the device now: `lan`, `cloud` or `unreachable` (retained). */
+  transport: string;
+  /** Why a command on one of the device's topics did nothing (JSON, not retained). */
+  error: string;
+  /** A channel's ON/OFF state (retained). */
+  channelState: (channel: number) => string;
+  /** ON or OFF here switches the channel (the switch's command topic). */
+  channelSet: (channel: number) => string;
+  /** `{"event_type":"press"}` when the channel changed on the device itself (a push), not retained. */
+  channelPress: (channel: number) => string;
+}
+
+/** The topics of the device `uuid`. */
+export function deviceTopics(baseTopic: string, uuid: string): DeviceTopics {
+  const at = `${baseTopic}/devices/${slugOf(uuid)}`;
+  return {
+    availability: `${at}/availability`,
+    error: `${at}/error`,
+    transport: `${at}/transport`,
+    channelState: (channel) => `${at}/channels/${channel}/state`,
+    channelSet: (channel) => `${at}/channels/${channel}/set`,
+    channelPress: (channel) => `${at}/channels/${channel}/press`,
+  };
+}
+
+/** The topics of the service device (budget, session, LAN reach). */
+export function serviceTopics(baseTopic: string) {
+  const at = `${baseTopic}/service`;
+  return { budgetHour: `${at}/budget/hour`, budgetBurst: `${at}/budget/burst`, session: `${at}/session`, lockedOut: `${at}/locked-out`, lan: `${at}/lan` };
+}
+
+/** One Home Assistant device per Meross device, reached through the service device. */
+export function deviceOf(device: DeviceView, deviceId: string, serviceId: string, topics: DeviceTopics): DiscoveryDevice {
+  // Every device has this one, whatever its family: a device needs at least one component.
+  const components: Record<string, DiscoveryComponent> = {
+    transport: {
+      platform: 'sensor',
+      uniqueId: `${deviceId}_transport`,
+      name: 'Reached through',
+      options: {
+        state_topic: topics.transport,
+        device_class: 'enum',
+        options: ['lan', 'cloud', 'unreachable'],
+        entity_category: 'diagnostic',
+        icon: 'mdi:lan',
+      },
+    },
+  };
+  if (device.capabilities.includes('switch')) {
+    const single = device.channels.length === 1;
+    for (const { channel, name } of device.channels) {
+      components[`ch${channel}`] = {
+        platform: 'switch',
+        uniqueId: `${deviceId}_ch${channel}`,
+        name: single ? null : name || `Channel ${channel}`,
+        options: { command_topic: topics.channelSet(channel), state_topic: topics.channelState(channel), payload_on: 'ON', payload_off: 'OFF' },
+      };
+      components[`ch${channel}_press`] = {
+        platform: 'event',
+        uniqueId: `${deviceId}_ch${channel}_press`,
+        name: single ? 'Button' : `${name || `Channel ${channel}`} button`,
+        options: { state_topic: topics.channelPress(channel), event_types: ['press'], device_class: 'button' },
+      };
+    }
+  }
+  return {
+    id: deviceId,
+    name: device.name,
+    manufacturer: 'Meross',
+    model: device.type,
+    ...(device.firmware ? { swVersion: device.firmware } : {}),
+    viaDevice: serviceId,
+    availabilityTopic: topics.availability,
+    components,
+  };
+}
+
+/** The service itself: what is left of the message budget, the cloud session, a lock-out, the devices the LAN reaches. */
+export function serviceDevice(deviceId: string, baseTopic: string, swVersion: string): DiscoveryDevice {
+  const topics = serviceTopics(baseTopic);
+  const sensor = (key: string, name: string, options: Record<string, unknown>): [string, DiscoveryComponent] => [
+    key,
+    { platform: 'sensor', uniqueId: `${deviceId}_${key}`, name, options },
+  ];
+  return {
+    id: deviceId,
+    name: 'Meross device control',
+    manufacturer: 'homeops',
+    model: 'device-control',
+    swVersion,
+    components: Object.fromEntries([
+      sensor('budget_hour', 'Cloud messages left this hour', {
+        state_topic: topics.budgetHour,
+        state_class: 'measurement',
+        unit_of_measurement: 'messages',
+        icon: 'mdi:message-badge',
+      }),
+      sensor('budget_burst', 'Cloud messages left this minute', {
+        state_topic: topics.budgetBurst,
+        state_class: 'measurement',
+        unit_of_measurement: 'messages',
+        icon: 'mdi:message-flash',
+      }),
+      sensor('session', 'Cloud session', {
+        state_topic: topics.session,
+        device_class: 'enum',
+        options: ['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed'],
+        entity_category: 'diagnostic',
+      }),
+      sensor('lan', 'Devices reached over the LAN', {
+        state_topic: topics.lan,
+        state_class: 'measurement',
+        icon: 'mdi:lan-connect',
+        entity_category: 'diagnostic',
+      }),
+      [
+        'locked_out',
+        {
+          platform: 'binary_sensor',
+          uniqueId: `${deviceId}_locked_out`,
+          name: 'Account locked out',
+          options: { state_topic: topics.lockedOut, device_class: 'problem', payload_on: 'ON', payload_off: 'OFF' },
+        },
+      ],
+    ]),
+  };
+}
