@@ -4,32 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adapterHostForSuite, emulatedAdapterOptions, type RemoteCloud } from '../emulator/adapter-process.js';
 import { eventually } from '@homeops/test-kit';
-import { createAccount, MerossEmulator, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
+import { BLINDS, BULB, DOOR, familyDevices, HUB, PLUG } from '../emulator/family-devices.js';
+import { createAccount, MerossEmulator } from '../emulator/meross-emulator.js';
 
 // Device families through the real meross-cloud library: a garage door opener and a roller shutter that both
 // declare ToggleX too, and are never switched; a light; an energy plug; a hub with a valve and a sensor.
-const PLUG = 'plug0000000000000000000000000001';
-const DOOR = 'door0000000000000000000000000005';
-const BLINDS = 'blinds00000000000000000000000006';
-const BULB = 'bulb0000000000000000000000000007';
-const HUB = 'hub00000000000000000000000000008';
-const DEVICES: EmulatedDeviceSpec[] = [
-  { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
-  { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
-  { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
-  // Colour and brightness, no colour temperature.
-  { uuid: BULB, name: 'Bulb', type: 'msl430', lightCapacity: 5 },
-  {
-    uuid: HUB,
-    name: 'Hub',
-    type: 'msh300',
-    protocol: 'none',
-    hubDevices: [
-      { id: '01008C11', name: 'Bedroom valve', kind: 'valve' },
-      { id: '120027D2', name: 'Cellar', kind: 'sensor' },
-    ],
-  },
-];
+const DEVICES = familyDevices();
 const coverEvents = (adapter: RemoteCloud) => adapter.events.filter((e) => e.type === 'cover' && e.uuid === BLINDS);
 
 describe('device families (adapter against the emulated cloud)', { timeout: 30_000 }, () => {

@@ -17,8 +17,9 @@ export interface EmulatedSetup {
 }
 
 /**
- * Starts the emulator and the service in a fresh temp work dir named after `label`; `env` adds service variables,
- * `accountOverrides` changes the emulated account (an MFA code) before the service first logs in.
+ * Starts the emulator and the service in a fresh temp work dir named after `label`; `env` adds service variables
+ * (the LAN is off unless `MEROSS_LAN: 'on'`, then on the emulator's port), `accountOverrides` changes the emulated
+ * account (an MFA code) before the service first logs in.
  */
 export async function startEmulatedSetup(
   label: string,
@@ -29,7 +30,7 @@ export async function startEmulatedSetup(
   const account = createAccount(accountOverrides);
   const emulator = await MerossEmulator.start({ pki, account, devices: standardDevices() });
   const workDir = mkdtempSync(join(tmpdir(), `device-control-${label}-`));
-  const service = await EmulatedService.start({ apiUrl: emulator.apiUrl, account, caFile: pki.caFile, workDir, env });
+  const service = await EmulatedService.start({ apiUrl: emulator.apiUrl, lanPort: emulator.lanPort, account, caFile: pki.caFile, workDir, env });
   const setup: EmulatedSetup = {
     pki,
     account,

@@ -5,35 +5,16 @@ import { eventually } from '@homeops/test-kit';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SIGNING_SECRET } from '../emulator/emulator-api.js';
+import { BLINDS, BULB, DOOR, familyDevices, HUB, PLUG, SEALED, VALVE } from '../emulator/family-devices.js';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 import { createTestPki, type TestPki } from '../emulator/pki.js';
 
 // The emulator's LAN side on its own, driven by a hand-written LAN client (POST /config, as MerossIot and meross_lan
 // send it) and a plain MQTT client for the cloud side: no service, no meross-cloud.
-const PLUG = 'plug0000000000000000000000000001';
 const OLD_PLUG = 'oldplug0000000000000000000000003';
-const DOOR = 'door0000000000000000000000000005';
-const BLINDS = 'blinds00000000000000000000000006';
-const BULB = 'bulb0000000000000000000000000007';
-const HUB = 'hub00000000000000000000000000008';
-const SEALED = 'sealed000000000000000000000000009';
-const VALVE = '01008C11';
 const DEVICES: EmulatedDeviceSpec[] = [
-  { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
+  ...familyDevices(),
   { uuid: OLD_PLUG, name: 'Old plug', type: 'mss110', protocol: 'toggle' },
-  { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
-  { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
-  { uuid: BULB, name: 'Bulb', type: 'msl430', lightCapacity: 5 },
-  {
-    uuid: HUB,
-    name: 'Hub',
-    type: 'msh300',
-    protocol: 'none',
-    hubDevices: [
-      { id: VALVE, name: 'Bedroom valve', kind: 'valve' },
-      { id: '120027D2', name: 'Cellar', kind: 'sensor' },
-    ],
-  },
   { uuid: SEALED, name: 'New plug', type: 'mss110', firmware: '7.3.37', encryption: true },
 ];
 

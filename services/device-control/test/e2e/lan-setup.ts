@@ -1,38 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, ServiceProcess } from '@homeops/test-kit';
+import { eventually } from '@homeops/test-kit';
+import { familyDevices, SEALED, STRIP } from '../emulator/family-devices.js';
 import { createAccount, MerossEmulator, type EmulatedAccount, type EmulatedDeviceSpec } from '../emulator/meross-emulator.js';
 import { createTestPki, type TestPki } from '../emulator/pki.js';
+import { EmulatedService } from './service-process.js';
 
-export const PLUG = 'plug0000000000000000000000000001';
-export const STRIP = 'strip000000000000000000000000002';
-export const DOOR = 'door0000000000000000000000000005';
-export const BLINDS = 'blinds00000000000000000000000006';
-export const BULB = 'bulb0000000000000000000000000007';
-export const HUB = 'hub00000000000000000000000000008';
-/** Newer firmware: takes LAN messages only encrypted. */
-export const SEALED = 'sealed000000000000000000000000009';
-export const VALVE = '01008C11';
+export { BLINDS, BULB, DOOR, HUB, PLUG, SEALED, STRIP, VALVE } from '../emulator/family-devices.js';
 
-/** A house with every family: an energy plug, a strip, a garage door, blinds, a bulb, a hub, and an encrypted plug. */
+/** A house with every family (an energy plug, a garage door, blinds, a bulb, a hub), a strip and an encrypted plug. */
 export function house(): EmulatedDeviceSpec[] {
   return [
-    { uuid: PLUG, name: 'Desk lamp', type: 'mss310' },
+    ...familyDevices(),
     { uuid: STRIP, name: 'Power strip', type: 'mss425f', outlets: ['Monitor', 'Printer', 'Router', 'USB'] },
-    { uuid: DOOR, name: 'Garage', type: 'msg100', garageDoor: true },
-    { uuid: BLINDS, name: 'Blinds', type: 'mrs100', cover: true, firmware: '7.1.0' },
-    { uuid: BULB, name: 'Bulb', type: 'msl430', lightCapacity: 5 },
-    {
-      uuid: HUB,
-      name: 'Hub',
-      type: 'msh300',
-      protocol: 'none',
-      hubDevices: [
-        { id: VALVE, name: 'Bedroom valve', kind: 'valve' },
-        { id: '120027D2', name: 'Cellar', kind: 'sensor' },
-      ],
-    },
     { uuid: SEALED, name: 'Kettle', type: 'mss210', encryption: true },
   ];
 }
@@ -57,7 +38,7 @@ export interface Answer {
 
 /** The emulated cloud and LAN, and device-control (src/main.ts, CLOUD_BACKEND=meross) against both. */
 export class LanSetup {
-  service: ServiceProcess | undefined;
+  service: EmulatedService | undefined;
 
   private constructor(
     readonly pki: TestPki,
@@ -75,28 +56,20 @@ export class LanSetup {
     return new LanSetup(pki, account, emulator, mkdtempSync(join(tmpdir(), 'device-control-lan-')), env);
   }
 
-  /** Starts (or starts again, with the token and the device list of the last run) the service. */
-  async startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-    this.service = await ServiceProcess.start({
-      service: 'device-control',
-      cwd: this.workDir,
+  /** Starts (or starts again, with the token and the device list of the last run) the service, the LAN on. */
+  async startService(env: Record<string, string> = {}): Promise<EmulatedService> {
+    this.service = await EmulatedService.start({
+      apiUrl: this.emulator.apiUrl,
+      lanPort: this.emulator.lanPort,
+      account: this.account,
+      caFile: this.pki.caFile,
+      workDir: this.workDir,
       env: {
-        NODE_EXTRA_CA_CERTS: this.pki.caFile,
-        LOG_LEVEL: 'debug',
-        CLOUD_BACKEND: 'meross',
-        CLOUD_EMAIL: this.account.email,
-        CLOUD_PASSWORD: this.account.password,
-        CLOUD_API_URL: this.emulator.apiUrl,
-        CLOUD_TOKEN_FILE: join(this.workDir, 'data', 'cloud-token.json'),
-        CLOUD_REQUEST_TIMEOUT_MS: '2000',
         CLOUD_COMMAND_TIMEOUT_MS: '1500',
-        CLOUD_SYNC_INTERVAL_SECONDS: '0',
         // The first run's discovery (one System.All per device) is background work: with the default 15 per minute it
         // waits up to a minute for the budget's background share; tests widen the window instead of waiting.
         CLOUD_MAX_MESSAGES_PER_MINUTE: '40',
-        SSE_HEARTBEAT_SECONDS: '1',
-        // The emulator's devices listen on one port of their own (a test cannot bind 80).
-        MEROSS_LAN_PORT: String(this.emulator.lanPort),
+        MEROSS_LAN: 'on',
         MEROSS_LAN_TIMEOUT_MS: '500',
         MEROSS_LAN_POLL_SECONDS: '0.5',
         ...this.env,
@@ -107,13 +80,8 @@ export class LanSetup {
   }
 
   async request(method: string, path: string, body?: unknown): Promise<Answer> {
-    const res = await fetch(`${this.service!.baseUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
+    const { status, body: answer } = await this.service!.request(method, path, body);
+    return { status, body: answer };
   }
 
   async devices(): Promise<DeviceBody[]> {

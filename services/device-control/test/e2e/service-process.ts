@@ -11,6 +11,8 @@ export interface ServiceResponse {
 /** Where the service finds the emulated cloud, and what else a test sets. */
 export interface EmulatedServiceOptions {
   apiUrl: string;
+  /** The port the emulated devices answer LAN messages on (MEROSS_LAN_PORT), for a test that turns the LAN on. */
+  lanPort?: number;
   account: EmulatedAccount;
   /** The emulator's CA, which the service's Node trusts (NODE_EXTRA_CA_CERTS). */
   caFile: string;
@@ -21,7 +23,9 @@ export interface EmulatedServiceOptions {
 
 /**
  * device-control with CLOUD_BACKEND=meross against the emulated cloud, launched by test-kit's ServiceProcess with
- * short timeouts, plus a JSON client that keeps every body the service sent it, for secret scans.
+ * short timeouts, plus a JSON client that keeps every body the service sent it, for secret scans. The LAN is off
+ * unless `env` turns it on (MEROSS_LAN=on, with `lanPort`): these suites are about the cloud path, and with the LAN on
+ * every device would be tried on port 80 first and fall back to the cloud.
  */
 export class EmulatedService {
   /** Every response body the service sent to this helper. */
@@ -45,6 +49,8 @@ export class EmulatedService {
         CLOUD_COMMAND_TIMEOUT_MS: '1000',
         CLOUD_SYNC_INTERVAL_SECONDS: '0',
         SSE_HEARTBEAT_SECONDS: '1',
+        MEROSS_LAN: 'off',
+        ...(options.lanPort === undefined ? {} : { MEROSS_LAN_PORT: String(options.lanPort) }),
         ...options.env,
       },
     });
