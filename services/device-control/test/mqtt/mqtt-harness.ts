@@ -52,7 +52,7 @@ export async function startBridgedService(broker: Mosquitto, env: Record<string,
     MQTT_RECONNECT_MAX_MS: '200',
     ...env,
   });
-  const cloud = new SimulatorCloud({ clock: systemClock });
+  const cloud = new SimulatorCloud({ clock: systemClock, doorTravelMs: 200 });
   const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: 0 }, logger, systemClock);
   const mqtt = buildMqtt(config, { devices, cloud, clock: systemClock, logger })!;
   const hub = new EventStreamHub({ heartbeatMs: 15_000, maxStreams: 10, maxStreamsPerAddress: 10, clock: systemClock });

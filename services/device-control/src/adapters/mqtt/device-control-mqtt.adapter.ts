@@ -4,13 +4,18 @@ import type { CloudStatus } from '../../domain/device-cloud.js';
 import type { DeviceEvent } from '../../domain/device-events.js';
 import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
+import { coverStateOf } from './family-entities.js';
+import { MQTT_COMMANDS, type MqttCommand } from './mqtt-commands.js';
 import { deviceOf, deviceTopics, serviceDevice, serviceTopics, type DeviceTopics } from './device-entities.js';
 
 /** What the adapter uses of the bridge. */
 export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishEvent' | 'deviceId'>;
 
 /** What the adapter uses of the domain: the operations the HTTP routes call, and the same events /events streams. */
-export type DeviceOperations = Pick<DeviceService, 'listDevices' | 'getDevice' | 'setChannel' | 'onEvent' | 'health'>;
+export type DeviceOperations = Pick<
+  DeviceService,
+  'listDevices' | 'onEvent' | 'health' | 'setChannel' | 'setGarageDoor' | 'moveCover' | 'readGarageDoors' | 'readCovers'
+>;
 
 /** How the adapter is built. */
 export interface DeviceControlMqttOptions {
@@ -38,6 +43,10 @@ export class DeviceControlMqttAdapter {
   /** The uuid behind each device's topic slug, from the last discovery. */
   private readonly known = new Map<string, DeviceTopics & { uuid: string }>();
   private commands = 0;
+  /** The last payload of each state topic: what a refused command publishes again. */
+  private readonly lastStates = new Map<string, string>();
+  /** Devices on the LAN whose doors and covers were read once (free of the budget) to show a state from the start. */
+  private readonly readOnce = new Set<string>();
   private unsubscribe: (() => void) | undefined;
   private timer: Timer | undefined;
 
@@ -48,7 +57,8 @@ export class DeviceControlMqttAdapter {
   /** Publishes the devices and their states, and listens to commands and domain events. */
   start(): void {
     const { bridge, baseTopic, devices } = this.options;
-    bridge.subscribe(`${baseTopic}/devices/+/channels/+/set`, (topic, payload) => this.command(topic, payload));
+    for (const command of MQTT_COMMANDS)
+      bridge.subscribe(`${baseTopic}/devices/+/${command.suffix}`, (topic, payload) => this.command(command, topic, payload));
     this.unsubscribe = devices.onEvent((event) => this.onEvent(event));
     this.publishDevices();
     this.publishService();
@@ -73,7 +83,7 @@ export class DeviceControlMqttAdapter {
     switch (event.type) {
       case 'channel': {
         const topics = deviceTopics(this.options.baseTopic, event.uuid);
-        bridge.publishState(topics.channelState(event.channel), event.on ? 'ON' : 'OFF');
+        this.state(topics.channelState(event.channel), event.on ? 'ON' : 'OFF');
         if (event.source === 'push') bridge.publishEvent(topics.channelPress(event.channel), JSON.stringify({ event_type: 'press', on: event.on }));
         break;
       }
@@ -90,9 +100,17 @@ export class DeviceControlMqttAdapter {
       case 'sync':
         this.publishDevices();
         break;
-      case 'session':
       case 'garageDoor':
-      case 'cover':
+        this.state(deviceTopics(this.options.baseTopic, event.uuid).doorState(event.channel), event.state);
+        break;
+      case 'cover': {
+        const topics = deviceTopics(this.options.baseTopic, event.uuid);
+        const state = coverStateOf(event.position, event.motion);
+        if (state !== undefined) this.state(topics.coverState(event.channel), state);
+        if (event.position !== null) this.state(topics.coverPosition(event.channel), String(event.position));
+        break;
+      }
+      case 'session':
       case 'light':
       case 'power':
       case 'energy':
@@ -123,7 +141,10 @@ export class DeviceControlMqttAdapter {
       serviceDevice(this.serviceId, baseTopic, this.options.swVersion),
       ...found.map(({ device, topics }) => deviceOf(device, bridge.deviceId(device.uuid), this.serviceId, topics)),
     ]);
-    for (const { device, topics } of found) this.publishStates(device, topics);
+    for (const { device, topics } of found) {
+      this.publishStates(device, topics);
+      this.readFreeStates(device);
+    }
   }
 
   private publishStates(device: DeviceView, topics: DeviceTopics): void {
@@ -131,7 +152,7 @@ export class DeviceControlMqttAdapter {
     bridge.publishState(topics.availability, device.status === 'online' ? 'online' : 'offline');
     bridge.publishState(topics.transport, device.link.transport);
     if (!device.capabilities.includes('switch')) return;
-    for (const { channel, on } of device.channels) if (on !== null) bridge.publishState(topics.channelState(channel), on ? 'ON' : 'OFF');
+    for (const { channel, on } of device.channels) if (on !== null) this.state(topics.channelState(channel), on ? 'ON' : 'OFF');
   }
 
   private publishService(): void {
@@ -146,22 +167,18 @@ export class DeviceControlMqttAdapter {
     bridge.publishState(topics.lan, String(health.lan.lan));
   }
 
-  /** A switch command: ON/OFF through DeviceService.setChannel; a refusal republishes the true state and the error. */
-  private async command(topic: string, payload: Buffer): Promise<void> {
+  /** A command through the domain; a refusal publishes the states it touched again, and the error. */
+  private async command(command: MqttCommand, topic: string, payload: Buffer): Promise<void> {
     const rest = topic.slice(this.options.baseTopic.length + '/devices/'.length).split('/');
     const target = this.known.get(`${this.options.baseTopic}/devices/${rest[0] ?? ''}/availability`);
     const channel = Number(rest[2]);
     if (!target || !Number.isInteger(channel)) return;
-    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(target, channel, topic, new AppError('SERVER_BUSY'));
+    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, channel, topic, new AppError('SERVER_BUSY'));
     this.commands++;
     try {
-      const text = payload.toString('utf8').trim().toUpperCase();
-      if (text !== 'ON' && text !== 'OFF')
-        throw new AppError('VALIDATION_FAILED', 'A switch command must be ON or OFF', { details: [{ path: 'payload', message: 'must be ON or OFF' }] });
-      const result = await this.options.devices.setChannel(target.uuid, channel, text === 'ON');
-      this.options.bridge.publishState(target.channelState(channel), result.on ? 'ON' : 'OFF');
+      await command.run(this.options.devices, target.uuid, channel, payload.toString('utf8'));
     } catch (err) {
-      this.refuse(target, channel, topic, err);
+      this.refuse(command, target, channel, topic, err);
     } finally {
       this.commands--;
       // A command spends the budget or was refused by it: what is left changed, or matters now.
@@ -169,13 +186,15 @@ export class DeviceControlMqttAdapter {
     }
   }
 
-  private refuse(target: DeviceTopics & { uuid: string }, channel: number, topic: string, err: unknown): void {
-    const { bridge, devices, logger, clock } = this.options;
+  private refuse(command: MqttCommand, target: DeviceTopics, channel: number, topic: string, err: unknown): void {
+    const { bridge, logger, clock } = this.options;
     const error = isAppError(err) ? err : new AppError('INTERNAL', undefined, { cause: err });
     logger.warn({ code: error.code, topic, err: isAppError(err) ? undefined : err }, `mqtt: ${topic} refused: ${error.message}`);
-    // Home Assistant shows the switch as commanded until told otherwise: tell it what the channel really is.
-    const on = trueStateOf(devices, target.uuid, channel);
-    if (on !== null) bridge.publishState(target.channelState(channel), on ? 'ON' : 'OFF');
+    // Home Assistant shows the entity as commanded until told otherwise: tell it what the device really is.
+    for (const stateTopic of command.states(target, channel)) {
+      const last = this.lastStates.get(stateTopic);
+      if (last !== undefined) bridge.publishState(stateTopic, last);
+    }
     const body = {
       code: error.code,
       error: error.message,
@@ -185,12 +204,26 @@ export class DeviceControlMqttAdapter {
     };
     bridge.publishEvent(target.error, JSON.stringify(body));
   }
-}
 
-function trueStateOf(devices: DeviceOperations, uuid: string, channel: number): boolean | null {
-  try {
-    return devices.getDevice(uuid).channels.find((c) => c.channel === channel)?.on ?? null;
-  } catch {
-    return null;
+  /** Publishes a state and keeps it for a refusal to publish again. */
+  private state(topic: string, payload: string): void {
+    this.lastStates.set(topic, payload);
+    this.options.bridge.publishState(topic, payload);
+  }
+
+  /** Doors and covers reached over the LAN are read once, which costs nothing of the budget; the rest wait for an event. */
+  private readFreeStates(device: DeviceView): void {
+    if (device.link.transport !== 'lan' || device.status !== 'online' || this.readOnce.has(device.uuid)) return;
+    const { devices, logger } = this.options;
+    const reads: Array<Promise<unknown>> = [];
+    if (device.capabilities.includes('garageDoor')) reads.push(devices.readGarageDoors(device.uuid));
+    if (device.capabilities.includes('cover')) reads.push(devices.readCovers(device.uuid));
+    if (reads.length === 0) return;
+    this.readOnce.add(device.uuid);
+    // The reads publish their events, which publish the states.
+    void Promise.all(reads).catch((err: unknown) => {
+      this.readOnce.delete(device.uuid);
+      logger.debug({ err, uuid: device.uuid }, 'mqtt: a first state read failed; the state shows with the next event');
+    });
   }
 }

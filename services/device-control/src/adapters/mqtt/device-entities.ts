@@ -1,8 +1,9 @@
 import { slugOf, type DiscoveryComponent, type DiscoveryDevice } from '@homeops/common/mqtt';
 import type { DeviceView } from '../../domain/device.js';
+import { familyComponents, familyTopics, type FamilyTopics } from './family-entities.js';
 
 /** The topics of one device under `<base>/devices/<slug>/`; docs/home-assistant.md lists them. */
-export interface DeviceTopics {
+export interface DeviceTopics extends FamilyTopics {
   /** `online` or `offline` (offline while upgrading), retained. */
   availability: string;
   /** How messages reach the device now: `lan`, `cloud` or `unreachable` (retained). */
@@ -21,6 +22,7 @@ export interface DeviceTopics {
 export function deviceTopics(baseTopic: string, uuid: string): DeviceTopics {
   const at = `${baseTopic}/devices/${slugOf(uuid)}`;
   return {
+    ...familyTopics(at),
     availability: `${at}/availability`,
     error: `${at}/error`,
     transport: `${at}/transport`,
@@ -70,6 +72,7 @@ export function deviceOf(device: DeviceView, deviceId: string, serviceId: string
       };
     }
   }
+  Object.assign(components, familyComponents(device, deviceId, topics));
   return {
     id: deviceId,
     name: device.name,
