@@ -104,6 +104,8 @@ const EnvSchema = z.object({
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
   // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.
   ...mqttShape('homeops/device-control'),
+  /** Energy plugs and hubs are read for Home Assistant this often, only from the budget's background share; 0 never. */
+  MQTT_READ_INTERVAL_SECONDS: positiveInt(0, 86_400, 300),
 });
 
 /** Every variable of device-control; `.env.example` and docs/configuration.md list the same names. */

@@ -42,6 +42,7 @@ export function buildMqtt(config: Config, deps: MqttDeps): MqttLink | undefined 
     clock: deps.clock,
     logger: log,
     swVersion: SERVICE_VERSION,
+    readIntervalMs: config.MQTT_READ_INTERVAL_SECONDS * 1000,
   });
   return {
     status: () => bridge.status(),

@@ -1,10 +1,13 @@
 import { AppError, isAppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
-import type { MqttBridge } from '@homeops/common/mqtt';
+import { slugOf, type MqttBridge } from '@homeops/common/mqtt';
 import type { CloudStatus } from '../../domain/device-cloud.js';
 import type { DeviceEvent } from '../../domain/device-events.js';
 import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
+import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import { BudgetedReads } from './budgeted-reads.js';
 import { coverStateOf } from './family-entities.js';
+import { hubStatesOf, lightStateOf } from './reading-entities.js';
 import { MQTT_COMMANDS, type MqttCommand } from './mqtt-commands.js';
 import { deviceOf, deviceTopics, serviceDevice, serviceTopics, type DeviceTopics } from './device-entities.js';
 
@@ -14,7 +17,20 @@ export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 
 /** What the adapter uses of the domain: the operations the HTTP routes call, and the same events /events streams. */
 export type DeviceOperations = Pick<
   DeviceService,
-  'listDevices' | 'onEvent' | 'health' | 'setChannel' | 'setGarageDoor' | 'moveCover' | 'readGarageDoors' | 'readCovers'
+  | 'listDevices'
+  | 'onEvent'
+  | 'health'
+  | 'setChannel'
+  | 'setGarageDoor'
+  | 'moveCover'
+  | 'setLight'
+  | 'setValve'
+  | 'readGarageDoors'
+  | 'readCovers'
+  | 'readLight'
+  | 'readPower'
+  | 'readDailyEnergy'
+  | 'readHub'
 >;
 
 /** How the adapter is built. */
@@ -28,6 +44,8 @@ export interface DeviceControlMqttOptions {
   swVersion: string;
   /** How often the service sensors are published besides on every event (the budget windows slide); default 30 s. */
   serviceIntervalMs?: number;
+  /** Energy plugs and hubs are read this often, within the budget's background share (0: never; their events still show). */
+  readIntervalMs: number;
 }
 
 /** Commands handled at once; past it a command is refused (SERVER_BUSY) instead of piling up. */
@@ -47,11 +65,18 @@ export class DeviceControlMqttAdapter {
   private readonly lastStates = new Map<string, string>();
   /** Devices on the LAN whose doors and covers were read once (free of the budget) to show a state from the start. */
   private readonly readOnce = new Set<string>();
+  /** What lights and hubs last told: their features and devices shape the discovery. */
+  private readonly lights = new Map<string, Map<number, LightReading>>();
+  private readonly hubs = new Map<string, HubSubDeviceReading[]>();
+  /** Channel states of lights (their on/off is part of the light's JSON state). */
+  private readonly channelsOn = new Map<string, boolean>();
   private unsubscribe: (() => void) | undefined;
   private timer: Timer | undefined;
+  private readonly reads: BudgetedReads;
 
   constructor(private readonly options: DeviceControlMqttOptions) {
     this.serviceId = options.bridge.deviceId('service');
+    this.reads = new BudgetedReads({ devices: options.devices, clock: options.clock, logger: options.logger, intervalMs: options.readIntervalMs });
   }
 
   /** Publishes the devices and their states, and listens to commands and domain events. */
@@ -63,12 +88,14 @@ export class DeviceControlMqttAdapter {
     this.publishDevices();
     this.publishService();
     this.armServiceTimer();
+    this.reads.start();
   }
 
   stop(): void {
     this.unsubscribe?.();
     this.timer?.cancel();
     this.timer = undefined;
+    this.reads.stop();
   }
 
   private armServiceTimer(): void {
@@ -84,6 +111,8 @@ export class DeviceControlMqttAdapter {
       case 'channel': {
         const topics = deviceTopics(this.options.baseTopic, event.uuid);
         this.state(topics.channelState(event.channel), event.on ? 'ON' : 'OFF');
+        this.channelsOn.set(`${event.uuid}/${event.channel}`, event.on);
+        this.publishLight(event.uuid, event.channel);
         if (event.source === 'push') bridge.publishEvent(topics.channelPress(event.channel), JSON.stringify({ event_type: 'press', on: event.on }));
         break;
       }
@@ -111,11 +140,38 @@ export class DeviceControlMqttAdapter {
         break;
       }
       case 'session':
-      case 'light':
-      case 'power':
-      case 'energy':
-      case 'hub':
         break;
+      case 'light': {
+        const { type: _type, uuid, name: _name, source: _source, ...reading } = event;
+        const lights = this.lights.get(uuid) ?? new Map<number, LightReading>();
+        const before = JSON.stringify(lights.get(reading.channel)?.supports);
+        lights.set(reading.channel, reading);
+        this.lights.set(uuid, lights);
+        if (before !== JSON.stringify(reading.supports)) this.publishDevices();
+        this.publishLight(uuid, reading.channel);
+        break;
+      }
+      case 'power': {
+        const topics = deviceTopics(this.options.baseTopic, event.uuid);
+        this.state(topics.energy('power'), String(event.power));
+        this.state(topics.energy('voltage'), String(event.voltage));
+        this.state(topics.energy('current'), String(event.current));
+        break;
+      }
+      case 'energy': {
+        const today = event.days.at(-1);
+        if (today) this.state(deviceTopics(this.options.baseTopic, event.uuid).energy('energy'), String(today.kWh));
+        break;
+      }
+      case 'hub': {
+        const ids = (list: HubSubDeviceReading[] | undefined) =>
+          JSON.stringify((list ?? []).map((d) => [d.id, d.kind, d.name, d.minTemperature, d.maxTemperature]));
+        const changed = ids(this.hubs.get(event.uuid)) !== ids(event.subdevices);
+        this.hubs.set(event.uuid, event.subdevices);
+        if (changed) this.publishDevices();
+        for (const [topic, payload] of hubStatesOf(deviceTopics(this.options.baseTopic, event.uuid), event.subdevices)) this.state(topic, payload);
+        break;
+      }
     }
     this.publishService();
   }
@@ -139,7 +195,12 @@ export class DeviceControlMqttAdapter {
     });
     bridge.setDevices([
       serviceDevice(this.serviceId, baseTopic, this.options.swVersion),
-      ...found.map(({ device, topics }) => deviceOf(device, bridge.deviceId(device.uuid), this.serviceId, topics)),
+      ...found.map(({ device, topics }) =>
+        deviceOf(device, bridge.deviceId(device.uuid), this.serviceId, topics, {
+          lights: this.lights.get(device.uuid) ?? new Map(),
+          hub: this.hubs.get(device.uuid) ?? [],
+        }),
+      ),
     ]);
     for (const { device, topics } of found) {
       this.publishStates(device, topics);
@@ -152,7 +213,25 @@ export class DeviceControlMqttAdapter {
     bridge.publishState(topics.availability, device.status === 'online' ? 'online' : 'offline');
     bridge.publishState(topics.transport, device.link.transport);
     if (!device.capabilities.includes('switch')) return;
-    for (const { channel, on } of device.channels) if (on !== null) this.state(topics.channelState(channel), on ? 'ON' : 'OFF');
+    for (const { channel, on } of device.channels) {
+      if (on === null) continue;
+      this.state(topics.channelState(channel), on ? 'ON' : 'OFF');
+      this.channelsOn.set(`${device.uuid}/${channel}`, on);
+      this.publishLight(device.uuid, channel);
+    }
+  }
+
+  /** A light's JSON state, once its reading is known. */
+  private publishLight(uuid: string, channel: number): void {
+    const reading = this.lights.get(uuid)?.get(channel);
+    if (!reading) return;
+    const on = this.channelsOn.get(`${uuid}/${channel}`) ?? null;
+    this.state(deviceTopics(this.options.baseTopic, uuid).lightState(channel), lightStateOf(on, reading, undefined));
+  }
+
+  /** A hub device's id from the slug its topics use. */
+  private hubIds(uuid: string): (slug: string) => string | undefined {
+    return (slug) => this.hubs.get(uuid)?.find((d) => slugOf(d.id) === slug)?.id;
   }
 
   private publishService(): void {
@@ -171,14 +250,14 @@ export class DeviceControlMqttAdapter {
   private async command(command: MqttCommand, topic: string, payload: Buffer): Promise<void> {
     const rest = topic.slice(this.options.baseTopic.length + '/devices/'.length).split('/');
     const target = this.known.get(`${this.options.baseTopic}/devices/${rest[0] ?? ''}/availability`);
-    const channel = Number(rest[2]);
-    if (!target || !Number.isInteger(channel)) return;
-    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, channel, topic, new AppError('SERVER_BUSY'));
+    const key = rest[2] ?? '';
+    if (!target) return;
+    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, key, topic, new AppError('SERVER_BUSY'));
     this.commands++;
     try {
-      await command.run(this.options.devices, target.uuid, channel, payload.toString('utf8'));
+      await command.run(this.options.devices, target.uuid, key, payload.toString('utf8'), this.hubIds(target.uuid));
     } catch (err) {
-      this.refuse(command, target, channel, topic, err);
+      this.refuse(command, target, key, topic, err);
     } finally {
       this.commands--;
       // A command spends the budget or was refused by it: what is left changed, or matters now.
@@ -186,12 +265,12 @@ export class DeviceControlMqttAdapter {
     }
   }
 
-  private refuse(command: MqttCommand, target: DeviceTopics, channel: number, topic: string, err: unknown): void {
+  private refuse(command: MqttCommand, target: DeviceTopics & { uuid: string }, key: string, topic: string, err: unknown): void {
     const { bridge, logger, clock } = this.options;
     const error = isAppError(err) ? err : new AppError('INTERNAL', undefined, { cause: err });
     logger.warn({ code: error.code, topic, err: isAppError(err) ? undefined : err }, `mqtt: ${topic} refused: ${error.message}`);
     // Home Assistant shows the entity as commanded until told otherwise: tell it what the device really is.
-    for (const stateTopic of command.states(target, channel)) {
+    for (const stateTopic of command.states(target, key, this.hubIds(target.uuid))) {
       const last = this.lastStates.get(stateTopic);
       if (last !== undefined) bridge.publishState(stateTopic, last);
     }
@@ -218,6 +297,7 @@ export class DeviceControlMqttAdapter {
     const reads: Array<Promise<unknown>> = [];
     if (device.capabilities.includes('garageDoor')) reads.push(devices.readGarageDoors(device.uuid));
     if (device.capabilities.includes('cover')) reads.push(devices.readCovers(device.uuid));
+    if (device.capabilities.includes('light')) reads.push(devices.readLight(device.uuid));
     if (reads.length === 0) return;
     this.readOnce.add(device.uuid);
     // The reads publish their events, which publish the states.

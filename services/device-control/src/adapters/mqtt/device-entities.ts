@@ -1,9 +1,11 @@
 import { slugOf, type DiscoveryComponent, type DiscoveryDevice } from '@homeops/common/mqtt';
 import type { DeviceView } from '../../domain/device.js';
+import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
 import { familyComponents, familyTopics, type FamilyTopics } from './family-entities.js';
+import { readingComponents, readingTopics, type ReadingTopics } from './reading-entities.js';
 
 /** The topics of one device under `<base>/devices/<slug>/`; docs/home-assistant.md lists them. */
-export interface DeviceTopics extends FamilyTopics {
+export interface DeviceTopics extends FamilyTopics, ReadingTopics {
   /** `online` or `offline` (offline while upgrading), retained. */
   availability: string;
   /** How messages reach the device now: `lan`, `cloud` or `unreachable` (retained). */
@@ -23,6 +25,7 @@ export function deviceTopics(baseTopic: string, uuid: string): DeviceTopics {
   const at = `${baseTopic}/devices/${slugOf(uuid)}`;
   return {
     ...familyTopics(at),
+    ...readingTopics(at),
     availability: `${at}/availability`,
     error: `${at}/error`,
     transport: `${at}/transport`,
@@ -39,7 +42,13 @@ export function serviceTopics(baseTopic: string) {
 }
 
 /** One Home Assistant device per Meross device, reached through the service device. */
-export function deviceOf(device: DeviceView, deviceId: string, serviceId: string, topics: DeviceTopics): DiscoveryDevice {
+export function deviceOf(
+  device: DeviceView,
+  deviceId: string,
+  serviceId: string,
+  topics: DeviceTopics,
+  known: { lights: Map<number, LightReading>; hub: HubSubDeviceReading[] },
+): DiscoveryDevice {
   // Every device has this one, whatever its family: a device needs at least one component.
   const components: Record<string, DiscoveryComponent> = {
     transport: {
@@ -58,12 +67,14 @@ export function deviceOf(device: DeviceView, deviceId: string, serviceId: string
   if (device.capabilities.includes('switch')) {
     const single = device.channels.length === 1;
     for (const { channel, name } of device.channels) {
-      components[`ch${channel}`] = {
-        platform: 'switch',
-        uniqueId: `${deviceId}_ch${channel}`,
-        name: single ? null : name || `Channel ${channel}`,
-        options: { command_topic: topics.channelSet(channel), state_topic: topics.channelState(channel), payload_on: 'ON', payload_off: 'OFF' },
-      };
+      // A light's on/off is its light entity's.
+      if (!device.capabilities.includes('light'))
+        components[`ch${channel}`] = {
+          platform: 'switch',
+          uniqueId: `${deviceId}_ch${channel}`,
+          name: single ? null : name || `Channel ${channel}`,
+          options: { command_topic: topics.channelSet(channel), state_topic: topics.channelState(channel), payload_on: 'ON', payload_off: 'OFF' },
+        };
       components[`ch${channel}_press`] = {
         platform: 'event',
         uniqueId: `${deviceId}_ch${channel}_press`,
@@ -72,7 +83,7 @@ export function deviceOf(device: DeviceView, deviceId: string, serviceId: string
       };
     }
   }
-  Object.assign(components, familyComponents(device, deviceId, topics));
+  Object.assign(components, familyComponents(device, deviceId, topics), readingComponents(device, deviceId, topics, known.lights, known.hub));
   return {
     id: deviceId,
     name: device.name,
