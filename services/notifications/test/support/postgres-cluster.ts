@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { eventually } from '@homeops/test-kit';
+// The wait helper alone: the global setup runs without the `source` condition, where @homeops/common has no build.
+import { eventually } from '@homeops/test-kit/wait';
 import pg from 'pg';
 
 const run = promisify(execFile);
