@@ -287,15 +287,17 @@ export function describeDeviceCloudContract(name: string, setup: ContractSetup):
       }
     });
 
-    it.runIf(setup.countsMessages)('sent: one event per message the cloud received, the login included', async () => {
-      await cloud.readChannels(devices.plug);
-      await cloud.setChannel(devices.plug, 0, true);
-      await cloud.readGarageDoors(devices.garageDoor);
+    // Only a backend whose cloud counts what it receives has this case; the others never register it.
+    if (setup.countsMessages)
+      it('sent: one event per message the cloud received, the login included', async () => {
+        await cloud.readChannels(devices.plug);
+        await cloud.setChannel(devices.plug, 0, true);
+        await cloud.readGarageDoors(devices.garageDoor);
 
-      const counted = () => ({ api: since(0, 'sent').filter((e) => e.via === 'api').length, mqtt: since(0, 'sent').filter((e) => e.via === 'mqtt').length });
-      await eventually(() => counted().mqtt === world.messagesReceived?.().mqtt, 'the requests to reach the devices');
+        const counted = () => ({ api: since(0, 'sent').filter((e) => e.via === 'api').length, mqtt: since(0, 'sent').filter((e) => e.via === 'mqtt').length });
+        await eventually(() => counted().mqtt === world.messagesReceived?.().mqtt, 'the requests to reach the devices');
 
-      expect(counted()).toEqual(world.messagesReceived?.());
-    });
+        expect(counted()).toEqual(world.messagesReceived?.());
+      });
   });
 }
