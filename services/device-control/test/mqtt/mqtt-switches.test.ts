@@ -107,22 +107,30 @@ describe('device-control in Home Assistant: switches and the service device', ()
     const broker = await startBroker();
     const service = await startBridgedService(broker);
     await bridgeState(service, 'connected');
-    const timeDevices = async () => {
-      const started = performance.now();
-      for (let i = 0; i < 20; i++) expect((await fetch(`${service.base}/devices`)).status).toBe(200);
-      return performance.now() - started;
+    // The slowest of 20 requests: one that waited for the broker would take the bridge's 5 s call deadline.
+    const slowestDevices = async () => {
+      let slowest = 0;
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        expect((await fetch(`${service.base}/devices`)).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - started);
+      }
+      return slowest;
     };
-    const withBroker = await timeDevices();
+    const withBroker = await slowestDevices();
 
     await broker.stop();
     await bridgeState(service, 'disconnected');
-    const withoutBroker = await timeDevices();
+    const withoutBroker = await slowestDevices();
     await switchOnOverHttp(service.base);
 
-    expect(withoutBroker).toBeLessThan(withBroker * 3 + 200);
-    const health = await service.health();
-    expect(health.status).toBe('degraded');
-    expect(health.problems.join(' ')).toContain('MQTT broker');
+    // Side by side; the absolute bound leaves room for a loaded machine and is far below the broker deadline.
+    expect(withoutBroker).toBeLessThan(Math.max(withBroker * 5, 1_000));
+    // Between reconnect attempts (the bridge says connecting while one runs) /health is degraded and names the broker.
+    await eventually(async () => {
+      const health = await service.health();
+      return (health.status === 'degraded' && health.problems.join(' ').includes('MQTT broker')) || undefined;
+    }, 'a degraded /health naming the broker');
 
     await broker.run();
     await bridgeState(service, 'connected');
