@@ -1,15 +1,15 @@
-import { AppError, isAppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
-import { slugOf, type MqttBridge } from '@homeops/common/mqtt';
+import { AppError, isAppError, type Clock, type Logger } from '@homeops/common/core';
+import type { MqttBridge } from '@homeops/common/mqtt';
 import type { CloudStatus } from '../../domain/device-cloud.js';
 import type { DeviceEvent } from '../../domain/device-events.js';
 import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
-import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
 import { BudgetedReads } from './budgeted-reads.js';
 import { coverStateOf } from './family-entities.js';
-import { hubStatesOf, lightStateOf } from './reading-entities.js';
+import { ReadingStates } from './reading-states.js';
 import { MQTT_COMMANDS, type MqttCommand } from './mqtt-commands.js';
-import { deviceOf, deviceTopics, serviceDevice, serviceTopics, type DeviceTopics } from './device-entities.js';
+import { deviceOf, deviceTopics, type DeviceTopics } from './device-entities.js';
+import { serviceDevice, ServiceSensors } from './service-sensors.js';
 
 /** What the adapter uses of the bridge. */
 export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishEvent' | 'deviceId'>;
@@ -65,17 +65,15 @@ export class DeviceControlMqttAdapter {
   private readonly lastStates = new Map<string, string>();
   /** Devices on the LAN whose doors and covers were read once (free of the budget) to show a state from the start. */
   private readonly readOnce = new Set<string>();
-  /** What lights and hubs last told: their features and devices shape the discovery. */
-  private readonly lights = new Map<string, Map<number, LightReading>>();
-  private readonly hubs = new Map<string, HubSubDeviceReading[]>();
-  /** Channel states of lights (their on/off is part of the light's JSON state). */
-  private readonly channelsOn = new Map<string, boolean>();
+  private readonly readings: ReadingStates;
   private unsubscribe: (() => void) | undefined;
-  private timer: Timer | undefined;
+  private readonly service: ServiceSensors;
   private readonly reads: BudgetedReads;
 
   constructor(private readonly options: DeviceControlMqttOptions) {
     this.serviceId = options.bridge.deviceId('service');
+    this.readings = new ReadingStates(options.baseTopic, (topic, payload) => this.state(topic, payload));
+    this.service = new ServiceSensors({ ...options, intervalMs: options.serviceIntervalMs ?? 30_000 });
     this.reads = new BudgetedReads({ devices: options.devices, clock: options.clock, logger: options.logger, intervalMs: options.readIntervalMs });
   }
 
@@ -86,23 +84,14 @@ export class DeviceControlMqttAdapter {
       bridge.subscribe(`${baseTopic}/devices/+/${command.suffix}`, (topic, payload) => this.command(command, topic, payload));
     this.unsubscribe = devices.onEvent((event) => this.onEvent(event));
     this.publishDevices();
-    this.publishService();
-    this.armServiceTimer();
+    this.service.start();
     this.reads.start();
   }
 
   stop(): void {
     this.unsubscribe?.();
-    this.timer?.cancel();
-    this.timer = undefined;
+    this.service.stop();
     this.reads.stop();
-  }
-
-  private armServiceTimer(): void {
-    this.timer = this.options.clock.setTimer(() => {
-      this.publishService();
-      this.armServiceTimer();
-    }, this.options.serviceIntervalMs ?? 30_000);
   }
 
   private onEvent(event: DeviceEvent): void {
@@ -111,8 +100,7 @@ export class DeviceControlMqttAdapter {
       case 'channel': {
         const topics = deviceTopics(this.options.baseTopic, event.uuid);
         this.state(topics.channelState(event.channel), event.on ? 'ON' : 'OFF');
-        this.channelsOn.set(`${event.uuid}/${event.channel}`, event.on);
-        this.publishLight(event.uuid, event.channel);
+        this.readings.channel(event.uuid, event.channel, event.on);
         if (event.source === 'push') bridge.publishEvent(topics.channelPress(event.channel), JSON.stringify({ event_type: 'press', on: event.on }));
         break;
       }
@@ -141,39 +129,15 @@ export class DeviceControlMqttAdapter {
       }
       case 'session':
         break;
-      case 'light': {
-        const { type: _type, uuid, name: _name, source: _source, ...reading } = event;
-        const lights = this.lights.get(uuid) ?? new Map<number, LightReading>();
-        const before = JSON.stringify(lights.get(reading.channel)?.supports);
-        lights.set(reading.channel, reading);
-        this.lights.set(uuid, lights);
-        if (before !== JSON.stringify(reading.supports)) this.publishDevices();
-        this.publishLight(uuid, reading.channel);
+      case 'light':
+      case 'power':
+      case 'energy':
+      case 'hub':
+        // A light's features and a hub's devices shape the discovery.
+        if (this.readings.apply(event)) this.publishDevices();
         break;
-      }
-      case 'power': {
-        const topics = deviceTopics(this.options.baseTopic, event.uuid);
-        this.state(topics.energy('power'), String(event.power));
-        this.state(topics.energy('voltage'), String(event.voltage));
-        this.state(topics.energy('current'), String(event.current));
-        break;
-      }
-      case 'energy': {
-        const today = event.days.at(-1);
-        if (today) this.state(deviceTopics(this.options.baseTopic, event.uuid).energy('energy'), String(today.kWh));
-        break;
-      }
-      case 'hub': {
-        const ids = (list: HubSubDeviceReading[] | undefined) =>
-          JSON.stringify((list ?? []).map((d) => [d.id, d.kind, d.name, d.minTemperature, d.maxTemperature]));
-        const changed = ids(this.hubs.get(event.uuid)) !== ids(event.subdevices);
-        this.hubs.set(event.uuid, event.subdevices);
-        if (changed) this.publishDevices();
-        for (const [topic, payload] of hubStatesOf(deviceTopics(this.options.baseTopic, event.uuid), event.subdevices)) this.state(topic, payload);
-        break;
-      }
     }
-    this.publishService();
+    this.service.publish();
   }
 
   /** The full set of devices (new, renamed and removed ones settle in the bridge), their presence and known states. */
@@ -197,8 +161,8 @@ export class DeviceControlMqttAdapter {
       serviceDevice(this.serviceId, baseTopic, this.options.swVersion),
       ...found.map(({ device, topics }) =>
         deviceOf(device, bridge.deviceId(device.uuid), this.serviceId, topics, {
-          lights: this.lights.get(device.uuid) ?? new Map(),
-          hub: this.hubs.get(device.uuid) ?? [],
+          lights: this.readings.lightsOf(device.uuid),
+          hub: this.readings.hubOf(device.uuid),
         }),
       ),
     ]);
@@ -216,34 +180,8 @@ export class DeviceControlMqttAdapter {
     for (const { channel, on } of device.channels) {
       if (on === null) continue;
       this.state(topics.channelState(channel), on ? 'ON' : 'OFF');
-      this.channelsOn.set(`${device.uuid}/${channel}`, on);
-      this.publishLight(device.uuid, channel);
+      this.readings.channel(device.uuid, channel, on);
     }
-  }
-
-  /** A light's JSON state, once its reading is known. */
-  private publishLight(uuid: string, channel: number): void {
-    const reading = this.lights.get(uuid)?.get(channel);
-    if (!reading) return;
-    const on = this.channelsOn.get(`${uuid}/${channel}`) ?? null;
-    this.state(deviceTopics(this.options.baseTopic, uuid).lightState(channel), lightStateOf(on, reading, undefined));
-  }
-
-  /** A hub device's id from the slug its topics use. */
-  private hubIds(uuid: string): (slug: string) => string | undefined {
-    return (slug) => this.hubs.get(uuid)?.find((d) => slugOf(d.id) === slug)?.id;
-  }
-
-  private publishService(): void {
-    const { bridge, baseTopic, devices, cloudStatus } = this.options;
-    const topics = serviceTopics(baseTopic);
-    const health = devices.health();
-    for (const window of health.budget.windows)
-      bridge.publishState(window.window === 'hour' ? topics.budgetHour : topics.budgetBurst, String(window.remaining));
-    const state = cloudStatus().state;
-    bridge.publishState(topics.session, state);
-    bridge.publishState(topics.lockedOut, state === 'locked-out' ? 'ON' : 'OFF');
-    bridge.publishState(topics.lan, String(health.lan.lan));
   }
 
   /** A command through the domain; a refusal publishes the states it touched again, and the error. */
@@ -255,13 +193,13 @@ export class DeviceControlMqttAdapter {
     if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, key, topic, new AppError('SERVER_BUSY'));
     this.commands++;
     try {
-      await command.run(this.options.devices, target.uuid, key, payload.toString('utf8'), this.hubIds(target.uuid));
+      await command.run(this.options.devices, target.uuid, key, payload.toString('utf8'), this.readings.hubIds(target.uuid));
     } catch (err) {
       this.refuse(command, target, key, topic, err);
     } finally {
       this.commands--;
       // A command spends the budget or was refused by it: what is left changed, or matters now.
-      this.publishService();
+      this.service.publish();
     }
   }
 
@@ -270,7 +208,7 @@ export class DeviceControlMqttAdapter {
     const error = isAppError(err) ? err : new AppError('INTERNAL', undefined, { cause: err });
     logger.warn({ code: error.code, topic, err: isAppError(err) ? undefined : err }, `mqtt: ${topic} refused: ${error.message}`);
     // Home Assistant shows the entity as commanded until told otherwise: tell it what the device really is.
-    for (const stateTopic of command.states(target, key, this.hubIds(target.uuid))) {
+    for (const stateTopic of command.states(target, key, this.readings.hubIds(target.uuid))) {
       const last = this.lastStates.get(stateTopic);
       if (last !== undefined) bridge.publishState(stateTopic, last);
     }

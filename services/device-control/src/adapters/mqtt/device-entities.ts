@@ -35,12 +35,6 @@ export function deviceTopics(baseTopic: string, uuid: string): DeviceTopics {
   };
 }
 
-/** The topics of the service device (budget, session, LAN reach). */
-export function serviceTopics(baseTopic: string) {
-  const at = `${baseTopic}/service`;
-  return { budgetHour: `${at}/budget/hour`, budgetBurst: `${at}/budget/burst`, session: `${at}/session`, lockedOut: `${at}/locked-out`, lan: `${at}/lan` };
-}
-
 /** One Home Assistant device per Meross device, reached through the service device. */
 export function deviceOf(
   device: DeviceView,
@@ -93,56 +87,5 @@ export function deviceOf(
     viaDevice: serviceId,
     availabilityTopic: topics.availability,
     components,
-  };
-}
-
-/** The service itself: what is left of the message budget, the cloud session, a lock-out, the devices the LAN reaches. */
-export function serviceDevice(deviceId: string, baseTopic: string, swVersion: string): DiscoveryDevice {
-  const topics = serviceTopics(baseTopic);
-  const sensor = (key: string, name: string, options: Record<string, unknown>): [string, DiscoveryComponent] => [
-    key,
-    { platform: 'sensor', uniqueId: `${deviceId}_${key}`, name, options },
-  ];
-  return {
-    id: deviceId,
-    name: 'Meross device control',
-    manufacturer: 'homeops',
-    model: 'device-control',
-    swVersion,
-    components: Object.fromEntries([
-      sensor('budget_hour', 'Cloud messages left this hour', {
-        state_topic: topics.budgetHour,
-        state_class: 'measurement',
-        unit_of_measurement: 'messages',
-        icon: 'mdi:message-badge',
-      }),
-      sensor('budget_burst', 'Cloud messages left this minute', {
-        state_topic: topics.budgetBurst,
-        state_class: 'measurement',
-        unit_of_measurement: 'messages',
-        icon: 'mdi:message-flash',
-      }),
-      sensor('session', 'Cloud session', {
-        state_topic: topics.session,
-        device_class: 'enum',
-        options: ['connecting', 'connected', 'backing-off', 'locked-out', 'needs-mfa', 'failed'],
-        entity_category: 'diagnostic',
-      }),
-      sensor('lan', 'Devices reached over the LAN', {
-        state_topic: topics.lan,
-        state_class: 'measurement',
-        icon: 'mdi:lan-connect',
-        entity_category: 'diagnostic',
-      }),
-      [
-        'locked_out',
-        {
-          platform: 'binary_sensor',
-          uniqueId: `${deviceId}_locked_out`,
-          name: 'Account locked out',
-          options: { state_topic: topics.lockedOut, device_class: 'problem', payload_on: 'ON', payload_off: 'OFF' },
-        },
-      ],
-    ]),
   };
 }
