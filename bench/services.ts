@@ -81,7 +81,7 @@ export async function startNotifications(storagePath: string, logDir: string, me
 }
 
 /** The built device-control on the simulator with `deviceCount` devices; ready when GET /devices lists them all. */
-export async function startDeviceControl(deviceCount: number, logDir: string): Promise<Running> {
+export async function startDeviceControl(deviceCount: number, logDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
   const child = spawnNode({
     name: 'device-control',
@@ -92,6 +92,7 @@ export async function startDeviceControl(deviceCount: number, logDir: string): P
       CLOUD_BACKEND: 'simulator',
       SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices().length),
       LOG_LEVEL: 'info',
+      ...env,
     },
     cwd: logDir,
     logFile: join(logDir, 'device-control.log'),
