@@ -2,11 +2,14 @@
 // METRICS=off, each service started twice, measured in alternation in one run. Writes docs/metrics-overhead.json.
 // Usage: npx -y pnpm@10 exec tsx bench/metrics-overhead.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
 // BENCH_AA=1 runs both processes with METRICS=off (the noise floor of the machine) into docs/metrics-overhead-aa.json.
+// BENCH_BRIDGE=1 compares the MQTT bridge and the metrics on (a throwaway Mosquitto on loopback) against both off,
+// as issue 24 states its target, into docs/bridge-overhead.json.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { measureThroughput, type LoadRequest, type LoadResult } from './load.js';
 import { cleanUpNow, installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
+import { Mosquitto } from '../packages/test-kit/src/mosquitto.js';
 import { buildServices, createRequest, ROOT, startDeviceControl, startNotifications, type Running } from './services.js';
 
 const CONNECTIONS = 32;
@@ -16,6 +19,7 @@ const WARMUP_SECONDS = 2;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const TARGET = 0.9;
 const AA = process.env.BENCH_AA === '1';
+const BRIDGE = process.env.BENCH_BRIDGE === '1';
 
 type Variant = 'on' | 'off';
 
@@ -76,21 +80,29 @@ async function main(): Promise<void> {
     dirs.push(dir);
     return dir;
   };
+  const broker = BRIDGE ? await Mosquitto.start() : undefined;
+  // The variables of each variant: with BENCH_BRIDGE the bridge (to every recipient the load creates for) and the metrics.
+  const envOf = (variant: Variant, service: 'notifications' | 'device-control'): Record<string, string> => {
+    const metrics = { METRICS: AA ? 'off' : variant };
+    if (!broker || variant === 'off') return metrics;
+    return { ...metrics, MQTT_URL: broker.url, ...(service === 'notifications' ? { MQTT_RECIPIENTS: 'recipient-0' } : {}) };
+  };
   try {
     const notifications = {} as Record<Variant, Running>;
     const devices = {} as Record<Variant, Running>;
     for (const variant of ['on', 'off'] as const) {
       const dir = dirFor(`metrics-${variant}`);
-      notifications[variant] = await startNotifications(join(dir, 'notifications.yaml'), dir, undefined, { METRICS: AA ? 'off' : variant });
-      devices[variant] = await startDeviceControl(DEVICES, dirFor(`metrics-dc-${variant}`), { METRICS: AA ? 'off' : variant });
+      notifications[variant] = await startNotifications(join(dir, 'notifications.yaml'), dir, undefined, envOf(variant, 'notifications'));
+      devices[variant] = await startDeviceControl(DEVICES, dirFor(`metrics-dc-${variant}`), envOf(variant, 'device-control'));
       started.push(notifications[variant], devices[variant]);
     }
     // The processes not measured at a time sit idle, so each measured one has the same two cores to itself.
     const create = await compare('POST /notifications', notifications, createRequest);
     const list = await compare('GET /devices', devices, (port) => ({ port, method: 'GET', path: '/devices' }));
     const report = {
-      command: `${AA ? 'BENCH_AA=1 ' : ''}npx -y pnpm@10 exec tsx bench/metrics-overhead.ts`,
+      command: `${AA ? 'BENCH_AA=1 ' : ''}${BRIDGE ? 'BENCH_BRIDGE=1 ' : ''}npx -y pnpm@10 exec tsx bench/metrics-overhead.ts`,
       ...(AA ? { note: 'A/A: both processes run with METRICS=off; "on" is the one started first' } : {}),
+      ...(BRIDGE ? { note: '"on": the MQTT bridge (a Mosquitto on loopback) and the metrics; "off": neither' } : {}),
       startedAt,
       machine: {
         cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
@@ -103,7 +115,8 @@ async function main(): Promise<void> {
       create,
       devices: list,
     };
-    writeFileSync(join(ROOT, AA ? 'docs/metrics-overhead-aa.json' : 'docs/metrics-overhead.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const file = AA ? 'docs/metrics-overhead-aa.json' : BRIDGE ? 'docs/bridge-overhead.json' : 'docs/metrics-overhead.json';
+    writeFileSync(join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
     const line = (name: string, c: Comparison) =>
       `${name}: ${(c.ratio * 100).toFixed(1)} % of off by median req/s (${median(c.on)} vs ${median(c.off)}), ${(c.pairedRatio * 100).toFixed(1)} % by round, ${(c.bestRatio * 100).toFixed(1)} % by best run, ` +
       `${(c.cpuRatio * 100).toFixed(1)} % by server CPU per request (${c.cpuUsPerRequest.on.toFixed(1)} vs ${c.cpuUsPerRequest.off.toFixed(1)} µs)${c.met ? '' : ' MISSED'}`;
@@ -111,6 +124,7 @@ async function main(): Promise<void> {
     console.log(line('GET /devices', list));
   } finally {
     for (const service of started) await stopChild(service.child);
+    await broker?.close();
     for (const dir of dirs) removeTempDir(dir);
   }
 }
