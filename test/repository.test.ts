@@ -16,6 +16,10 @@ interface Compose {
       ports: string[];
       volumes: string[];
       stop_grace_period: string;
+      profiles?: string[];
+      cap_drop?: string[];
+      read_only?: boolean;
+      security_opt?: string[];
     }
   >;
 }
@@ -55,8 +59,38 @@ describe('.env.example', () => {
 describe('docker-compose.yml', () => {
   const dockerfile = read('Dockerfile');
 
-  it('runs exactly the two services', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(Object.keys(services).sort());
+  it('runs exactly the two services, and Mosquitto only with the mqtt profile', () => {
+    const byDefault = Object.entries(compose.services).filter(([, service]) => !service.profiles);
+    expect(byDefault.map(([name]) => name).sort()).toEqual(Object.keys(services).sort());
+    expect(Object.entries(compose.services).filter(([, service]) => service.profiles)).toEqual([
+      ['mosquitto', expect.objectContaining({ profiles: ['mqtt'] })],
+    ]);
+  });
+
+  it('builds Mosquitto locally, reachable on the project network only, locked down, with the mounted config', () => {
+    const mosquitto = compose.services.mosquitto!;
+    const conf = read('docker/mosquitto/mosquitto.conf');
+    expect(mosquitto.build).toEqual({ context: 'docker/mosquitto' });
+    expect(read('docker/mosquitto/Dockerfile')).toMatch(/^FROM debian:bookworm-slim$/m);
+    expect(read('docker/mosquitto/Dockerfile')).toMatch(/^USER mosquitto$/m);
+    expect(read('docker/mosquitto/Dockerfile')).toMatch(/^HEALTHCHECK /m);
+    expect(mosquitto.ports).toBeUndefined();
+    expect(mosquitto.volumes).toEqual(['./docker/mosquitto/mosquitto.conf:/mosquitto/config/mosquitto.conf:ro']);
+    expect(conf).toMatch(/^listener 1883$/m);
+    // Anonymous access is acceptable only while the port is published nowhere (checked above).
+    expect(conf).toMatch(/^allow_anonymous true$/m);
+    expect(conf).toMatch(/^persistence false$/m);
+    expect({ capDrop: mosquitto.cap_drop, readOnly: mosquitto.read_only, securityOpt: mosquitto.security_opt }).toEqual({
+      capDrop: ['ALL'],
+      readOnly: true,
+      securityOpt: ['no-new-privileges:true'],
+    });
+    expect(mosquitto.stop_grace_period).toBe('10s');
+  });
+
+  it('leaves the MQTT bridges off unless .env sets MQTT_URL', () => {
+    expect(read('.env.example')).toMatch(/^MQTT_URL=$/m);
+    for (const name of Object.keys(services)) expect(compose.services[name]!.environment?.MQTT_URL, name).toBeUndefined();
   });
 
   it('builds every service from one multi-stage Dockerfile whose runtime drops root', () => {

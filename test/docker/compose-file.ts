@@ -19,6 +19,7 @@ export interface ComposeService {
   read_only?: boolean;
   security_opt?: string[];
   tmpfs?: string[];
+  profiles?: string[];
 }
 
 const KNOWN_KEYS = new Set([
@@ -37,6 +38,7 @@ const KNOWN_KEYS = new Set([
   'read_only',
   'security_opt',
   'tmpfs',
+  'profiles',
 ]);
 
 /** What a test changes, as a compose override file would: more variables, other volume sources, host network. */
@@ -85,12 +87,16 @@ export class ComposeFile {
     private readonly file: string,
     /** Where relative bind mounts and env files resolve: the project folder of a fresh host. */
     private readonly projectDir: string,
+    /** `docker compose --profile …`: a service with `profiles` exists only when one of them is given here. */
+    profiles: string[] = [],
   ) {
     // Compose reads variables from the shell and from the project folder's .env.
     const variables = { ...readDotEnv(join(projectDir, '.env')), ...process.env };
     const parsed = parse(interpolate(readFileSync(file, 'utf8'), variables)) as { name: string; services: Record<string, ComposeService> };
     this.project = parsed.name;
-    this.services = parsed.services;
+    this.services = Object.fromEntries(
+      Object.entries(parsed.services).filter(([, service]) => !service.profiles || service.profiles.some((profile) => profiles.includes(profile))),
+    );
     for (const [name, service] of Object.entries(this.services)) {
       const unknown = Object.keys(service).filter((key) => !KNOWN_KEYS.has(key));
       if (unknown.length > 0) throw new Error(`the Docker test cannot start ${name} with ${unknown.join(', ')} yet`);

@@ -18,4 +18,5 @@ fi
 
 bash test/docker/stand-in-base-image.sh
 bash test/docker/stand-in-postgres-image.sh
-npx -y pnpm@10 exec vitest run --config test/docker/vitest.config.ts
+bash test/docker/stand-in-debian-image.sh
+npx -y pnpm@10 exec vitest run --config test/docker/vitest.config.ts "$@"
