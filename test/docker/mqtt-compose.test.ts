@@ -14,10 +14,13 @@ const run = `t${process.pid}`;
 const network = `${compose.project}_default_${run}`;
 const containers: Record<string, string> = {};
 
-/** `mosquitto_sub` inside the broker's container: the retained messages on `topic`, as `topic payload` lines. */
-async function retained(topic: string, waitSeconds: number): Promise<string[]> {
-  // -W ends the subscription (exit status 27) once nothing more is retained; what arrived before is the answer.
-  const out = await docker(['exec', containers.mosquitto!, 'sh', '-c', `mosquitto_sub -h 127.0.0.1 -t '${topic}' -v -W ${waitSeconds} || true`]);
+/**
+ * `mosquitto_sub` inside the broker's container: the retained messages on `topic`, as `topic payload` lines; it ends
+ * after `count` messages, or after `waitSeconds` with what arrived by then (-W exits with status 27).
+ */
+async function retained(topic: string, waitSeconds: number, count?: number): Promise<string[]> {
+  const limit = count === undefined ? '' : `-C ${count}`;
+  const out = await docker(['exec', containers.mosquitto!, 'sh', '-c', `mosquitto_sub -h 127.0.0.1 -t '${topic}' -v ${limit} -W ${waitSeconds} || true`]);
   return out.split('\n').filter(Boolean);
 }
 
@@ -52,7 +55,7 @@ describe.sequential('docker-compose.yml --profile mqtt on a real Docker engine',
   });
 
   it('has device-control (simulator) publish its availability and Home Assistant discovery to it', async () => {
-    const availability = await retained('homeops/device-control/availability', 30);
+    const availability = await retained('homeops/device-control/availability', 30, 1);
     const discovery = await retained('homeassistant/device/+/config', 5);
     const configs = discovery.map((line) => JSON.parse(line.slice(line.indexOf(' ') + 1)) as { dev: { name: string }; cmps: Record<string, { p: string }> });
 
