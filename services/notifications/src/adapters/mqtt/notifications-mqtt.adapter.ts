@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { AppError, assertJsonDepth, isAppError } from '@homeops/common/core';
+import { AppError, assertJsonDepth, isAppError, type Timer } from '@homeops/common/core';
 import type { MqttBridge } from '@homeops/common/mqtt';
 import { createNotification, type CreateDeps, type NewNotification } from '../../domain/create-notification.use-case.js';
 import type { NotificationContext } from '../../domain/notification-context.js';
@@ -25,6 +25,10 @@ export interface NotificationsMqttOptions {
 
 /** Larger messages on a notify topic are refused: a 5 MiB attachment is about 6.7 MiB of base64. */
 export const MAX_NOTIFY_BYTES = 7 * 1024 * 1024;
+/** The unread sensor is read at most this often per recipient: Home Assistant needs no more than a few a second. */
+export const UNREAD_INTERVAL_MS = 250;
+/** Where a recipient's unread count stands between a change and its publication. */
+type CountState = { kind: 'waiting'; timer: Timer } | { kind: 'reading'; again: boolean };
 /** Commands handled at once; past it a command is refused (SERVER_BUSY) instead of piling up. */
 const MAX_COMMANDS_AT_ONCE = 32;
 
@@ -39,9 +43,9 @@ export class NotificationsMqttAdapter {
   private readonly byRecipient: Map<string, RecipientEntity>;
   private commands = 0;
   private unsubscribe: (() => void) | undefined;
-  /** Recipients whose count is being read, and those to read again once it is done. */
-  private readonly counting = new Set<string>();
-  private readonly countAgain = new Set<string>();
+  /** Recipients whose unread count waits to be read or is being read; none: it is published and current. */
+  private readonly counts = new Map<string, CountState>();
+  private readonly lastReadAt = new Map<string, number>();
 
   constructor(private readonly options: NotificationsMqttOptions) {
     this.entities = recipientEntities(options.baseTopic, options.recipients);
@@ -66,6 +70,8 @@ export class NotificationsMqttAdapter {
 
   stop(): void {
     this.unsubscribe?.();
+    for (const state of this.counts.values()) if (state.kind === 'waiting') state.timer.cancel();
+    this.counts.clear();
   }
 
   private entityOf(topic: string): RecipientEntity | undefined {
@@ -151,14 +157,35 @@ export class NotificationsMqttAdapter {
     this.options.bridge.publishEvent(entity.topics.alarm, JSON.stringify({ ...common, ...detail }));
   }
 
-  /** Reads the count again after a change; changes arriving meanwhile cost one more read, not one each. */
+  /**
+   * Reads the count again after a change: at once when the last read is UNREAD_INTERVAL_MS old, else when it will be
+   * (a burst of creates costs a few reads, not one each, and the sensor still ends on the true count).
+   */
   private refreshUnread(recipient: string): void {
-    if (this.counting.has(recipient)) {
-      this.countAgain.add(recipient);
+    const state = this.counts.get(recipient);
+    if (state?.kind === 'waiting') return;
+    if (state?.kind === 'reading') {
+      state.again = true;
       return;
     }
-    this.counting.add(recipient);
+    const { clock } = this.options.ctx;
+    const wait = (this.lastReadAt.get(recipient) ?? -Infinity) + UNREAD_INTERVAL_MS - clock.now();
+    if (wait > 0) {
+      const timer = clock.setTimer(() => {
+        this.counts.delete(recipient);
+        this.refreshUnread(recipient);
+      }, wait);
+      this.counts.set(recipient, { kind: 'waiting', timer });
+      return;
+    }
+    this.readUnread(recipient);
+  }
+
+  private readUnread(recipient: string): void {
     const { ctx, bridge } = this.options;
+    const reading: CountState = { kind: 'reading', again: false };
+    this.counts.set(recipient, reading);
+    this.lastReadAt.set(recipient, ctx.clock.now());
     const entity = this.byRecipient.get(recipient)!;
     void ctx.repository
       .list(recipient, { unreadOnly: true, limit: 1 })
@@ -167,8 +194,9 @@ export class NotificationsMqttAdapter {
         (err: unknown) => ctx.logger.warn({ err, recipient }, 'mqtt: the unread count could not be read'),
       )
       .finally(() => {
-        this.counting.delete(recipient);
-        if (this.countAgain.delete(recipient)) this.refreshUnread(recipient);
+        if (this.counts.get(recipient) !== reading) return;
+        this.counts.delete(recipient);
+        if (reading.again) this.refreshUnread(recipient);
       });
   }
 }
