@@ -20,4 +20,5 @@ export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus }
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';
 export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haDiscoveryProblems } from './ha-discovery-schema.js';
 export { parseExposition, metricValue, type MetricSample } from './metrics.js';
-export { Mosquitto, MqttRecorder, MOSQUITTO, hasMosquittoPasswd, type SeenMessage } from './mosquitto.js';
+export { Mosquitto, MqttRecorder, MOSQUITTO, hasMosquittoPasswd, type MosquittoOptions, type SeenMessage } from './mosquitto.js';
+export { createTestPki, type TestPki, type IssuedCertificate } from './test-pki.js';

@@ -12,7 +12,14 @@ export const MOSQUITTO = process.env.MOSQUITTO_PATH ?? '/usr/sbin/mosquitto';
 const MOSQUITTO_PASSWD = '/usr/bin/mosquitto_passwd';
 export const hasMosquittoPasswd = existsSync(MOSQUITTO_PASSWD);
 
-/** A throwaway Mosquitto on a free loopback port, anonymous or with one user from a password file. */
+/** How a test broker is started: anonymous or with one user; plain MQTT or TLS with the given server certificate. */
+export interface MosquittoOptions {
+  user?: { name: string; password: string };
+  /** PEM files of the broker's certificate and key (TestPki.issue(['127.0.0.1'])): the listener speaks mqtts://. */
+  tls?: { certFile: string; keyFile: string };
+}
+
+/** A throwaway Mosquitto on a free loopback port, anonymous or with one user from a password file, plain or TLS. */
 export class Mosquitto {
   private child: ChildProcess | undefined;
   private exited: Promise<void> = Promise.resolve();
@@ -21,12 +28,14 @@ export class Mosquitto {
   private constructor(
     readonly port: number,
     private readonly dir: string,
+    private readonly tls: boolean,
   ) {}
 
-  static async start(options: { user?: { name: string; password: string } } = {}): Promise<Mosquitto> {
+  static async start(options: MosquittoOptions = {}): Promise<Mosquitto> {
     const dir = mkdtempSync(join(tmpdir(), 'mosquitto-'));
     const port = await freePort();
     const lines = [`listener ${port} 127.0.0.1`, 'persistence false', 'log_dest stdout', 'log_type error', 'log_type warning'];
+    if (options.tls) lines.push(`certfile ${options.tls.certFile}`, `keyfile ${options.tls.keyFile}`);
     // Started as root, Mosquitto 2 switches to the `mosquitto` user, which could not read this folder.
     if (process.getuid?.() === 0) lines.push(`user ${userInfo().username}`);
     if (options.user) {
@@ -37,13 +46,13 @@ export class Mosquitto {
       lines.push('allow_anonymous true');
     }
     writeFileSync(join(dir, 'mosquitto.conf'), `${lines.join('\n')}\n`);
-    const broker = new Mosquitto(port, dir);
+    const broker = new Mosquitto(port, dir, options.tls !== undefined);
     await broker.run();
     return broker;
   }
 
   get url(): string {
-    return `mqtt://127.0.0.1:${this.port}`;
+    return `${this.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${this.port}`;
   }
 
   /** Starts the broker process (again, on the same port) and waits until it accepts connections. */

@@ -1,4 +1,4 @@
-import { Mosquitto, MqttRecorder, ServiceProcess, eventually } from '@homeops/test-kit';
+import { createTestPki, Mosquitto, MqttRecorder, ServiceProcess, eventually } from '@homeops/test-kit';
 import { afterEach } from 'vitest';
 
 export const BASE = 'homeops/notifications';
@@ -25,6 +25,14 @@ export async function startBroker(options: Parameters<typeof Mosquitto.start>[0]
   const broker = await Mosquitto.start(options);
   afterTest(() => broker.close());
   return broker;
+}
+
+/** A fresh broker on mqtts:// whose certificate (for 127.0.0.1) a throwaway CA signed; both gone after the test. */
+export async function startTlsBroker(): Promise<{ broker: Mosquitto; caFile: string }> {
+  const pki = createTestPki('mqtt-tls-');
+  afterTest(async () => pki.remove());
+  const broker = await startBroker({ tls: pki.issue(['127.0.0.1']) });
+  return { broker, caFile: pki.caFile };
 }
 
 /** Home Assistant's side: a client that records everything under the prefix and the base topic. */
