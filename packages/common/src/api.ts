@@ -4,6 +4,8 @@ import swaggerUi from 'swagger-ui-express';
 import type { ZodType, z } from 'zod';
 import { ErrorBodySchema } from './error-body.js';
 import { AppError, ERROR_TABLE, type ErrorCode } from './errors.js';
+import { principalOf, type Principal } from './tokens/principal.js';
+import type { RouteAccess } from './tokens/scopes.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = ZodType | undefined;
@@ -14,6 +16,8 @@ export interface RouteInput<P extends Schema, Q extends Schema, B extends Schema
   params: Infer<P>;
   query: Infer<Q>;
   body: Infer<B>;
+  /** Who calls; the route's `access` is already checked, limits within a scope (recipients, devices) are the handler's. */
+  principal: Principal;
 }
 
 export interface RouteResponse {
@@ -28,6 +32,8 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   /** OpenAPI form, e.g. `/devices/{uuid}/toggle`. */
   path: string;
   summary: string;
+  /** Who may call it: anyone, any valid key or token, or a token with this scope (admin has every scope). */
+  access: RouteAccess;
   tags?: string[];
   params?: P;
   query?: Q;
@@ -64,21 +70,39 @@ interface MountedRoute {
   handler: RequestHandler;
 }
 
+/** One row of the route table: what the access tests and the dashboards go by. */
+export interface RouteEntry {
+  method: Method;
+  /** OpenAPI form, e.g. `/devices/{uuid}/toggle`. */
+  path: string;
+  access: RouteAccess;
+}
+
+function accessText(access: RouteAccess): string {
+  if (access === 'public') return 'Needs no key.';
+  if (access === 'authenticated') return 'Needs the API key or any valid token.';
+  return `Needs the API key or a token with the \`${access}\` scope (or \`admin\`).`;
+}
+
 /** Collects routes and an OpenAPI document at the same time; `mountRoutes` adds the routes to an app. */
 export class Api {
   private readonly routes: MountedRoute[] = [];
+  private readonly table: RouteEntry[] = [];
   private readonly registry = new OpenAPIRegistry();
 
   constructor(private readonly info: { title: string; version: string; description?: string }) {
     this.registry.register('ErrorBody', ErrorBodySchema);
-    this.registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-    this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    const scopes = 'The API key, or a token from POST /tokens with the scope each operation names (x-required-scope).';
+    this.registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: scopes });
+    this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: scopes });
   }
 
   route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(spec: RouteSpec<P, Q, B>): void {
     this.document(spec);
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const handler: RequestHandler = async (req, res) => {
+      const principal = principalOf(res);
+      principal.require(spec.access);
       // Only the parts the route declares are read (optional calls skip their arguments): Express 5 parses
       // req.query anew on every access.
       const params = spec.params?.safeParse(req.params);
@@ -92,9 +116,20 @@ export class Api {
         ];
         throw validationFailed(details);
       }
-      await spec.handler({ params: params?.data, query: query?.data, body: body?.data } as RouteInput<P, Q, B>, req, res);
+      await spec.handler({ params: params?.data, query: query?.data, body: body?.data, principal } as RouteInput<P, Q, B>, req, res);
     };
     this.routes.push({ method: spec.method, path, handler });
+    this.table.push({ method: spec.method, path: spec.path, access: spec.access });
+  }
+
+  /** Declares a route served outside `route` (e.g. `/metrics`), so the route table stays whole. */
+  declare(entry: RouteEntry): void {
+    this.table.push(entry);
+  }
+
+  /** Every route with who may call it. */
+  routeTable(): readonly RouteEntry[] {
+    return this.table;
   }
 
   /** Adds every route registered so far to `app` itself: a nested router would cost each request another dispatch. */
@@ -111,7 +146,8 @@ export class Api {
     }
     // What the baseline in front of every route may answer (see createHttpApp).
     const baseline: ErrorCode[] = spec.method === 'get' ? ['HOST_NOT_ALLOWED'] : ['HOST_NOT_ALLOWED', 'CROSS_ORIGIN_REFUSED'];
-    for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const, ...baseline]) {
+    const auth: ErrorCode[] = spec.access === 'public' ? [] : spec.access === 'authenticated' ? ['UNAUTHORIZED'] : ['UNAUTHORIZED', 'SCOPE_MISSING'];
+    for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const, ...auth, ...baseline]) {
       const { status, error } = ERROR_TABLE[code];
       const existing = responses[status];
       responses[status] = {
@@ -126,8 +162,10 @@ export class Api {
       method: spec.method,
       path: spec.path,
       summary: spec.summary,
+      description: accessText(spec.access),
       tags: spec.tags ?? [],
-      security: [{ bearer: [] }, { apiKey: [] }],
+      security: spec.access === 'public' ? [] : [{ bearer: [] }, { apiKey: [] }],
+      'x-required-scope': spec.access,
       request: {
         ...(spec.params ? { params: spec.params as never } : {}),
         ...(spec.query ? { query: spec.query as never } : {}),

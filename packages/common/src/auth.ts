@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { AuthThrottle } from './auth-throttle.js';
 import { AppError } from './errors.js';
+import { Principal, principalOf, setPrincipal } from './tokens/principal.js';
+import type { TokenRegistry } from './tokens/token-registry.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -11,27 +13,40 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   return match?.[1]?.trim();
 }
 
-/** Whether this request presented the right key; undefined when the service has no key (everything is visible). */
+/** Whether this request presented a valid key or token; undefined when the service has no key (everything is visible). */
 export function keyAccepted(res: Response): boolean | undefined {
-  return (res.locals as { keyAccepted?: boolean }).keyAccepted;
+  const principal = principalOf(res);
+  return principal.kind === 'open' ? undefined : principal.kind !== 'anonymous';
+}
+
+export interface AuthenticateOptions {
+  apiKey: string;
+  /** Scoped tokens accepted besides the key. */
+  tokens?: TokenRegistry | undefined;
+  publicPaths: readonly string[];
+  throttle?: AuthThrottle;
 }
 
 /**
- * Requires the API key on every path but the public ones; compares digests in constant time. An address that sent
- * too many wrong keys gets 429 until its window ends, whatever it sends, so the answer tells a guesser nothing.
+ * Finds who calls: the API key (an admin) or a scoped token, compared in constant time; any other path than the public
+ * ones needs one of them (each route then checks its scope). An address that sent too many wrong keys gets 429 until
+ * its window ends, whatever it sends, so the answer tells a guesser nothing.
  */
-export function requireApiKey(apiKey: string, publicPaths: readonly string[], throttle = new AuthThrottle()): RequestHandler {
-  const expected = digest(apiKey);
+export function authenticate(options: AuthenticateOptions): RequestHandler {
+  const expected = digest(options.apiKey);
+  const throttle = options.throttle ?? new AuthThrottle();
+  const { publicPaths, tokens } = options;
   // Exact paths and their subpaths; '/' only as itself (or '//x' would pass as public).
   const isPublic = (path: string) => publicPaths.some((p) => path === p || (p !== '/' && path.startsWith(`${p}/`)));
+  const principalFor = (key: string): Principal | undefined => (timingSafeEqual(digest(key), expected) ? Principal.key : tokens?.authenticate(key));
   return (req, res, next) => {
     const address = req.socket.remoteAddress ?? 'unknown';
     const key = presentedKey(req.headers.authorization, req.headers['x-api-key']);
     const wait = throttle.blockedFor(address);
-    const accepted = wait === 0 && key !== undefined && timingSafeEqual(digest(key), expected);
-    if (!accepted && wait === 0 && key !== undefined) throttle.recordFailure(address);
-    (res.locals as { keyAccepted?: boolean }).keyAccepted = accepted;
-    if (accepted || isPublic(req.path)) return next();
+    const principal = wait === 0 && key !== undefined ? principalFor(key) : undefined;
+    if (!principal && wait === 0 && key !== undefined) throttle.recordFailure(address);
+    setPrincipal(res, principal ?? Principal.anonymous);
+    if (principal || isPublic(req.path)) return next();
     if (wait > 0) throw new AppError('TOO_MANY_AUTH_FAILURES', undefined, { retryAfterSeconds: wait });
     throw new AppError('UNAUTHORIZED');
   };

@@ -6,6 +6,9 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNAUTHORIZED'
+  | 'SCOPE_MISSING'
+  | 'TOKEN_NOT_FOUND'
+  | 'TOKENS_NOT_SAVED'
   | 'TOO_MANY_AUTH_FAILURES'
   | 'CROSS_ORIGIN_REFUSED'
   | 'HOST_NOT_ALLOWED'
@@ -42,7 +45,18 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   JSON_TOO_DEEP: { status: 400, error: 'JSON nested too deeply', solution: 'Send JSON nested at most 32 levels deep' },
   PAYLOAD_TOO_LARGE: { status: 413, error: 'Request body too large', solution: 'Send a smaller body' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'Unsupported content type', solution: 'Send the body as application/json' },
-  UNAUTHORIZED: { status: 401, error: 'Missing or invalid API key', solution: 'Send the key as "Authorization: Bearer <key>" or "X-API-Key: <key>"' },
+  UNAUTHORIZED: {
+    status: 401,
+    error: 'Missing or invalid API key or token',
+    solution: 'Send the API key or a token as "Authorization: Bearer <key>" or "X-API-Key: <key>"',
+  },
+  SCOPE_MISSING: { status: 403, error: 'This token lacks the scope this needs', solution: 'Use a token with the scope named in the error' },
+  TOKEN_NOT_FOUND: { status: 404, error: 'Token not found', solution: 'List the tokens with GET /tokens' },
+  TOKENS_NOT_SAVED: {
+    status: 503,
+    error: 'The tokens could not be saved',
+    solution: "Check that TOKENS_FILE's folder exists and is writable and the disk has room, then retry",
+  },
   TOO_MANY_AUTH_FAILURES: {
     status: 429,
     error: 'Too many wrong API keys from this address',

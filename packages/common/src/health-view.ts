@@ -65,6 +65,7 @@ export function registerHealthRoute<S extends ZodRawShape>(api: Api, options: He
     method: 'get',
     path: '/health',
     summary: options.summary,
+    access: 'public',
     tags: ['health'],
     responses: {
       200: { description: `${options.serving}. Without the key (when one is set) only status, service and version`, schema },

@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Api } from './api.js';
-import { requireApiKey } from './auth.js';
+import type { Api, RouteEntry } from './api.js';
+import { authenticate } from './auth.js';
 import { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
 import { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 import { createErrorHandler, notFoundHandler } from './error-middleware.js';
@@ -10,6 +10,9 @@ import type { Logger } from './logger.js';
 import { metricsHandler, type AppMetrics } from './metrics.js';
 import { refuseCrossOriginWrites, requireAllowedHost } from './request-guards.js';
 import { requestLog } from './request-log.js';
+import { principalOf } from './tokens/principal.js';
+import type { TokenRegistry } from './tokens/token-registry.js';
+import { registerTokenRoutes } from './tokens/token-routes.js';
 
 /** Paths reachable without the API key. */
 export const PUBLIC_PATHS = ['/health', '/docs', '/openapi.json'] as const;
@@ -17,8 +20,10 @@ export const PUBLIC_PATHS = ['/health', '/docs', '/openapi.json'] as const;
 export interface HttpAppOptions {
   logger: Logger;
   api: Api;
-  /** When set, every route but PUBLIC_PATHS requires it. */
+  /** When set, every route but PUBLIC_PATHS requires it or a token. */
   apiKey?: string | undefined;
+  /** The service's scoped tokens: accepted besides the key, managed at /tokens (by the key or an admin token). */
+  tokens?: TokenRegistry | undefined;
   /** Host names answered besides the safe ones (ALLOWED_HOSTS; see isAllowedHost). */
   allowedHosts?: readonly string[];
   /** How many wrong keys an address may send per minute (default 10). */
@@ -132,7 +137,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   ];
   if (options.apiKey) {
     const publicPaths = options.dashboard ? [...PUBLIC_PATHS, ...DASHBOARD_PATHS] : PUBLIC_PATHS;
-    baseline.push(requireApiKey(options.apiKey, publicPaths, new AuthThrottle(options.authThrottle)));
+    baseline.push(authenticate({ apiKey: options.apiKey, tokens: options.tokens, publicPaths, throttle: new AuthThrottle(options.authThrottle) }));
   }
   baseline.push(...(options.beforeJson ?? []));
   const json = express.json({ limit: options.jsonLimit ?? '100kb' });
@@ -149,11 +154,26 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // A body a route's own parser (beforeJson) already read is not looked at again.
   baseline.push((req, res, next) => (req.body === undefined ? parseJson(req, res, next) : next()));
   app.use(inSeries(baseline));
-  if (metrics) app.get('/metrics', metricsHandler(metrics));
+  if (metrics) {
+    options.api.declare({ method: 'get', path: '/metrics', access: 'metrics' });
+    const serve = metricsHandler(metrics);
+    app.get('/metrics', (req, res, next) => {
+      principalOf(res).require('metrics');
+      return serve(req, res, next);
+    });
+  }
+  if (options.tokens) registerTokenRoutes(options.api, options.tokens);
   options.api.mountRoutes(app);
+  // What the access tests walk: every route and who may call it.
+  app.locals.routeTable = options.api.routeTable();
   options.api.mountDocs(app);
   if (options.dashboard) mountDashboard(app, options.dashboard);
   app.use(notFoundHandler);
   app.use(createErrorHandler(options.logger));
   return app;
+}
+
+/** Every route of an app createHttpApp built, with who may call it (the route table the access tests walk). */
+export function routeTableOf(app: Express): readonly RouteEntry[] {
+  return (app.locals as { routeTable?: readonly RouteEntry[] }).routeTable ?? [];
 }

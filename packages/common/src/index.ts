@@ -13,9 +13,14 @@ export {
 } from './config.js';
 export { createLogger, REDACT_PATHS, type LoggerOptions } from './logger.js';
 export { requestLog, requestIdOf } from './request-log.js';
-export { requireApiKey } from './auth.js';
-export { Api, parseInput, type RouteSpec, type RouteInput, type RouteResponse } from './api.js';
-export { createHttpApp, httpAccessOptions, PUBLIC_PATHS, type HttpAppOptions } from './http-app.js';
+export { authenticate, type AuthenticateOptions } from './auth.js';
+export { Principal, principalOf, type DeviceTarget, type PrincipalKind } from './tokens/principal.js';
+export { SCOPES, GrantSchema, GrantsSchema, type Grant, type Scope, type RouteAccess } from './tokens/scopes.js';
+export { openTokens, TokenRegistry, type TokenView, type TokenSettings, type TokenRegistryOptions } from './tokens/token-registry.js';
+export { FileTokenStore, InMemoryTokenStore, type StoredToken, type TokenStore } from './tokens/token-store.js';
+export { registerTokenRoutes } from './tokens/token-routes.js';
+export { Api, parseInput, type RouteSpec, type RouteInput, type RouteResponse, type RouteEntry } from './api.js';
+export { createHttpApp, httpAccessOptions, PUBLIC_PATHS, routeTableOf, type HttpAppOptions } from './http-app.js';
 export { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 export { EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOptions } from './sse.js';
 export { serve, type ServeOptions, type RunningServer } from './server.js';

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { setRepeatingTimer, systemClock, type Clock } from './clock.js';
 import { AppError } from './errors.js';
+import { principalOf } from './tokens/principal.js';
 
 export interface EventStreamOptions {
   heartbeatMs?: number;
@@ -65,6 +66,7 @@ export class EventStreamHub {
     res.write(`retry: 3000\n: connected\n\n`);
 
     let closed = false;
+    let unwatch = () => {};
     const streams = this.streams;
     const write = (chunk: string) => {
       if (closed) return;
@@ -85,6 +87,7 @@ export class EventStreamHub {
         if (closed) return;
         closed = true;
         heartbeat.cancel();
+        unwatch();
         streams.delete(stream);
         const left = (perAddress.get(address) ?? 1) - 1;
         if (left > 0) perAddress.set(address, left);
@@ -98,6 +101,8 @@ export class EventStreamHub {
       },
     };
     this.streams.add(stream);
+    // A revoked, rotated, changed or expired token ends its streams at once; the client reconnects with what it has.
+    unwatch = principalOf(res).onEnd(() => stream.close());
     req.on('close', () => stream.close());
     return stream;
   }

@@ -14,7 +14,14 @@ afterAll(() => rmSync(built, { recursive: true, force: true }));
 
 function appWith(dashboard: string, apiKey?: string) {
   const api = new Api({ title: 'test', version: '1.0.0' });
-  api.route({ method: 'get', path: '/things', summary: 'things', responses: { 200: { description: 'ok' } }, handler: (_i, _q, res) => void res.json([]) });
+  api.route({
+    method: 'get',
+    path: '/things',
+    summary: 'things',
+    access: 'admin',
+    responses: { 200: { description: 'ok' } },
+    handler: (_i, _q, res) => void res.json([]),
+  });
   return createHttpApp({ logger: captureLogger().logger, api, apiKey, dashboard });
 }
 

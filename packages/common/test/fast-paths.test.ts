@@ -113,6 +113,7 @@ describe('routes on the app (decision: docs/decisions/routes-on-app.md)', () => 
       method: 'get',
       path: '/items',
       summary: 'list',
+      access: 'admin',
       query: z.object({ limit: z.coerce.number().int().positive().optional() }),
       responses: { 200: { description: 'items' } },
       handler: ({ query }, _req, res) => void res.json({ limit: query.limit ?? null }),
@@ -121,6 +122,7 @@ describe('routes on the app (decision: docs/decisions/routes-on-app.md)', () => 
       method: 'get',
       path: '/items/{id}',
       summary: 'one',
+      access: 'admin',
       params: z.object({ id: z.string().regex(/^\d+$/) }),
       errors: ['NOTIFICATION_NOT_FOUND'],
       responses: { 200: { description: 'item' } },
@@ -133,6 +135,7 @@ describe('routes on the app (decision: docs/decisions/routes-on-app.md)', () => 
       method: 'post',
       path: '/items',
       summary: 'create',
+      access: 'admin',
       body: z.object({ name: z.string().min(1) }),
       responses: { 201: { description: 'created' } },
       handler: async ({ body }, _req, res) => {
@@ -144,6 +147,7 @@ describe('routes on the app (decision: docs/decisions/routes-on-app.md)', () => 
       method: 'delete',
       path: '/items/{id}',
       summary: 'delete',
+      access: 'admin',
       params: z.object({ id: z.string() }),
       responses: { 204: { description: 'gone' } },
       handler: async () => {

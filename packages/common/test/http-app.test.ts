@@ -10,6 +10,7 @@ function buildApp(apiKey?: string) {
     method: 'get',
     path: '/health',
     summary: 'health',
+    access: 'public',
     responses: { 200: { description: 'ok' } },
     handler: (_input, _req, res) => void res.json({ status: 'ok' }),
   });
@@ -17,6 +18,7 @@ function buildApp(apiKey?: string) {
     method: 'post',
     path: '/things/{id}',
     summary: 'make a thing',
+    access: 'admin',
     params: z.object({ id: z.string().regex(/^\d+$/) }),
     body: z.object({ count: z.number().int().min(0) }),
     responses: { 201: { description: 'made', schema: z.object({ id: z.string(), count: z.number() }) } },
@@ -27,6 +29,7 @@ function buildApp(apiKey?: string) {
     method: 'get',
     path: '/thrown',
     summary: 'throws',
+    access: 'admin',
     responses: {},
     handler: () => {
       throw new AppError('DEVICE_NOT_CONTROLLABLE');
@@ -36,6 +39,7 @@ function buildApp(apiKey?: string) {
     method: 'get',
     path: '/rejected',
     summary: 'rejects',
+    access: 'admin',
     responses: {},
     handler: async () => {
       await Promise.resolve();
@@ -46,6 +50,7 @@ function buildApp(apiKey?: string) {
     method: 'get',
     path: '/unexpected',
     summary: 'fails unexpectedly',
+    access: 'admin',
     responses: {},
     handler: () => {
       throw new Error('database password is hunter2 at /srv/secret.js:12');
@@ -159,7 +164,7 @@ describe('API key authentication', () => {
     for (const headers of [{}, { 'X-API-Key': 'wrong' }, { Authorization: 'Bearer wrong' }, { Authorization: key }]) {
       const res = await request(app).post('/things/1').set(headers).send({ count: 1 });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Missing or invalid API key', solution: expect.any(String), code: 'UNAUTHORIZED' });
+      expect(res.body).toEqual({ error: 'Missing or invalid API key or token', solution: expect.any(String), code: 'UNAUTHORIZED' });
     }
   });
 

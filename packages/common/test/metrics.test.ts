@@ -12,6 +12,7 @@ function buildApp(options: { apiKey?: string; metrics?: AppMetrics } = {}) {
     method: 'get',
     path: '/health',
     summary: 'health',
+    access: 'public',
     responses: { 200: { description: 'ok' } },
     handler: (_input, _req, res) => void res.json({ status: 'ok' }),
   });
@@ -19,6 +20,7 @@ function buildApp(options: { apiKey?: string; metrics?: AppMetrics } = {}) {
     method: 'post',
     path: '/things/{id}',
     summary: 'make a thing',
+    access: 'admin',
     params: z.object({ id: z.string().regex(/^\d+$/) }),
     responses: { 201: { description: 'made' } },
     handler: ({ params }, _req, res) => void res.status(201).json({ id: params.id }),

@@ -12,14 +12,16 @@ function buildApp(options: { apiKey?: string; allowedHosts?: string[]; maxFailur
     method: 'get',
     path: '/health',
     summary: 'health',
+    access: 'public',
     responses: { 200: { description: 'ok' } },
     handler: (_input, _req, res) => sendHealth(res, 200, { status: 'ok', service: 'test', version: '1.0.0', pid: 42, path: '/srv/data' }),
   });
-  api.route({ method: 'get', path: '/things', summary: 'list', responses: {}, handler: (_i, _req, res) => void res.json({ writes }) });
+  api.route({ method: 'get', path: '/things', summary: 'list', access: 'admin', responses: {}, handler: (_i, _req, res) => void res.json({ writes }) });
   api.route({
     method: 'post',
     path: '/things',
     summary: 'write',
+    access: 'admin',
     body: z.object({}).passthrough(),
     responses: {},
     handler: (_i, _req, res) => void res.status(201).json({ writes: ++writes }),

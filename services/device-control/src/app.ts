@@ -1,4 +1,16 @@
-import { Api, AppMetrics, createHttpApp, httpAccessOptions, systemClock, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
+import {
+  Api,
+  AppMetrics,
+  createHttpApp,
+  httpAccessOptions,
+  InMemoryTokenStore,
+  systemClock,
+  TokenRegistry,
+  type Clock,
+  type EventStreamHub,
+  type Logger,
+  type Scope,
+} from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { MqttStatus } from '@homeops/common/mqtt';
@@ -28,12 +40,17 @@ export interface AppDeps {
   devices: DeviceService;
   hub: EventStreamHub;
   clock?: Clock;
+  /** The scoped tokens (main.ts keeps them in a file); default none, in memory. */
+  tokens?: TokenRegistry;
   /** The MQTT bridge's state for /health; `off` when absent. */
   mqttStatus?: () => MqttStatus;
 }
 
 /** The settings createApp reads; the access ones default to a service without a key on loopback. */
 export type AppConfig = Pick<Config, 'API_KEY'> & Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'ALLOW_OPEN_LAN' | 'METRICS'>>;
+
+/** The scopes a device-control token may hold. */
+export const DEVICE_SCOPES: readonly Scope[] = ['admin', 'metrics', 'devices:read', 'devices:control'];
 
 /** Builds the Express app; never listens and starts nothing (the entry file starts the device service). */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
@@ -60,5 +77,6 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
+  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
 }

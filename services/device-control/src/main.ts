@@ -1,8 +1,8 @@
 import { dirname, join } from 'node:path';
-import { createLogger, EventStreamHub, serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
+import { createLogger, EventStreamHub, openTokens, serve, systemClock, withResolvedAccess, type Clock, type Logger, type TokenRegistry } from '@homeops/common';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
-import { createApp } from './app.js';
+import { createApp, DEVICE_SCOPES } from './app.js';
 import { deviceServiceOptions, lanOptions, lanPollSeconds, readConfig, type Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import { DeviceService } from './domain/device.service.js';
@@ -64,7 +64,14 @@ const hub = new EventStreamHub({
 const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }, logger, clock);
 // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
 const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
-const app = createApp({ logger, cloud, devices, hub, clock, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
+let tokens: TokenRegistry;
+try {
+  tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(config.CLOUD_TOKEN_FILE), 'tokens.json'), DEVICE_SCOPES, clock);
+} catch (err) {
+  logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
+  process.exit(1);
+}
+const app = createApp({ logger, cloud, devices, hub, clock, tokens, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
 await serve({
   app,
   port: config.PORT,
@@ -75,6 +82,7 @@ await serve({
     hub.closeAll();
     await mqtt?.stop();
     await devices.stop();
+    await tokens.close();
   },
 });
 mqtt?.start();

@@ -1,4 +1,16 @@
-import { Api, AppMetrics, createHttpApp, EventStreamHub, httpAccessOptions, systemClock, type Clock, type Logger } from '@homeops/common';
+import {
+  Api,
+  AppMetrics,
+  createHttpApp,
+  EventStreamHub,
+  httpAccessOptions,
+  InMemoryTokenStore,
+  systemClock,
+  TokenRegistry,
+  type Clock,
+  type Logger,
+  type Scope,
+} from '@homeops/common';
 import { fileURLToPath } from 'node:url';
 import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
@@ -43,7 +55,12 @@ export interface AppDeps {
   emergencies?: EmergencyWatch;
   /** The MQTT bridge's state for /health; `off` when absent. */
   mqttStatus?: () => MqttStatus;
+  /** The scoped tokens (the service runner keeps them in a file); default none, in memory. */
+  tokens?: TokenRegistry;
 }
+
+/** The scopes a notifications token may hold. */
+export const NOTIFICATION_SCOPES: readonly Scope[] = ['admin', 'metrics', 'notifications:send', 'notifications:read'];
 
 /** The settings createApp reads; `parseConfig()` gives the defaults. */
 export type AppConfig = Pick<
@@ -157,5 +174,6 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     const emergenciesRinging = () => emergencies?.size ?? 0;
     registerNotificationMetrics(metrics, { ...deps, delivery, events: ctx.events, hub, clock: ctx.clock, emergencies: emergenciesRinging });
   }
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers], metrics });
+  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock: ctx.clock, scopes: NOTIFICATION_SCOPES });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers], metrics });
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
-import { serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
-import { buildDomain, createApp, createStreamHub } from './app.js';
+import { openTokens, serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
+import { buildDomain, createApp, createStreamHub, NOTIFICATION_SCOPES } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import { sweepOrphanAttachments } from './domain/attachment-sweep.job.js';
@@ -36,6 +36,8 @@ export interface RunningService {
 export async function startService(settings: Config, logger: Logger, adapters: ServiceAdapters, options: { handleSignals: boolean }): Promise<RunningService> {
   const { repository, attachments, provider } = adapters;
   const config = await withResolvedAccess(settings, join(dirname(settings.STORAGE_PATH), 'api-key'), logger);
+  const clock = adapters.clock ?? systemClock;
+  const tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(settings.STORAGE_PATH), 'tokens.json'), NOTIFICATION_SCOPES, clock);
   await repository.open();
   if (!provider.enabled) {
     logger.warn(
@@ -43,7 +45,6 @@ export async function startService(settings: Config, logger: Logger, adapters: S
         'are not set. Notifications are stored with delivery "skipped" and never reach a device.',
     );
   }
-  const clock = adapters.clock ?? systemClock;
   const hub = createStreamHub(config, clock);
   const base = { logger, repository, attachments, provider, hub, clock };
   const domain = buildDomain(base, config);
@@ -58,7 +59,7 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
   const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, domain, logger);
   const app = createApp(
-    { ...base, events: ctx.events, delivery, ...(emergencies ? { emergencies } : {}), ...(mqtt ? { mqttStatus: mqtt.status } : {}) },
+    { ...base, events: ctx.events, delivery, tokens, ...(emergencies ? { emergencies } : {}), ...(mqtt ? { mqttStatus: mqtt.status } : {}) },
     config,
   );
   let serverClosed: Promise<unknown> = Promise.resolve();
@@ -74,6 +75,7 @@ export async function startService(settings: Config, logger: Logger, adapters: S
     await provider.stop?.();
     await adapters.relay?.stop();
     await repository.close();
+    await tokens.close();
   };
   let running;
   try {

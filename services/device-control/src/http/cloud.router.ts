@@ -16,6 +16,7 @@ export function registerCloudRoutes(api: Api, devices: DeviceService): void {
     method: 'post',
     path: '/cloud/login',
     summary: 'Log in once with the current MFA code (only while /health says the session needs one)',
+    access: 'admin',
     tags: ['cloud'],
     body: MfaLoginBodySchema,
     responses: { 200: { description: 'Logged in; the token is saved', schema: MfaLoginResultSchema } },

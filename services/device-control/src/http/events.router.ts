@@ -17,6 +17,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
     method: 'get',
     path: '/events',
     summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync and session',
+    access: 'devices:read',
     tags: ['events'],
     errors: ['TOO_MANY_STREAMS'],
     responses: {

@@ -10,6 +10,7 @@ export function registerAttachmentRoutes(api: Api, { ctx }: NotificationRoutesDe
     method: 'get',
     path: '/notifications/single/{id}/attachment',
     summary: "Download a notification's attachment",
+    access: 'notifications:read',
     tags: ['notifications'],
     params: IdParamsSchema,
     responses: {

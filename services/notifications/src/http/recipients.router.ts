@@ -8,6 +8,7 @@ export function registerRecipientRoutes(api: Api, { ctx }: NotificationRoutesDep
     method: 'get',
     path: '/recipients',
     summary: 'Every recipient with stored notifications, by name, with total and unread counts',
+    access: 'notifications:read',
     tags: ['notifications'],
     responses: { 200: { description: 'The recipients', schema: z.array(RecipientSummarySchema) } },
     handler: async (_input, _req, res) => {

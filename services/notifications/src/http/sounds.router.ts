@@ -11,6 +11,7 @@ export function registerSoundRoutes(api: Api, provider: PushProvider, defaultSou
     method: 'get',
     path: '/sounds',
     summary: 'The sound names a notification may use',
+    access: 'notifications:send',
     tags: ['notifications'],
     responses: { 200: { description: 'The sounds', schema: SoundListSchema } },
     handler: (_input, _req, res) => {

@@ -17,6 +17,7 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     method: 'get',
     path: '/notifications/{recipient}/stream',
     summary: "Live feed of a recipient's notifications (Server-Sent Events)",
+    access: 'notifications:read',
     tags: ['notifications'],
     errors: ['TOO_MANY_STREAMS'],
     params: RecipientParamsSchema,
@@ -49,6 +50,7 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
     method: 'get',
     path: '/events',
     summary: "Live feed of every recipient's notifications (Server-Sent Events): what the inbox page follows",
+    access: 'notifications:read',
     tags: ['notifications'],
     errors: ['TOO_MANY_STREAMS'],
     responses: {

@@ -13,7 +13,17 @@ import { silentLogger } from '../support/test-app.js';
 const NOW = Date.parse('2026-11-26T08:00:00.000Z');
 
 function record(id: string): NotificationRecord {
-  return { id, recipient: 'alice', title: 't', message: 'm', priority: 0, read: false, readAt: null, createdAt: new Date(NOW).toISOString(), delivery: { status: 'sent', attempts: 1 } } as NotificationRecord;
+  return {
+    id,
+    recipient: 'alice',
+    title: 't',
+    message: 'm',
+    priority: 0,
+    read: false,
+    readAt: null,
+    createdAt: new Date(NOW).toISOString(),
+    delivery: { status: 'sent', attempts: 1 },
+  } as NotificationRecord;
 }
 
 async function adapterOnFakes() {

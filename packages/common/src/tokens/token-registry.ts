@@ -1,0 +1,219 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock, Timer } from '../clock.js';
+import { AppError } from '../errors.js';
+import { Principal } from './principal.js';
+import type { Grant, Scope } from './scopes.js';
+import { FileTokenStore, type StoredToken, type TokenStore } from './token-store.js';
+
+/** A token as the API shows it: everything but its hash. */
+export type TokenView = Omit<StoredToken, 'hash'>;
+
+/** What a new or changed token is given. */
+export interface TokenSettings {
+  label: string;
+  scopes: Grant[];
+  /** ISO time after which the token is refused; null: never. */
+  expiresAt: string | null;
+}
+
+export interface TokenRegistryOptions {
+  store: TokenStore;
+  clock: Clock;
+  /** The scopes this service knows (a token for another service's scopes is refused at creation). */
+  scopes: readonly Scope[];
+  /** How often the last-use times are written back at most (default one minute). */
+  lastUseFlushMs?: number;
+}
+
+// `hop_<id>_<secret>`: the id finds the token without a scan, the 256-bit secret is what is checked.
+const TOKEN_FORMAT = /^hop_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * The scoped tokens of one service: created, changed, rotated and revoked through the API without a restart, checked
+ * on every request in constant time against their hashes. Open streams of a token end when it is revoked, rotated,
+ * changed or expires (`Principal.onEnd`).
+ */
+export class TokenRegistry {
+  private readonly tokens = new Map<string, StoredToken & { digest: Buffer; expiresAtMs: number }>();
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private lastUseDirty = false;
+  private flushTimer: Timer | undefined;
+  /** Saves run one after another, each with the state of its time. */
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: TokenRegistryOptions) {}
+
+  async open(): Promise<void> {
+    for (const token of await this.options.store.load()) this.remember(token);
+  }
+
+  /** The registry's clock time (expiries are set and checked on it). */
+  now(): number {
+    return this.options.clock.now();
+  }
+
+  get size(): number {
+    return this.tokens.size;
+  }
+
+  list(): TokenView[] {
+    return [...this.tokens.values()].map(view).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  get(id: string): TokenView {
+    return view(this.known(id));
+  }
+
+  /** A new token; its secret is returned here once and never kept. */
+  async create(settings: TokenSettings): Promise<{ token: TokenView; secret: string }> {
+    this.checkScopes(settings.scopes);
+    const id = randomBytes(6).toString('hex');
+    const secret = `hop_${id}_${randomBytes(32).toString('base64url')}`;
+    const now = new Date(this.options.clock.now()).toISOString();
+    const stored = this.remember({ id, hash: sha256(secret).toString('hex'), createdAt: now, lastUsedAt: null, ...settings });
+    await this.persist().catch((err: unknown) => {
+      // Not kept, not usable: a token that would vanish at the next start is not handed out.
+      this.tokens.delete(id);
+      throw err;
+    });
+    return { token: view(stored), secret };
+  }
+
+  async update(id: string, change: Partial<TokenSettings>): Promise<TokenView> {
+    if (change.scopes) this.checkScopes(change.scopes);
+    const stored = this.remember({ ...this.known(id), ...change });
+    if (change.scopes !== undefined || change.expiresAt !== undefined) this.end(id);
+    await this.persist();
+    return view(stored);
+  }
+
+  /** A new secret for the token; the old one is refused from now on. */
+  async rotate(id: string): Promise<{ token: TokenView; secret: string }> {
+    const known = this.known(id);
+    const secret = `hop_${id}_${randomBytes(32).toString('base64url')}`;
+    const stored = this.remember({ ...known, hash: sha256(secret).toString('hex') });
+    this.end(id);
+    await this.persist();
+    return { token: view(stored), secret };
+  }
+
+  async revoke(id: string): Promise<void> {
+    this.known(id);
+    this.tokens.delete(id);
+    this.end(id);
+    await this.persist();
+  }
+
+  /** The caller a presented secret stands for, or undefined (unknown, revoked, rotated or expired: all alike). */
+  authenticate(secret: string): Principal | undefined {
+    const match = TOKEN_FORMAT.exec(secret);
+    const token = match ? this.tokens.get(match[1]!) : undefined;
+    if (!token || !timingSafeEqual(sha256(secret), token.digest)) return undefined;
+    const now = this.options.clock.now();
+    if (now >= token.expiresAtMs) return undefined;
+    token.lastUsedAt = new Date(now).toISOString();
+    this.noteUse();
+    return new Principal('token', token.scopes, token.label, token.id, (onEnd) => this.watch(token.id, token.expiresAtMs, onEnd));
+  }
+
+  /** Writes the last-use times still only in memory (on shutdown). */
+  async close(): Promise<void> {
+    this.flushTimer?.cancel();
+    this.flushTimer = undefined;
+    if (this.lastUseDirty) await this.persist();
+    await this.saving;
+  }
+
+  private watch(id: string, expiresAtMs: number, onEnd: () => void): () => void {
+    let ended = false;
+    const once = () => {
+      if (ended) return;
+      ended = true;
+      stop();
+      onEnd();
+    };
+    const set = this.watchers.get(id) ?? new Set();
+    this.watchers.set(id, set);
+    set.add(once);
+    const expiry = Number.isFinite(expiresAtMs) ? this.options.clock.setTimer(once, Math.max(0, expiresAtMs - this.options.clock.now())) : undefined;
+    const stop = () => {
+      expiry?.cancel();
+      set.delete(once);
+      if (set.size === 0 && this.watchers.get(id) === set) this.watchers.delete(id);
+    };
+    return stop;
+  }
+
+  private end(id: string): void {
+    for (const onEnd of [...(this.watchers.get(id) ?? [])]) onEnd();
+  }
+
+  private known(id: string): StoredToken & { digest: Buffer; expiresAtMs: number } {
+    const token = this.tokens.get(id);
+    if (!token) throw new AppError('TOKEN_NOT_FOUND');
+    return token;
+  }
+
+  private checkScopes(scopes: readonly Grant[]): void {
+    const foreign = scopes.map((g) => g.scope).filter((scope) => !this.options.scopes.includes(scope));
+    if (foreign.length > 0) {
+      const message = `${foreign.join(', ')} is not a scope of this service (it knows ${this.options.scopes.join(', ')})`;
+      throw new AppError('VALIDATION_FAILED', message, { details: [{ path: 'body.scopes', message }] });
+    }
+  }
+
+  private remember(token: StoredToken): StoredToken & { digest: Buffer; expiresAtMs: number } {
+    const { id, label, hash, scopes, createdAt, expiresAt, lastUsedAt } = token;
+    const entry = {
+      id,
+      label,
+      hash,
+      scopes,
+      createdAt,
+      expiresAt,
+      lastUsedAt,
+      digest: Buffer.from(hash, 'hex'),
+      expiresAtMs: expiresAt === null ? Infinity : Date.parse(expiresAt),
+    };
+    this.tokens.set(id, entry);
+    return entry;
+  }
+
+  private noteUse(): void {
+    this.lastUseDirty = true;
+    if (this.flushTimer) return;
+    this.flushTimer = this.options.clock.setTimer(() => {
+      this.flushTimer = undefined;
+      if (this.lastUseDirty) void this.persist().catch(() => {});
+    }, this.options.lastUseFlushMs ?? 60_000);
+  }
+
+  private persist(): Promise<void> {
+    this.lastUseDirty = false;
+    const tokens = [...this.tokens.values()].map(({ digest: _d, expiresAtMs: _e, ...stored }) => stored);
+    const next = this.saving
+      .catch(() => {})
+      .then(() => this.options.store.save(tokens))
+      .catch((err: unknown) => {
+        this.lastUseDirty = true;
+        throw new AppError('TOKENS_NOT_SAVED', `The tokens could not be saved: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+          cause: err,
+        });
+      });
+    this.saving = next;
+    return next;
+  }
+}
+
+function view(token: StoredToken): TokenView {
+  const { id, label, scopes, createdAt, expiresAt, lastUsedAt } = token;
+  return { id, label, scopes, createdAt, expiresAt, lastUsedAt };
+}
+
+/** The registry of a service kept in `file`, loaded; throws (the start stops) when the file cannot be read. */
+export async function openTokens(file: string, scopes: readonly Scope[], clock: Clock): Promise<TokenRegistry> {
+  const registry = new TokenRegistry({ store: new FileTokenStore(file), clock, scopes });
+  await registry.open();
+  return registry;
+}
