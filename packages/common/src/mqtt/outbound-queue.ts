@@ -25,8 +25,6 @@ export interface OutboundQueueOptions {
  */
 export class OutboundQueue {
   private readonly retained = new Map<string, { payload: string; kind: RetainedKind }>();
-  /** The payload the broker acknowledged last for each retained topic on this connection: the same again is not sent. */
-  private readonly acknowledged = new Map<string, string>();
   private dirty = new Set<string>();
   private readonly events: OutboundMessage[] = [];
   private inFlight = 0;
@@ -41,7 +39,6 @@ export class OutboundQueue {
   retain(topic: string, payload: string, kind: RetainedKind): void {
     this.retained.set(topic, { payload, kind });
     this.dirty.delete(topic);
-    if (this.acknowledged.get(topic) === payload) return;
     this.dirty.add(topic);
     this.pump();
   }
@@ -62,7 +59,6 @@ export class OutboundQueue {
     this.paused = true;
     this.generation++;
     this.inFlight = 0;
-    this.acknowledged.clear();
   }
 
   /** Publishes every retained topic again, configs first, then what is queued. */
@@ -93,15 +89,12 @@ export class OutboundQueue {
       const message = this.next();
       if (!message) return;
       this.inFlight++;
-      // Until this one is acknowledged the broker may hold either payload.
-      if (message.retain) this.acknowledged.delete(message.topic);
       const generation = this.generation;
       const settle = (failed: boolean) => {
         if (generation !== this.generation) return;
         this.inFlight--;
         // A retained topic is tried again unless a newer payload already waits; a failed event is dropped.
         if (failed && message.retain && this.retained.get(message.topic)?.payload === message.payload) this.dirty.add(message.topic);
-        if (!failed && message.retain) this.acknowledged.set(message.topic, message.payload);
         if (!failed) this.pump();
       };
       this.options.send(message).then(

@@ -38,6 +38,9 @@ const CreateBodySchema = z
 
 const UpdateBodySchema = z.object({ label: Label.optional(), scopes: GrantsSchema.optional(), expiresAt: ExpiresAt.optional() }).strict();
 
+/** What reading a JSON body can answer, besides the fields' own VALIDATION_FAILED. */
+const BODY_ERRORS = ['MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOKENS_NOT_SAVED'] as const;
+
 const IdParams = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, 'must be a token id from GET /tokens') });
 
 const MeSchema = z.object({
@@ -87,6 +90,7 @@ export function registerTokenRoutes(api: Api, tokens: TokenRegistry): void {
     access: 'admin',
     tags: ['tokens'],
     body: CreateBodySchema,
+    errors: [...BODY_ERRORS],
     responses: { 201: { description: 'The token and its secret', schema: SecretSchema } },
     handler: async ({ body }, _req, res) => {
       const expiresAt =
@@ -104,7 +108,7 @@ export function registerTokenRoutes(api: Api, tokens: TokenRegistry): void {
     tags: ['tokens'],
     params: IdParams,
     body: UpdateBodySchema,
-    errors: ['TOKEN_NOT_FOUND'],
+    errors: ['TOKEN_NOT_FOUND', ...BODY_ERRORS],
     responses: { 200: { description: 'The token', schema: TokenViewSchema } },
     handler: async ({ params, body }, _req, res) => {
       const change: Partial<TokenSettings> = {
@@ -122,7 +126,7 @@ export function registerTokenRoutes(api: Api, tokens: TokenRegistry): void {
     access: 'admin',
     tags: ['tokens'],
     params: IdParams,
-    errors: ['TOKEN_NOT_FOUND'],
+    errors: ['TOKEN_NOT_FOUND', 'TOKENS_NOT_SAVED'],
     responses: { 200: { description: 'The token and its new secret', schema: SecretSchema } },
     handler: async ({ params }, _req, res) => {
       res.setHeader('Cache-Control', 'no-store');
@@ -136,7 +140,7 @@ export function registerTokenRoutes(api: Api, tokens: TokenRegistry): void {
     access: 'admin',
     tags: ['tokens'],
     params: IdParams,
-    errors: ['TOKEN_NOT_FOUND'],
+    errors: ['TOKEN_NOT_FOUND', 'TOKENS_NOT_SAVED'],
     responses: { 204: { description: 'Revoked' } },
     handler: async ({ params }, _req, res) => {
       await tokens.revoke(params.id);

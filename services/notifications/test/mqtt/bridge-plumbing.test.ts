@@ -52,34 +52,6 @@ describe('OutboundQueue', () => {
     expect(sent.map((m) => m.topic)).toEqual(['c/1', 'c/2', 's/1', 's/2']);
     expect(sent.every((m) => m.retain)).toBe(true);
   });
-
-  it('does not send a state the broker already acknowledged, but does once the connection is new', async () => {
-    const { queue, sent, acks } = queueWith(10, 10);
-    queue.resendAll();
-    queue.retain('s/1', '3', 'state');
-    acks.shift()!();
-    await drainEventLoop();
-    queue.retain('s/1', '3', 'state');
-    expect(sent.map((m) => m.payload)).toEqual(['3']);
-
-    queue.pause();
-    queue.retain('s/1', '3', 'state');
-    queue.resendAll();
-    expect(sent.map((m) => m.payload)).toEqual(['3', '3']);
-  });
-
-  it('sends a state again when it changed back while the change was in flight', async () => {
-    const { queue, sent, acks } = queueWith(10, 1);
-    queue.resendAll();
-    queue.retain('s/1', 'A', 'state');
-    acks.shift()!();
-    await drainEventLoop();
-    queue.retain('s/1', 'B', 'state');
-    queue.retain('s/1', 'A', 'state');
-    acks.shift()!();
-    await drainEventLoop();
-    expect(sent.map((m) => m.payload)).toEqual(['A', 'B', 'A']);
-  });
 });
 
 describe('MqttBridge reconnects', () => {
