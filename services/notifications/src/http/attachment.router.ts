@@ -3,6 +3,7 @@ import { downloadFilename } from '../domain/attachment-type.js';
 import { readAttachment } from '../domain/notification-queries.use-case.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { IdParamsSchema } from './notification.schemas.js';
+import { assertMayReachNotification } from './recipient-access.js';
 
 /** Download of a notification's attachment. */
 export function registerAttachmentRoutes(api: Api, { ctx }: NotificationRoutesDeps): void {
@@ -21,7 +22,8 @@ export function registerAttachmentRoutes(api: Api, { ctx }: NotificationRoutesDe
       },
     },
     errors: ['NOTIFICATION_NOT_FOUND', 'ATTACHMENT_NOT_FOUND'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      await assertMayReachNotification(ctx, principal, 'notifications:read', params.id);
       const { meta, data } = await readAttachment(ctx, params.id);
       // Always a download, never rendered inline: the bytes come from whoever created the notification.
       res.attachment(downloadFilename(meta.filename, meta.contentType));

@@ -1,11 +1,12 @@
 import { sendJson, type Api } from '@homeops/common';
 import { createNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
-import { getNotification, listNotifications } from '../domain/notification-queries.use-case.js';
+import { listNotifications } from '../domain/notification-queries.use-case.js';
 import { resendNotification } from '../domain/resend-notification.use-case.js';
 import { nextPageLink } from './next-page-link.js';
 import { notificationView, notificationViews } from './notification-view.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
+import { assertMayReachNotification, reachableNotification } from './recipient-access.js';
 import {
   CreateNotificationBodySchema,
   CreateNotificationMultipartSchema,
@@ -39,7 +40,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       'STORAGE_FULL',
       'STORAGE_UNAVAILABLE',
     ],
-    handler: async ({ body }, _req, res) => {
+    handler: async ({ body, principal }, _req, res) => {
+      principal.requireRecipient('notifications:send', body.recipient);
       // createNotification copies what it keeps.
       const record = await createNotification(ctx, create, newNotificationOf(body));
       // Ids are Crockford base32: the path needs no encoding.
@@ -57,8 +59,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     params: IdParamsSchema,
     responses: { 200: { description: 'The notification', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND'],
-    handler: async ({ params }, _req, res) => {
-      res.json(notificationView(await getNotification(ctx, params.id)));
+    handler: async ({ params, principal }, _req, res) => {
+      res.json(notificationView(await reachableNotification(ctx, principal, 'notifications:read', params.id)));
     },
   });
 
@@ -74,7 +76,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       200: { description: 'One page; X-Total-Count, X-Unread-Count and a Link rel="next" header', schema: NotificationSchema.array() },
     },
     errors: ['NOTIFICATION_NOT_FOUND'],
-    handler: async ({ params, query }, _req, res) => {
+    handler: async ({ params, query, principal }, _req, res) => {
+      principal.requireRecipient('notifications:read', params.recipient);
       const page = await listNotifications(ctx, {
         recipient: params.recipient,
         unreadOnly: query.unread,
@@ -97,7 +100,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     params: IdParamsSchema,
     responses: { 200: { description: 'Resent; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'NOTIFICATION_NOT_RESENDABLE', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      await assertMayReachNotification(ctx, principal, 'notifications:send', params.id);
       res.json(notificationView(await resendNotification(ctx, create, params.id)));
     },
   });
@@ -111,7 +115,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
     params: IdParamsSchema,
     responses: { 204: { description: 'Deleted' } },
     errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      await assertMayReachNotification(ctx, principal, 'notifications:read', params.id);
       await deleteNotification(ctx, params.id);
       res.status(204).end();
     },

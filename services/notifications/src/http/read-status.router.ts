@@ -3,6 +3,7 @@ import { markAllRead, markRead, markUnread } from '../domain/read-status.use-cas
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { IdParamsSchema, ReadAllResultSchema, RecipientParamsSchema } from './notification.schemas.js';
 import { notificationView } from './notification-view.js';
+import { assertMayReachNotification } from './recipient-access.js';
 import { NotificationSchema } from './response.schemas.js';
 
 const tags = ['notifications'];
@@ -18,7 +19,8 @@ export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDe
     params: IdParamsSchema,
     responses: { 200: { description: 'The notification, read', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      await assertMayReachNotification(ctx, principal, 'notifications:read', params.id);
       res.json(notificationView(await markRead(ctx, params.id)));
     },
   });
@@ -32,7 +34,8 @@ export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDe
     params: IdParamsSchema,
     responses: { 200: { description: 'The notification, unread', schema: NotificationSchema } },
     errors: ['NOTIFICATION_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      await assertMayReachNotification(ctx, principal, 'notifications:read', params.id);
       res.json(notificationView(await markUnread(ctx, params.id)));
     },
   });
@@ -46,7 +49,8 @@ export function registerReadStatusRoutes(api: Api, { ctx }: NotificationRoutesDe
     params: RecipientParamsSchema,
     responses: { 200: { description: 'How many changed', schema: ReadAllResultSchema } },
     errors: ['STORAGE_UNAVAILABLE'],
-    handler: async ({ params }, _req, res) => {
+    handler: async ({ params, principal }, _req, res) => {
+      principal.requireRecipient('notifications:read', params.recipient);
       res.json(await markAllRead(ctx, params.recipient));
     },
   });

@@ -1,5 +1,6 @@
 import { type Api, z } from '@homeops/common';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
+import { readableBy } from './recipient-access.js';
 import { RecipientSummarySchema } from './response.schemas.js';
 
 /** GET /recipients: who has a history, with unread counts (the dashboard's picker and badges). */
@@ -7,12 +8,13 @@ export function registerRecipientRoutes(api: Api, { ctx }: NotificationRoutesDep
   api.route({
     method: 'get',
     path: '/recipients',
-    summary: 'Every recipient with stored notifications, by name, with total and unread counts',
+    summary: 'Every recipient with stored notifications the caller may read, by name, with total and unread counts',
     access: 'notifications:read',
     tags: ['notifications'],
     responses: { 200: { description: 'The recipients', schema: z.array(RecipientSummarySchema) } },
-    handler: async (_input, _req, res) => {
-      res.json(await ctx.repository.recipients());
+    handler: async ({ principal }, _req, res) => {
+      const readable = readableBy(principal);
+      res.json((await ctx.repository.recipients()).filter((summary) => readable(summary.recipient)));
     },
   });
 }

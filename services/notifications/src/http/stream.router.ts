@@ -3,6 +3,7 @@ import { EVENT_REPLAY_SIZE, type NotificationEvent } from '../domain/notificatio
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { RecipientParamsSchema } from './notification.schemas.js';
 import { notificationView } from './notification-view.js';
+import { readableBy } from './recipient-access.js';
 
 const EVENTS_DESCRIPTION =
   'Events `created`, `read`, `unread`, `delivery`, `acknowledged` (an emergency acknowledged on a phone), ' +
@@ -28,7 +29,8 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
         schema: z.string(),
       },
     },
-    handler: ({ params }, req, res) => {
+    handler: ({ params, principal }, req, res) => {
+      principal.requireRecipient('notifications:read', params.recipient);
       const stream = hub.open(req, res);
       const send = ({ type, recipient: _recipient, ...data }: NotificationEvent, id: string) =>
         stream.send(type, 'notification' in data ? notificationView(data.notification) : data, id);
@@ -49,7 +51,7 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
   api.route({
     method: 'get',
     path: '/events',
-    summary: "Live feed of every recipient's notifications (Server-Sent Events): what the inbox page follows",
+    summary: "Live feed of every recipient's notifications the caller may read (Server-Sent Events): what the inbox page follows",
     access: 'notifications:read',
     tags: ['notifications'],
     errors: ['TOO_MANY_STREAMS'],
@@ -60,10 +62,15 @@ export function registerStreamRoutes(api: Api, { ctx, hub }: NotificationRoutesD
         schema: z.string(),
       },
     },
-    handler: (_input, req, res) => {
+    handler: ({ principal }, req, res) => {
       const stream = hub.open(req, res);
-      const send = ({ type, ...data }: NotificationEvent, id: string) =>
+      // A token limited to some inboxes gets their events only, replayed ones included.
+      const readable = readableBy(principal);
+      const send = (event: NotificationEvent, id: string) => {
+        if (!readable(event.recipient)) return;
+        const { type, ...data } = event;
         stream.send(type, 'notification' in data ? notificationView(data.notification) : data, id);
+      };
       const lastEventId = lastEventIdOf(req);
       if (lastEventId !== undefined) {
         const missed = ctx.events.missedSince(undefined, lastEventId);
