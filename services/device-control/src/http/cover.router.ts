@@ -1,5 +1,6 @@
 import type { Api } from '@homeops/common';
 import type { CoverAction, DeviceService } from '../domain/device.service.js';
+import { assertMayControl } from './control-families.js';
 import { CoverPositionBodySchema, CoverResultSchema, CoversSchema, DoorParamsSchema, UuidParamsSchema } from './device.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
@@ -34,7 +35,8 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
       params: DoorParamsSchema,
       responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
       errors: [...COMMAND_ERRORS],
-      handler: async ({ params }, _req, res) => {
+      handler: async ({ params, principal }, _req, res) => {
+        assertMayControl(principal, params.uuid, 'cover');
         res.json(await send(params.uuid, params.channel, action));
       },
     });
@@ -50,7 +52,8 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
     body: CoverPositionBodySchema,
     responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
     errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],
-    handler: async ({ params, body }, _req, res) => {
+    handler: async ({ params, body, principal }, _req, res) => {
+      assertMayControl(principal, params.uuid, 'cover');
       res.json(await send(params.uuid, params.channel, { position: body.position }));
     },
   });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
+import { assertMayControl } from './control-families.js';
 import {
   ChannelParamsSchema,
   CommandResultSchema,
@@ -119,7 +120,8 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     body: ToggleBodySchema,
     responses: { 200: { description: 'The channel was flipped', schema: CommandResultSchema } },
     errors: [...COMMAND_ERRORS],
-    handler: async ({ params, body }, _req, res) => {
+    handler: async ({ params, body, principal }, _req, res) => {
+      assertMayControl(principal, params.uuid, 'switch');
       const result = await devices.toggleChannel(params.uuid, body.channel);
       res.json({ status: 'success', device: result.device, action: 'toggle', channel: result.channel, on: result.on });
     },
@@ -135,7 +137,8 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     body: SetChannelBodySchema,
     responses: { 200: { description: 'The channel is in the requested state', schema: CommandResultSchema } },
     errors: [...COMMAND_ERRORS],
-    handler: async ({ params, body }, _req, res) => {
+    handler: async ({ params, body, principal }, _req, res) => {
+      assertMayControl(principal, params.uuid, 'switch');
       const result = await devices.setChannel(params.uuid, params.channel, body.on);
       const action = result.on ? 'on' : 'off';
       res.json({ status: 'success', device: result.device, action, channel: result.channel, on: result.on });

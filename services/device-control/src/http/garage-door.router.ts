@@ -1,5 +1,6 @@
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
+import { assertMayControl } from './control-families.js';
 import { DoorParamsSchema, GarageDoorResultSchema, GarageDoorsSchema, UuidParamsSchema } from './device.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
@@ -30,7 +31,8 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
       params: DoorParamsSchema,
       responses: { 200: { description: "The opener's answer", schema: GarageDoorResultSchema } },
       errors: [...COMMAND_ERRORS],
-      handler: async ({ params }, _req, res) => {
+      handler: async ({ params, principal }, _req, res) => {
+        assertMayControl(principal, params.uuid, 'garageDoor');
         const result = await devices.setGarageDoor(params.uuid, params.channel, action);
         res.json({ status: 'success', ...result });
       },

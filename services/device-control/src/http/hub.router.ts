@@ -1,6 +1,7 @@
 import type { Api } from '@homeops/common';
 import type { ValveChange } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
+import { assertMayControl } from './control-families.js';
 import { HubSchema, SubDeviceParamsSchema, UuidParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './device.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
@@ -33,7 +34,8 @@ export function registerHubRoutes(api: Api, devices: DeviceService): void {
     body: ValveChangeBodySchema,
     responses: { 200: { description: 'The hub acknowledged', schema: ValveResultSchema } },
     errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],
-    handler: async ({ params, body }, _req, res) => {
+    handler: async ({ params, body, principal }, _req, res) => {
+      assertMayControl(principal, params.uuid, 'hubSensors');
       const change: ValveChange = {};
       if (body.on !== undefined) change.on = body.on;
       if (body.targetTemperature !== undefined) change.targetTemperature = body.targetTemperature;

@@ -1,6 +1,7 @@
 import type { Api } from '@homeops/common';
 import type { LightChange } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
+import { assertMayControl } from './control-families.js';
 import { DoorParamsSchema, LightChangeBodySchema, LightResultSchema, LightsSchema, UuidParamsSchema } from './device.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
 
@@ -34,7 +35,8 @@ export function registerLightRoutes(api: Api, devices: DeviceService): void {
     body: LightChangeBodySchema,
     responses: { 200: { description: 'The light acknowledged', schema: LightResultSchema } },
     errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],
-    handler: async ({ params, body }, _req, res) => {
+    handler: async ({ params, body, principal }, _req, res) => {
+      assertMayControl(principal, params.uuid, 'light');
       const change: LightChange = {};
       if (body.brightness !== undefined) change.brightness = body.brightness;
       if (body.temperature !== undefined) change.temperature = body.temperature;

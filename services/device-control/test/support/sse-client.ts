@@ -14,6 +14,7 @@ export class SseClient {
   private readonly controller = new AbortController();
   private buffer = '';
   private reading: Promise<void> | undefined;
+  private done = false;
   status = 0;
   contentType: string | null = null;
 
@@ -24,6 +25,11 @@ export class SseClient {
     client.contentType = res.headers.get('content-type');
     if (res.body) client.reading = client.read(res.body).catch(() => undefined);
     return client;
+  }
+
+  /** Whether the server ended the stream (or it broke); a close from this side does not count. */
+  get ended(): boolean {
+    return this.done && !this.controller.signal.aborted;
   }
 
   /** The first event of this type matching the predicate, received before or within `timeoutMs`. */
@@ -43,13 +49,17 @@ export class SseClient {
 
   private async read(body: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
-    for await (const chunk of body) {
-      this.buffer += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-        this.parse(this.buffer.slice(0, end));
-        this.buffer = this.buffer.slice(end + 2);
+    try {
+      for await (const chunk of body) {
+        this.buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = this.buffer.indexOf('\n\n')) >= 0) {
+          this.parse(this.buffer.slice(0, end));
+          this.buffer = this.buffer.slice(end + 2);
+        }
       }
+    } finally {
+      this.done = true;
     }
   }
 

@@ -184,7 +184,10 @@ export class DeviceControlMqttAdapter {
     }
   }
 
-  /** A command through the domain; a refusal publishes the states it touched again, and the error. */
+  /**
+   * A command through the domain; a refusal publishes the states it touched again, and the error. The broker authorizes
+   * it (its users and the ACLs on the command topics), not our tokens: whoever may publish here controls every device.
+   */
   private async command(command: MqttCommand, topic: string, payload: Buffer): Promise<void> {
     const rest = topic.slice(this.options.baseTopic.length + '/devices/'.length).split('/');
     const target = this.known.get(`${this.options.baseTopic}/devices/${rest[0] ?? ''}/availability`);
