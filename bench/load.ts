@@ -8,6 +8,8 @@ export interface LoadRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
 }
 
 /** Throughput and latency of one fixed-duration run. */
@@ -34,7 +36,7 @@ function runAutocannon(target: LoadRequest, connections: number, seconds: number
     method: target.method,
     connections,
     duration: seconds,
-    headers: target.body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...(target.body === undefined ? {} : { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body === undefined ? {} : { body: target.body }),
   });
 }

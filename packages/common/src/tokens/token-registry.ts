@@ -35,7 +35,7 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  * changed or expires (`Principal.onEnd`).
  */
 export class TokenRegistry {
-  private readonly tokens = new Map<string, StoredToken & { digest: Buffer; expiresAtMs: number }>();
+  private readonly tokens = new Map<string, Entry>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private lastUseDirty = false;
   private flushTimer: Timer | undefined;
@@ -71,31 +71,31 @@ export class TokenRegistry {
     const id = randomBytes(6).toString('hex');
     const secret = `hop_${id}_${randomBytes(32).toString('base64url')}`;
     const now = new Date(this.options.clock.now()).toISOString();
-    const stored = this.remember({ id, hash: sha256(secret).toString('hex'), createdAt: now, lastUsedAt: null, ...settings });
+    const created = this.remember({ id, hash: sha256(secret).toString('hex'), createdAt: now, lastUsedAt: null, ...settings });
     await this.persist().catch((err: unknown) => {
       // Not kept, not usable: a token that would vanish at the next start is not handed out.
       this.tokens.delete(id);
       throw err;
     });
-    return { token: view(stored), secret };
+    return { token: view(created), secret };
   }
 
   async update(id: string, change: Partial<TokenSettings>): Promise<TokenView> {
     if (change.scopes) this.checkScopes(change.scopes);
-    const stored = this.remember({ ...this.known(id), ...change });
+    const changed = this.remember({ ...stored(this.known(id)), ...change });
     if (change.scopes !== undefined || change.expiresAt !== undefined) this.end(id);
     await this.persist();
-    return view(stored);
+    return view(changed);
   }
 
   /** A new secret for the token; the old one is refused from now on. */
   async rotate(id: string): Promise<{ token: TokenView; secret: string }> {
-    const known = this.known(id);
+    const known = stored(this.known(id));
     const secret = `hop_${id}_${randomBytes(32).toString('base64url')}`;
-    const stored = this.remember({ ...known, hash: sha256(secret).toString('hex') });
+    const rotated = this.remember({ ...known, hash: sha256(secret).toString('hex') });
     this.end(id);
     await this.persist();
-    return { token: view(stored), secret };
+    return { token: view(rotated), secret };
   }
 
   async revoke(id: string): Promise<void> {
@@ -112,9 +112,9 @@ export class TokenRegistry {
     if (!token || !timingSafeEqual(sha256(secret), token.digest)) return undefined;
     const now = this.options.clock.now();
     if (now >= token.expiresAtMs) return undefined;
-    token.lastUsedAt = new Date(now).toISOString();
+    token.lastUsedMs = now;
     this.noteUse();
-    return new Principal('token', token.scopes, token.label, token.id, (onEnd) => this.watch(token.id, token.expiresAtMs, onEnd));
+    return token.principal;
   }
 
   /** Writes the last-use times still only in memory (on shutdown). */
@@ -149,7 +149,7 @@ export class TokenRegistry {
     for (const onEnd of [...(this.watchers.get(id) ?? [])]) onEnd();
   }
 
-  private known(id: string): StoredToken & { digest: Buffer; expiresAtMs: number } {
+  private known(id: string): Entry {
     const token = this.tokens.get(id);
     if (!token) throw new AppError('TOKEN_NOT_FOUND');
     return token;
@@ -163,19 +163,13 @@ export class TokenRegistry {
     }
   }
 
-  private remember(token: StoredToken): StoredToken & { digest: Buffer; expiresAtMs: number } {
+  private remember(token: StoredToken): Entry {
     const { id, label, hash, scopes, createdAt, expiresAt, lastUsedAt } = token;
-    const entry = {
-      id,
-      label,
-      hash,
-      scopes,
-      createdAt,
-      expiresAt,
-      lastUsedAt,
-      digest: Buffer.from(hash, 'hex'),
-      expiresAtMs: expiresAt === null ? Infinity : Date.parse(expiresAt),
-    };
+    const expiresAtMs = expiresAt === null ? Infinity : Date.parse(expiresAt);
+    // Built once per version of the token: a request costs a hash and a lookup, nothing more.
+    const principal = new Principal('token', scopes, label, id, (onEnd) => this.watch(id, expiresAtMs, onEnd));
+    const lastUsedMs = lastUsedAt === null ? undefined : Date.parse(lastUsedAt);
+    const entry: Entry = { id, label, hash, scopes, createdAt, expiresAt, lastUsedAt, digest: Buffer.from(hash, 'hex'), expiresAtMs, lastUsedMs, principal };
     this.tokens.set(id, entry);
     return entry;
   }
@@ -191,7 +185,7 @@ export class TokenRegistry {
 
   private persist(): Promise<void> {
     this.lastUseDirty = false;
-    const tokens = [...this.tokens.values()].map(({ digest: _d, expiresAtMs: _e, ...stored }) => stored);
+    const tokens = [...this.tokens.values()].map(stored);
     const next = this.saving
       .catch(() => {})
       .then(() => this.options.store.save(tokens))
@@ -206,9 +200,23 @@ export class TokenRegistry {
   }
 }
 
-function view(token: StoredToken): TokenView {
-  const { id, label, scopes, createdAt, expiresAt, lastUsedAt } = token;
-  return { id, label, scopes, createdAt, expiresAt, lastUsedAt };
+/** A token as kept in memory: what is stored, plus what checking a request needs ready. */
+interface Entry extends StoredToken {
+  digest: Buffer;
+  expiresAtMs: number;
+  /** The last use, as a number: a request sets it, the ISO string is made when shown or saved. */
+  lastUsedMs: number | undefined;
+  principal: Principal;
+}
+
+function stored(entry: Entry): StoredToken {
+  const { id, label, hash, scopes, createdAt, expiresAt } = entry;
+  return { id, label, hash, scopes, createdAt, expiresAt, lastUsedAt: entry.lastUsedMs === undefined ? null : new Date(entry.lastUsedMs).toISOString() };
+}
+
+function view(entry: Entry): TokenView {
+  const { hash: _hash, ...shown } = stored(entry);
+  return shown;
 }
 
 /** The registry of a service kept in `file`, loaded; throws (the start stops) when the file cannot be read. */
