@@ -1,0 +1,87 @@
+import { ManualClock } from '@homeops/common';
+import { eventually } from '@homeops/test-kit';
+import { describe, expect, it } from 'vitest';
+import { subscribeEvents } from '../support/sse-subscribe.js';
+import { buildKeyedApp, issueToken, send, sendAsAdmin, type IssuedToken, type KeyedApp } from './access-kit.js';
+
+const READS_ALICE = [{ scope: 'notifications:read' as const, recipients: ['alice'] }];
+
+/** Both kinds of stream open with the token; resolves once the service holds them. */
+async function openStreams(t: KeyedApp, token: IssuedToken) {
+  const headers = { Authorization: `Bearer ${token.secret}` };
+  const streams = await Promise.all(['/events', '/notifications/alice/stream'].map((path) => subscribeEvents(t.port, path, headers)));
+  const closedAt = streams.map(() => undefined as number | undefined);
+  streams.forEach(({ res }, i) => res.on('close', () => (closedAt[i] = performance.now())));
+  await eventually(() => t.hub.size === 2, 'both streams to open');
+  expect(streams.map(({ res }) => res.statusCode)).toEqual([200, 200]);
+  return {
+    /** Resolves the latest close time once both ended, failing after a second. */
+    ended: () =>
+      eventually(() => closedAt.every((at) => at !== undefined) && Math.max(...(closedAt as number[])), { what: 'both streams to end', timeoutMs: 1_000 }),
+  };
+}
+
+/** What the token gets now: the status of a request and of a new stream. */
+async function answersTo(t: KeyedApp, secret: string) {
+  const request = await send(t.port, { method: 'GET', target: '/notifications/alice', auth: secret });
+  const stream = await send(t.port, { method: 'GET', target: '/events', auth: secret });
+  return { request: request.status, code: (request.json as { code?: string }).code, stream: stream.status };
+}
+
+const REFUSED = { request: 401, code: 'UNAUTHORIZED', stream: 401 };
+
+describe('a token that stops being valid, with streams open', () => {
+  it('revoked: its streams end within a second and its next request is 401', async () => {
+    const t = await buildKeyedApp();
+    const token = await issueToken(t.port, READS_ALICE);
+    const streams = await openStreams(t, token);
+
+    const revokedAt = performance.now();
+    await sendAsAdmin(t.port, { method: 'DELETE', target: `/tokens/${token.id}` });
+
+    expect((await streams.ended()) - revokedAt).toBeLessThan(1_000);
+    expect(await answersTo(t, token.secret)).toEqual(REFUSED);
+    expect(t.hub.size).toBe(0);
+  });
+
+  it('rotated: the streams of the old secret end within a second, the old secret is 401, the new one works', async () => {
+    const t = await buildKeyedApp();
+    const token = await issueToken(t.port, READS_ALICE);
+    const streams = await openStreams(t, token);
+
+    const rotatedAt = performance.now();
+    const { secret } = await sendAsAdmin<{ secret: string }>(t.port, { method: 'POST', target: `/tokens/${token.id}/rotate` });
+
+    expect((await streams.ended()) - rotatedAt).toBeLessThan(1_000);
+    expect(await answersTo(t, token.secret)).toEqual(REFUSED);
+    expect((await send(t.port, { method: 'GET', target: '/notifications/alice', auth: secret })).status).toBe(200);
+  });
+
+  it('expired: its streams end when the clock passes expiresAt, and its next request is 401', async () => {
+    const clock = new ManualClock();
+    const t = await buildKeyedApp({ clock });
+    const token = await issueToken(t.port, READS_ALICE, { expiresAt: new Date(clock.now() + 60_000).toISOString() });
+    const streams = await openStreams(t, token);
+    clock.advance(59_999);
+    expect((await send(t.port, { method: 'GET', target: '/notifications/alice', auth: token.secret })).status).toBe(200);
+    expect(t.hub.size).toBe(2);
+
+    const expiredAt = performance.now();
+    clock.advance(1);
+
+    expect((await streams.ended()) - expiredAt).toBeLessThan(1_000);
+    expect(await answersTo(t, token.secret)).toEqual(REFUSED);
+  });
+
+  it('changed (PATCH of its scopes): its streams end, and it goes on with what it may do now', async () => {
+    const t = await buildKeyedApp();
+    const token = await issueToken(t.port, READS_ALICE);
+    const streams = await openStreams(t, token);
+
+    await sendAsAdmin(t.port, { method: 'PATCH', target: `/tokens/${token.id}`, body: { scopes: [{ scope: 'notifications:read', recipients: ['bob'] }] } });
+
+    await streams.ended();
+    expect((await send(t.port, { method: 'GET', target: '/notifications/alice', auth: token.secret })).status).toBe(403);
+    expect((await send(t.port, { method: 'GET', target: '/notifications/bob', auth: token.secret })).status).toBe(200);
+  });
+});
