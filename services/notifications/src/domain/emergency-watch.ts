@@ -12,6 +12,9 @@ export interface EmergencyWatchSettings {
   callTimeoutMs: number;
 }
 
+/** Pushover's rule: one check of a receipt per 5 s at most, whatever asks for it (the poll, a read, a restart). */
+const MIN_CHECK_GAP_MS = 5_000;
+
 /** Failed cancels are tried again this often, and at most this many times, while the record is gone. */
 const CANCEL_RETRY_MS = 30_000;
 const CANCEL_TRIES = 10;
@@ -23,6 +26,8 @@ interface Watched {
   cancelTries: number;
   /** Deleted here: only the cancel is left to do. */
   deleted: boolean;
+  /** When this run last asked Pushover about the receipt (clock ms). */
+  checkedAt?: number;
 }
 
 /**
@@ -46,8 +51,10 @@ export class EmergencyWatch {
   async start(): Promise<number> {
     this.unsubscribe ??= this.ctx.events.subscribeAll((event, _id, remote) => this.onEvent(event, remote));
     const ringing = await this.ctx.repository.ringing();
-    // Spread over one poll interval, so a restart with many does not fire them all at once.
-    ringing.forEach((record, i) => this.follow(record, Math.round((this.settings.pollMs * i) / Math.max(1, ringing.length))));
+    // Spread over one poll interval, so a restart with many does not fire them all at once; none sooner than the gap,
+    // as the previous run may have checked it just before it stopped.
+    const spread = (i: number) => Math.round((this.settings.pollMs * i) / Math.max(1, ringing.length));
+    ringing.forEach((record, i) => this.follow(record, this.gapMs + spread(i)));
     return ringing.length;
   }
 
@@ -60,7 +67,12 @@ export class EmergencyWatch {
     this.stopped = true;
     this.unsubscribe?.();
     for (const entry of this.watched.values()) entry.timer?.cancel();
-    await Promise.allSettled([...this.running]);
+    await this.settled();
+  }
+
+  /** Resolves once no check or cancel is under way (those its timers started so far). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   /** The instance that sent an emergency follows it; a read or delete through any instance ends it. */
@@ -88,9 +100,16 @@ export class EmergencyWatch {
     this.schedule(id, 0);
   }
 
+  /** The shortest time between two checks of one receipt: the poll interval, never more than Pushover's 5 s. */
+  private get gapMs(): number {
+    return Math.min(this.settings.pollMs, MIN_CHECK_GAP_MS);
+  }
+
+  /** Looks again after `delayMs`, but not sooner than the gap after the last check (a cancel only needs no check). */
   private schedule(id: string, delayMs: number): void {
     const entry = this.watched.get(id);
     if (!entry || this.stopped) return;
+    if (!entry.deleted && entry.checkedAt !== undefined) delayMs = Math.max(delayMs, entry.checkedAt + this.gapMs - this.ctx.clock.now());
     entry.timer?.cancel();
     entry.timer = this.ctx.clock.setTimer(() => {
       const run = this.check(id).finally(() => this.running.delete(run));
@@ -122,6 +141,8 @@ export class EmergencyWatch {
 
   /** Acknowledged or expired is recorded as Pushover says; still ringing but read here: cancelled. */
   private async poll(id: string, record: NotificationRecord): Promise<void> {
+    const entry = this.watched.get(id);
+    if (entry) entry.checkedAt = this.ctx.clock.now();
     const status = await this.call(this.receipts.checkReceipt(record.delivery.receipt!), 'Receipt check');
     if (status.acknowledged) return this.acknowledged(id, record, status);
     if (status.expired) return this.ended(id, record, { expiredAt: status.expiresAt ?? isoNow(this.ctx.clock) });
