@@ -28,6 +28,7 @@ import { registerLightRoutes } from './http/light.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
+import { CONTROL_FAMILIES } from './http/control-families.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
 /** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
@@ -77,6 +78,6 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES });
+  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES, families: CONTROL_FAMILIES });
   return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
 }

@@ -3,6 +3,7 @@ import { createLogger, EventStreamHub, openTokens, serve, systemClock, withResol
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp, DEVICE_SCOPES } from './app.js';
+import { CONTROL_FAMILIES } from './http/control-families.js';
 import { deviceServiceOptions, lanOptions, lanPollSeconds, readConfig, type Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import { DeviceService } from './domain/device.service.js';
@@ -66,7 +67,7 @@ const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanP
 const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
 let tokens: TokenRegistry;
 try {
-  tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(config.CLOUD_TOKEN_FILE), 'tokens.json'), DEVICE_SCOPES, clock);
+  tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(config.CLOUD_TOKEN_FILE), 'tokens.json'), DEVICE_SCOPES, clock, CONTROL_FAMILIES);
 } catch (err) {
   logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
   process.exit(1);

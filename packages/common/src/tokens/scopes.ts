@@ -25,9 +25,9 @@ export const GrantSchema = z
     scope: z.enum(SCOPES),
     /** devices:control: only these device uuids. */
     devices: Names.optional(),
-    /** devices:control: only devices of these families (e.g. toggle, light). */
+    /** devices:control: only commands of these families (e.g. switch, light). */
     families: Names.optional(),
-    /** devices:control: never devices of these families (e.g. garageDoor). */
+    /** devices:control: never commands of these families (e.g. garageDoor). */
     exceptFamilies: Names.optional(),
     /** notifications:send / notifications:read: only these recipients. */
     recipients: Names.optional(),

@@ -21,6 +21,8 @@ export interface TokenRegistryOptions {
   clock: Clock;
   /** The scopes this service knows (a token for another service's scopes is refused at creation). */
   scopes: readonly Scope[];
+  /** The device families devices:control may be limited to (a misspelt one would limit nothing). */
+  families?: readonly string[];
   /** How often the last-use times are written back at most (default one minute). */
   lastUseFlushMs?: number;
 }
@@ -157,10 +159,11 @@ export class TokenRegistry {
 
   private checkScopes(scopes: readonly Grant[]): void {
     const foreign = scopes.map((g) => g.scope).filter((scope) => !this.options.scopes.includes(scope));
-    if (foreign.length > 0) {
-      const message = `${foreign.join(', ')} is not a scope of this service (it knows ${this.options.scopes.join(', ')})`;
-      throw new AppError('VALIDATION_FAILED', message, { details: [{ path: 'body.scopes', message }] });
-    }
+    if (foreign.length > 0) refuse(`${foreign.join(', ')} is not a scope of this service (it knows ${this.options.scopes.join(', ')})`);
+    const { families } = this.options;
+    const named = scopes.flatMap((g) => [...(g.families ?? []), ...(g.exceptFamilies ?? [])]);
+    const unknown = families ? named.filter((family) => !families.includes(family)) : [];
+    if (unknown.length > 0) refuse(`${unknown.join(', ')} is not a device family (they are ${families!.join(', ')})`);
   }
 
   private remember(token: StoredToken): Entry {
@@ -200,6 +203,10 @@ export class TokenRegistry {
   }
 }
 
+function refuse(message: string): never {
+  throw new AppError('VALIDATION_FAILED', message, { details: [{ path: 'body.scopes', message }] });
+}
+
 /** A token as kept in memory: what is stored, plus what checking a request needs ready. */
 interface Entry extends StoredToken {
   digest: Buffer;
@@ -220,8 +227,8 @@ function view(entry: Entry): TokenView {
 }
 
 /** The registry of a service kept in `file`, loaded; throws (the start stops) when the file cannot be read. */
-export async function openTokens(file: string, scopes: readonly Scope[], clock: Clock): Promise<TokenRegistry> {
-  const registry = new TokenRegistry({ store: new FileTokenStore(file), clock, scopes });
+export async function openTokens(file: string, scopes: readonly Scope[], clock: Clock, families?: readonly string[]): Promise<TokenRegistry> {
+  const registry = new TokenRegistry({ store: new FileTokenStore(file), clock, scopes, ...(families ? { families } : {}) });
   await registry.open();
   return registry;
 }

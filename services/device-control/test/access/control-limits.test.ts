@@ -1,7 +1,7 @@
 import { ErrorBodySchema, type Grant } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServedApp } from '../hostile/served-app.js';
-import { bearer, BULB, COVER, createToken, GARAGE, PLUG, serveHouse } from './access-fixture.js';
+import { bearer, BULB, COVER, createToken, GARAGE, PLUG, serveHouse, withKey } from './access-fixture.js';
 
 // What a devices:control token's limits let through to the devices, and that a refusal never reaches the cloud.
 
@@ -94,5 +94,20 @@ describe('device commands with a devices:control token limited to some families'
     expect(on).toMatchObject({ status: 403, body: { code: 'SCOPE_MISSING', error: expect.stringContaining('(switch)') } });
     expect(house.cloud.callsOf('setLight')).toEqual([[BULB, 0, { brightness: 30 }]]);
     expect(house.cloud.callsOf('setChannel')).toEqual([]);
+  });
+});
+
+describe('a token limited by family', () => {
+  it('is refused at creation when a family is misspelt (it would limit nothing)', async () => {
+    house = await serveHouse();
+    const res = await fetch(`${house.base}/tokens`, {
+      method: 'POST',
+      headers: { ...withKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ label: 'ha', scopes: [{ scope: 'devices:control', exceptFamilies: ['garage-door'] }] }),
+    });
+    const body = (await res.json()) as { code: string; details: Array<{ path: string; message: string }> };
+    expect(res.status).toBe(400);
+    expect(body.code).toBe('VALIDATION_FAILED');
+    expect(body.details).toEqual([{ path: 'body.scopes', message: expect.stringContaining('garage-door is not a device family') }]);
   });
 });
