@@ -1,7 +1,21 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatedSetup, type EmulatedSetup } from '../../services/device-control/test/e2e/emulated-setup.js';
-import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, startLanService, watchTrouble } from './lan-browser.js';
+import {
+  createToken,
+  LAN_HOST,
+  launchLanBrowser,
+  saveScreenshots,
+  seriousAxeViolations,
+  signIn,
+  startLanService,
+  statusWith,
+  storedByPage,
+  takeSecretOnce,
+  openTokens,
+  confirmOnToken,
+  watchTrouble,
+} from './lan-browser.js';
 import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
@@ -264,6 +278,164 @@ describe('device-control dashboard behind an API key', () => {
     expect(trouble.problems.slice(0, problemsBefore).every((p) => /401/.test(p))).toBe(true);
     expect(trouble.problems.slice(problemsBefore)).toEqual([]);
     await page.close();
+  }, 60_000);
+});
+
+describe('device-control dashboard with scoped tokens', () => {
+  const KEY = 'lan-admin-key-2612-0123456789abcdef';
+  let running: ServiceProcess;
+  let url: string;
+  beforeAll(async () => {
+    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY, CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
+    url = `http://${LAN_HOST}:${running.port}/`;
+  }, 60_000);
+  afterAll(async () => running?.kill());
+
+  it('lets the admin create a token that never opens the garage door, shows its secret once, and the token works as limited', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, KEY);
+    await page.getByText('Signed in: API key').waitFor();
+    const panel = await openTokens(page);
+    const form = panel.getByRole('form', { name: 'New token' });
+
+    await form.getByLabel('Label').fill('Home Assistant');
+    await form.getByRole('checkbox', { name: /^devices:read/ }).check();
+    await form.getByRole('checkbox', { name: /^devices:control/ }).check();
+    await form
+      .getByRole('group', { name: 'Never these families' })
+      .getByRole('checkbox', { name: /^garageDoor/ })
+      .check();
+    await form.getByLabel(/^Expires after/).fill('30');
+    const formViolations = await seriousAxeViolations(page);
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const { secret, noteText, copied, stored } = await takeSecretOnce(panel);
+    const listViolations = await seriousAxeViolations(page);
+    await saveScreenshots(page, 'device-control-tokens');
+
+    expect(secret).toMatch(/^hop_[0-9a-f]{12}_/);
+    expect(noteText).toContain('you will not see it again');
+    expect(copied).toBe('Copied.');
+    expect({ formViolations, listViolations }).toEqual({ formViolations: [], listViolations: [] });
+    expect(stored).not.toContain(secret);
+    expect(await page.content()).not.toContain(secret);
+    expect(await storedByPage(page)).not.toContain(secret);
+    expect(await panel.getByRole('listitem').filter({ hasText: 'Home Assistant' }).first().textContent()).toMatch(
+      /devices:read.*devices:control \(never garageDoor\).*expires in 30 days.*last used never/,
+    );
+    const listed = (await (await fetch(`http://127.0.0.1:${running.port}/tokens`, { headers: { 'X-API-Key': KEY } })).json()) as {
+      tokens: Array<{ label: string; scopes: unknown[] }>;
+    };
+    expect(listed.tokens.find((t) => t.label === 'Home Assistant')?.scopes).toEqual([
+      { scope: 'devices:read' },
+      { scope: 'devices:control', exceptFamilies: ['garageDoor'] },
+    ]);
+
+    // The token at work: the garage door's buttons are disabled with the reason, the plug switches.
+    const limited = await lan.browser.newPage();
+    const limitedTrouble = watchTrouble(limited);
+    await signIn(limited, url, secret);
+    await limited.getByText('Signed in: Home Assistant').waitFor();
+    const door = cardOf(limited, 'Garage Door');
+    const lamp = switchOf(limited, 'Desk Lamp', 'Desk Lamp');
+    await door.getByText('This token lacks devices:control for garageDoor').waitFor();
+    const before = await lamp.getAttribute('aria-checked');
+    await lamp.click();
+    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+
+    expect(
+      await door
+        .getByRole('button', { name: /^(Open|Close) Garage Door/ })
+        .evaluateAll((buttons) => buttons.map((b) => [(b as HTMLButtonElement).disabled, (b as HTMLButtonElement).title])),
+    ).toEqual([
+      [true, 'This token lacks devices:control for garageDoor'],
+      [true, 'This token lacks devices:control for garageDoor'],
+    ]);
+    expect(await limited.getByRole('button', { name: 'Tokens' }).count()).toBe(0);
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    expect(limitedTrouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await page.close();
+    await limited.close();
+  }, 60_000);
+
+  it('shows a read-only token the devices with every control disabled and the reason, and no Tokens', async () => {
+    const { secret } = await createToken(running.port, KEY, { label: 'Wall tablet', scopes: ['devices:read'] });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, secret);
+    const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
+    await lamp.waitFor();
+    await page.getByText('Signed in: Wall tablet').waitFor();
+    const problemsBefore = trouble.problems.length;
+
+    await expect.poll(() => lamp.isDisabled()).toBe(true);
+
+    expect(await lamp.getAttribute('title')).toBe('This token lacks devices:control');
+    expect(await page.getByText('Read only: This token lacks devices:control.').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Sync' }).isDisabled()).toBe(true);
+    expect(await cardOf(page, 'Garage Door').getByRole('button', { name: 'Open Garage Door' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('form', { name: 'Reading Light light' }).getByRole('button', { name: 'Apply' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Tokens' }).count()).toBe(0);
+    // Reading stays open to it: the power of a plug.
+    await cardOf(page, 'Desk Lamp').getByRole('button', { name: 'Read power' }).click();
+    await cardOf(page, 'Desk Lamp').locator('[data-power]').waitFor();
+    const violations = await seriousAxeViolations(page);
+    await saveScreenshots(page, 'device-control-read-only');
+    expect(violations).toEqual([]);
+    expect(trouble.problems.slice(problemsBefore)).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows the 403 body beside a device when the service refuses what the page still offers (the token was narrowed meanwhile)', async () => {
+    const { id, secret } = await createToken(running.port, KEY, { label: 'Narrowed', scopes: ['devices:read', 'devices:control'] });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, secret);
+    const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
+    await expect.poll(() => lamp.isEnabled()).toBe(true);
+
+    const narrowed = await fetch(`http://127.0.0.1:${running.port}/tokens/${id}`, {
+      method: 'PATCH',
+      headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ scopes: ['devices:read'] }),
+    });
+    await lamp.click();
+    const alert = cardOf(page, 'Desk Lamp').getByRole('alert');
+    await alert.waitFor();
+
+    expect(narrowed.status).toBe(200);
+    expect(await alert.textContent()).toMatch(/This token lacks the devices:control scope.*admin/);
+    // The refused command itself (and the browser's console line about it); nothing else.
+    expect(trouble.problems.filter((p) => !/401|status of 403/.test(p))).toEqual([expect.stringMatching(/^403 for .*\/devices\/sim-plug-0001\/channels\/0$/)]);
+    await page.close();
+  }, 60_000);
+
+  it('rotates and revokes a token from the page: the old secret, then the new one, is refused at once, and its open page asks for a key', async () => {
+    const { secret: first } = await createToken(running.port, KEY, { label: 'Old phone', scopes: ['devices:read'] });
+    const phone = await lan.browser.newPage();
+    await signIn(phone, url, first);
+    await switchOf(phone, 'Desk Lamp', 'Desk Lamp').waitFor();
+    const admin = await lan.browser.newPage();
+    const trouble = watchTrouble(admin);
+    await signIn(admin, url, KEY);
+    const panel = await openTokens(admin);
+
+    await confirmOnToken(panel, 'Old phone', 'Rotate');
+    const { secret: second } = await takeSecretOnce(panel);
+    const afterRotate = { first: await statusWith(running.port, '/devices', first), second: await statusWith(running.port, '/devices', second) };
+    const item = await confirmOnToken(panel, 'Old phone', 'Revoke');
+    await item.waitFor({ state: 'detached' });
+    const afterRevoke = await statusWith(running.port, '/devices', second);
+
+    expect(second).toMatch(/^hop_/);
+    expect(second).not.toBe(first);
+    expect(afterRotate).toEqual({ first: 401, second: 200 });
+    expect(afterRevoke).toBe(401);
+    // The phone's stream ended with the rotation; reconnecting with the old secret, the page asks for a key again.
+    await phone.getByText('The key was not accepted').waitFor({ timeout: 10_000 });
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await phone.close();
+    await admin.close();
   }, 60_000);
 });
 

@@ -5,7 +5,20 @@ import { join, resolve } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedAnswer, startFakePushover } from '../../services/notifications/test/faults/fake-pushover.js';
-import { LAN_HOST, launchLanBrowser, saveScreenshots, seriousAxeViolations, startLanService, watchTrouble } from './lan-browser.js';
+import {
+  createToken,
+  LAN_HOST,
+  launchLanBrowser,
+  saveScreenshots,
+  seriousAxeViolations,
+  signIn,
+  startLanService,
+  statusWith,
+  takeSecretOnce,
+  openTokens,
+  confirmOnToken,
+  watchTrouble,
+} from './lan-browser.js';
 import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // The notifications inbox as a laptop on the LAN opens it, against the service with a fake Pushover behind it.
@@ -285,6 +298,120 @@ describe('notifications inbox behind an API key', () => {
     expect(trouble.problems.slice(0, problemsBefore).every((p) => /401/.test(p))).toBe(true);
     expect(trouble.problems.slice(problemsBefore)).toEqual([]);
     await page.close();
+  }, 60_000);
+});
+
+describe('notifications inbox with scoped tokens', () => {
+  const KEY = 'inbox-admin-key-2612-0123456789abcdef';
+  let running: ServiceProcess;
+  let api: Api;
+  let url: string;
+  beforeAll(async () => {
+    running = await startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY });
+    api = apiOf(running.port, KEY);
+    url = `http://${LAN_HOST}:${running.port}/`;
+    await api.create({ recipient: 'alice', title: 'For alice', message: 'Only alice reads this' });
+    await api.create({ recipient: 'bob', title: 'For bob', message: 'Only bob reads this' });
+  }, 60_000);
+  afterAll(async () => running?.kill());
+
+  it("lets the admin create a token for alice's inbox, shown once; signed in with it the page shows and sends to alice only", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, `${url}#recipient=bob`, KEY);
+    await itemOf(page, 'For bob').waitFor();
+    const panel = await openTokens(page);
+    const form = panel.getByRole('form', { name: 'New token' });
+
+    await form.getByLabel('Label').fill("Alice's phone");
+    await form.getByRole('checkbox', { name: /^notifications:read/ }).check();
+    await form.getByRole('group', { name: 'Only these inboxes' }).getByRole('checkbox', { name: 'alice' }).check();
+    await form.getByRole('checkbox', { name: /^notifications:send/ }).check();
+    await form.getByRole('group', { name: 'Only to these recipients' }).getByRole('checkbox', { name: 'alice' }).check();
+    const formViolations = await seriousAxeViolations(page);
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const { secret, noteText, stored } = await takeSecretOnce(panel);
+    const listViolations = await seriousAxeViolations(page);
+    await saveScreenshots(page, 'notifications-tokens');
+
+    expect(secret).toMatch(/^hop_[0-9a-f]{12}_/);
+    expect(noteText).toContain('you will not see it again');
+    expect({ formViolations, listViolations }).toEqual({ formViolations: [], listViolations: [] });
+    expect(stored).not.toContain(secret);
+    expect(await page.content()).not.toContain(secret);
+    expect(await panel.getByRole('listitem').filter({ hasText: "Alice's phone" }).first().textContent()).toMatch(
+      /notifications:send \(only alice\).*notifications:read \(only alice\).*never expires/,
+    );
+
+    const phone = await lan.browser.newPage();
+    const phoneTrouble = watchTrouble(phone);
+    await signIn(phone, `${url}#recipient=bob`, secret);
+    await phone.getByText("Signed in: Alice's phone").waitFor();
+    await itemOf(phone, 'For alice').waitFor();
+    const picker = phone.getByRole('navigation', { name: 'Recipients' });
+    const sendForm = phone.getByRole('form', { name: 'Send a notification' });
+    const recipientChoices = await sendForm
+      .getByLabel(/^Recipient/)
+      .locator('option')
+      .allTextContents();
+    await sendForm.getByLabel('Message').fill('Sent from her phone');
+    await sendForm.getByRole('button', { name: 'Send' }).click();
+    await sendForm.getByText('Stored for alice; delivery').waitFor();
+
+    await expect.poll(() => picker.getByRole('button').allTextContents()).toEqual(['alice2']);
+    expect(await itemOf(phone, 'For bob').count()).toBe(0);
+    expect(recipientChoices).toEqual(['alice']);
+    expect(phone.url()).toMatch(/#recipient=alice$/);
+    expect(await phone.getByRole('button', { name: 'Tokens' }).count()).toBe(0);
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    expect(phoneTrouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await page.close();
+    await phone.close();
+  }, 60_000);
+
+  it('shows a read-only token the inbox with the send form disabled and the reason', async () => {
+    const { secret } = await createToken(running.port, KEY, { label: 'Kitchen screen', scopes: ['notifications:read'] });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, `${url}#recipient=alice`, secret);
+    await itemOf(page, 'For alice').waitFor();
+    await page.getByText('Signed in: Kitchen screen').waitFor();
+    const problemsBefore = trouble.problems.length;
+    const form = page.getByRole('form', { name: 'Send a notification' });
+
+    await expect.poll(() => form.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+
+    expect(await form.getByText('This token lacks notifications:send: this page cannot send.').count()).toBe(1);
+    // Every inbox, as the token's read is not limited.
+    expect(await page.getByRole('navigation', { name: 'Recipients' }).getByRole('button').allTextContents()).toEqual([
+      expect.stringMatching(/^alice\d$/),
+      'bob1',
+    ]);
+    expect(trouble.problems.slice(problemsBefore)).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('revokes a token from the page: its next call is refused with 401 and its open page asks for a key', async () => {
+    const { secret } = await createToken(running.port, KEY, { label: 'Old tablet', scopes: ['notifications:read'] });
+    const tablet = await lan.browser.newPage();
+    await signIn(tablet, `${url}#recipient=alice`, secret);
+    await itemOf(tablet, 'For alice').waitFor();
+    await tablet.getByText('Live: on').waitFor();
+    const admin = await lan.browser.newPage();
+    const trouble = watchTrouble(admin);
+    await signIn(admin, url, KEY);
+    const panel = await openTokens(admin);
+    const before = await statusWith(running.port, '/recipients', secret);
+
+    const item = await confirmOnToken(panel, 'Old tablet', 'Revoke');
+    await item.waitFor({ state: 'detached' });
+
+    expect(before).toBe(200);
+    expect(await statusWith(running.port, '/recipients', secret)).toBe(401);
+    await tablet.getByText('The key was not accepted').waitFor({ timeout: 10_000 });
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await tablet.close();
+    await admin.close();
   }, 60_000);
 });
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
@@ -94,4 +94,62 @@ export async function saveScreenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 360, height: 740 });
   await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
   if (viewport) await page.setViewportSize(viewport);
+}
+
+/** Opens `url` and enters `key` (the API key or a token) into the page's key prompt. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Unlock' }).click();
+}
+
+/** A token made through POST /tokens with the admin key, as a script would; answers its id and secret. */
+export async function createToken(port: number, adminKey: string, body: { label: string; scopes: unknown[] }): Promise<{ id: string; secret: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/tokens`, {
+    method: 'POST',
+    headers: { 'X-API-Key': adminKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(`POST /tokens answered ${res.status}: ${await res.text()}`);
+  const { token, secret } = (await res.json()) as { token: { id: string }; secret: string };
+  return { id: token.id, secret };
+}
+
+/** The status GET `path` answers with this key or token. */
+export async function statusWith(port: number, path: string, key: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'X-API-Key': key } });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** Everything the page keeps in its storage, to prove a secret is not there. */
+export function storedByPage(page: Page): Promise<string> {
+  return page.evaluate(() => JSON.stringify({ session: { ...sessionStorage }, local: { ...localStorage } }));
+}
+
+/** The Tokens panel of a dashboard signed in as an admin, opened. */
+export async function openTokens(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'Tokens' }).click();
+  return page.getByRole('region', { name: 'Tokens' });
+}
+
+/** The new secret the Tokens panel shows once: read, copied, then dismissed with Done; with the page's storage meanwhile. */
+export async function takeSecretOnce(panel: Locator): Promise<{ secret: string; noteText: string; copied: string; stored: string }> {
+  const note = panel.getByRole('region', { name: 'New secret' });
+  const secret = await note.getByLabel('Secret').inputValue();
+  const noteText = (await note.textContent()) ?? '';
+  const stored = await storedByPage(panel.page());
+  await note.getByRole('button', { name: 'Copy' }).click();
+  const copied = (await note.getByRole('status').textContent()) ?? '';
+  await note.getByRole('button', { name: 'Done' }).click();
+  await note.waitFor({ state: 'detached' });
+  return { secret, noteText, copied, stored };
+}
+
+/** Rotates or revokes the token labelled `label` from the panel, confirming; answers its list item. */
+export async function confirmOnToken(panel: Locator, label: string, action: 'Rotate' | 'Revoke'): Promise<Locator> {
+  const item = panel.getByRole('listitem').filter({ has: panel.page().getByRole('heading', { name: label }) });
+  await item.getByRole('button', { name: `${action} ${label}`, exact: true }).click();
+  await item.getByRole('button', { name: `${action} ${label} now` }).click();
+  return item;
 }

@@ -1,5 +1,9 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { AccessBar } from './access/access-bar.js';
+import { useAccess } from './access/me.js';
+import { TokensPanel } from './access/tokens-panel.js';
+import { controlBlock, deviceScopeChoices } from './device-access.js';
 import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
@@ -9,6 +13,11 @@ import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Li
 /** The devices page: a card per device, live from GET /events, with the session and budget on top. */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
+  const { access, problem: accessProblem } = useAccess(client, version);
+  // Nothing is read before the service says what this key may read; a key without devices:read reads nothing.
+  const readLock = access.lacks('devices:read');
+  const controlLock = access.lacks('devices:control');
+  const [tokensOpen, setTokensOpen] = useState(false);
   const [devices, setDevices] = useState<Device[] | null>(null);
   const [health, setHealth] = useState<Health | HealthSummary | null>(null);
   const [stream, setStream] = useState<StreamState>('connecting');
@@ -62,13 +71,18 @@ export function App({ client }: { client: ApiClient }) {
   );
 
   useEffect(() => {
-    void loadDevices();
     void loadHealth();
     const timer = setInterval(() => void loadHealth(), 10_000);
     return () => clearInterval(timer);
-  }, [version, loadDevices, loadHealth]);
+  }, [version, loadHealth]);
 
   useEffect(() => {
+    if (readLock === null) void loadDevices();
+    else if (access.known) setDevices(null);
+  }, [version, access, readLock, loadDevices]);
+
+  useEffect(() => {
+    if (readLock !== null) return;
     return openEventStream(client, '/events', {
       onState: setStream,
       // Read once the stream is open, the first time too: a change before it opened (a state first read after the
@@ -98,7 +112,7 @@ export function App({ client }: { client: ApiClient }) {
         else if (type === 'session') void loadHealth();
       },
     });
-  }, [client, version, loadDevices, loadDevice, loadHealth, setHubOf]);
+  }, [client, version, readLock, loadDevices, loadDevice, loadHealth, setHubOf]);
 
   const sync = async () => {
     setSyncing(true);
@@ -120,13 +134,25 @@ export function App({ client }: { client: ApiClient }) {
     <>
       <header class="topbar">
         <h1>Devices</h1>
-        <StatusBar client={client} health={health} stream={stream} onChange={loadHealth} />
-        <button type="button" class="primary" onClick={sync} disabled={syncing || keyNeeded}>
+        <StatusBar client={client} health={health} stream={stream} mayLogIn={access.isAdmin} onChange={loadHealth} />
+        <AccessBar client={client} access={access} tokensOpen={tokensOpen} onTokens={setTokensOpen} />
+        <button
+          type="button"
+          class="primary"
+          onClick={sync}
+          disabled={syncing || keyNeeded || controlLock !== null}
+          title={controlLock ?? undefined}
+          data-locked={controlLock !== null || undefined}
+        >
           {syncing ? 'Syncing…' : 'Sync'}
         </button>
       </header>
       <main>
         {keyNeeded ? <KeyPrompt client={client} /> : null}
+        {tokensOpen && access.isAdmin ? <TokensPanel client={client} choices={deviceScopeChoices(devices ?? [])} open={access.me?.kind === 'open'} /> : null}
+        <ErrorNote problem={accessProblem} />
+        {access.known && readLock ? <p class="lock-note">{readLock}: this page cannot show the devices.</p> : null}
+        {access.known && !readLock && controlLock ? <p class="lock-note">Read only: {controlLock}.</p> : null}
         <ErrorNote problem={problem} />
         {syncNote ? (
           <p class="muted" role="status">
@@ -134,25 +160,29 @@ export function App({ client }: { client: ApiClient }) {
           </p>
         ) : null}
         {devices?.length === 0 ? <p class="muted">No devices yet. Press Sync to fetch them from the cloud.</p> : null}
-        {devices === null && !keyNeeded && !problem ? <p class="muted">Loading devices…</p> : null}
+        {devices === null && !keyNeeded && !problem && !(access.known && readLock) ? <p class="muted">Loading devices…</p> : null}
         <section class="grid" aria-label="Devices">
-          {devices?.map((device) => (
-            <DeviceCard
-              key={device.uuid}
-              client={client}
-              device={device}
-              doors={doors[device.uuid]}
-              onDoors={setDoorsOf}
-              covers={covers[device.uuid]}
-              onCovers={setCoversOf}
-              lights={lights[device.uuid]}
-              onLights={setLightsOf}
-              subdevices={hubs[device.uuid]}
-              onSubdevices={setHubOf}
-              onStale={loadDevice}
-              onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))}
-            />
-          ))}
+          {devices?.map((device) => {
+            return (
+              <DeviceCard
+                key={device.uuid}
+                client={client}
+                device={device}
+                lockOf={(family) => controlBlock(access, device, family)}
+                pageLock={controlLock}
+                doors={doors[device.uuid]}
+                onDoors={setDoorsOf}
+                covers={covers[device.uuid]}
+                onCovers={setCoversOf}
+                lights={lights[device.uuid]}
+                onLights={setLightsOf}
+                subdevices={hubs[device.uuid]}
+                onSubdevices={setHubOf}
+                onStale={loadDevice}
+                onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))}
+              />
+            );
+          })}
         </section>
       </main>
     </>

@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
+import { lockProps } from './access/me.js';
 import type { Cover, CoverResult, Device } from './types.js';
 
 function describe(cover: Cover): string {
@@ -12,12 +13,15 @@ function describe(cover: Cover): string {
 interface Props {
   client: ApiClient;
   device: Device;
+  /** Why the caller may not move it, or null. */
+  locked: string | null;
   covers: Cover[] | undefined;
   onCovers(covers: Cover[]): void;
 }
 
 /** A cover: where it is and whether it moves; open, stop, close, and a position where the cover takes one. */
-export function CoverPanel({ client, device, covers, onCovers }: Props) {
+export function CoverPanel({ client, device, locked, covers, onCovers }: Props) {
+  const lock = lockProps(locked);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [target, setTarget] = useState(50);
   const path = `/devices/${encodeURIComponent(device.uuid)}/cover`;
@@ -51,13 +55,13 @@ export function CoverPanel({ client, device, covers, onCovers }: Props) {
                 <strong data-cover-state={cover.motion === 'idle' || cover.motion === null ? String(cover.position) : cover.motion}>{describe(cover)}</strong>
               </span>
               <span class="actions">
-                <button type="button" onClick={() => void send(cover.channel, 'POST', 'open')} aria-label={`Open ${device.name}`}>
+                <button type="button" {...lock} onClick={() => void send(cover.channel, 'POST', 'open')} aria-label={`Open ${device.name}`}>
                   Open
                 </button>
-                <button type="button" onClick={() => void send(cover.channel, 'POST', 'stop')} aria-label={`Stop ${device.name}`}>
+                <button type="button" {...lock} onClick={() => void send(cover.channel, 'POST', 'stop')} aria-label={`Stop ${device.name}`}>
                   Stop
                 </button>
-                <button type="button" onClick={() => void send(cover.channel, 'POST', 'close')} aria-label={`Close ${device.name}`}>
+                <button type="button" {...lock} onClick={() => void send(cover.channel, 'POST', 'close')} aria-label={`Close ${device.name}`}>
                   Close
                 </button>
               </span>
@@ -72,9 +76,9 @@ export function CoverPanel({ client, device, covers, onCovers }: Props) {
               >
                 <label class="position">
                   Move to {target}%
-                  <input type="range" min={0} max={100} step={1} value={target} onInput={(e) => setTarget(Number(e.currentTarget.value))} />
+                  <input type="range" {...lock} min={0} max={100} step={1} value={target} onInput={(e) => setTarget(Number(e.currentTarget.value))} />
                 </label>
-                <button type="submit" aria-label={`Move ${device.name} to ${target}%`}>
+                <button type="submit" {...lock} aria-label={`Move ${device.name} to ${target}%`}>
                   Move
                 </button>
               </form>

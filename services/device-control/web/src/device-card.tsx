@@ -5,6 +5,7 @@ import { EnergyPanel } from './energy-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
 import { HubPanel, type SubDevice } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
+import type { ControlFamily } from '../../src/http/control-families.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
@@ -14,6 +15,10 @@ const TRANSPORT_TEXT = { lan: 'LAN', cloud: 'cloud', unreachable: 'unreachable' 
 interface Props {
   client: ApiClient;
   device: Device;
+  /** Why this caller may not send the device commands of a family (the token's scopes and limits), or null. */
+  lockOf(family: ControlFamily): string | null;
+  /** Why the caller may control no device at all, said once on the page rather than on every card; null if it may. */
+  pageLock: string | null;
   doors: GarageDoor[] | undefined;
   onDoors(uuid: string, doors: GarageDoor[]): void;
   covers: Cover[] | undefined;
@@ -27,11 +32,36 @@ interface Props {
   onChange(device: Device): void;
 }
 
+/** The command families this card offers controls for. */
+function familiesOf(device: Device): ControlFamily[] {
+  const main = (['garageDoor', 'hubSensors', 'cover'] as const).find((f) => device.capabilities.includes(f));
+  const families: ControlFamily[] = main ? [main] : device.switchable ? ['switch'] : [];
+  return device.capabilities.includes('light') ? [...families, 'light'] : families;
+}
+
 /** One device: its state, a switch per channel, and why the last command failed. */
-export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, lights, onLights, subdevices, onSubdevices, onStale, onChange }: Props) {
+export function DeviceCard({
+  client,
+  device,
+  lockOf,
+  pageLock,
+  doors,
+  onDoors,
+  covers,
+  onCovers,
+  lights,
+  onLights,
+  subdevices,
+  onSubdevices,
+  onStale,
+  onChange,
+}: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
   const headingId = `device-${device.uuid}`;
+  const switchLock = lockOf('switch');
+  // Why a control of this card is disabled, once each, unless the page says it for every device.
+  const reasons = [...new Set(familiesOf(device).map(lockOf))].filter((r): r is string => r !== null && r !== pageLock);
 
   const flip = async (channel: number, on: boolean) => {
     setBusy(channel);
@@ -63,11 +93,11 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
         {device.lanProblem ? <span class="lan-problem"> · {device.lanProblem}</span> : null}
       </p>
       {device.capabilities.includes('garageDoor') ? (
-        <GarageDoorPanel client={client} device={device} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
+        <GarageDoorPanel client={client} device={device} locked={lockOf('garageDoor')} doors={doors} onDoors={(d) => onDoors(device.uuid, d)} />
       ) : device.capabilities.includes('hubSensors') ? (
-        <HubPanel client={client} device={device} subdevices={subdevices} onSubdevices={(l) => onSubdevices(device.uuid, l)} />
+        <HubPanel client={client} device={device} locked={lockOf('hubSensors')} subdevices={subdevices} onSubdevices={(l) => onSubdevices(device.uuid, l)} />
       ) : device.capabilities.includes('cover') ? (
-        <CoverPanel client={client} device={device} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
+        <CoverPanel client={client} device={device} locked={lockOf('cover')} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
       ) : device.switchable ? (
         <ul class="channels">
           {device.channels.map((c) => (
@@ -80,8 +110,9 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
                 aria-checked={c.on === null ? 'mixed' : c.on}
                 aria-label={`${device.name}: ${c.name}`}
                 aria-busy={busy === c.channel}
-                disabled={busy !== null}
-                title={c.on === null ? 'State unknown' : c.on ? 'On' : 'Off'}
+                disabled={busy !== null || switchLock !== null}
+                data-locked={switchLock !== null || undefined}
+                title={switchLock ?? (c.on === null ? 'State unknown' : c.on ? 'On' : 'Off')}
                 onClick={() => void flip(c.channel, c.on !== true)}
               />
             </li>
@@ -91,10 +122,17 @@ export function DeviceCard({ client, device, doors, onDoors, covers, onCovers, l
         <p class="muted">No switch on this device ({device.capabilities.join(', ') || 'nothing it can do is known yet'}).</p>
       )}
       {device.capabilities.includes('energy') ? <EnergyPanel client={client} device={device} /> : null}
-      {device.capabilities.includes('light') ? <LightPanel client={client} device={device} lights={lights} onLights={(l) => onLights(device.uuid, l)} /> : null}
+      {device.capabilities.includes('light') ? (
+        <LightPanel client={client} device={device} locked={lockOf('light')} lights={lights} onLights={(l) => onLights(device.uuid, l)} />
+      ) : null}
       {device.switchable && !device.controllable ? (
         <p class="muted">Not controllable right now ({device.commandReady ? device.status : 'command channel not connected'}).</p>
       ) : null}
+      {reasons.map((reason) => (
+        <p key={reason} class="lock-note muted">
+          {reason}
+        </p>
+      ))}
       <ErrorNote problem={problem} />
     </article>
   );

@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
+import { lockProps } from './access/me.js';
 import type { Device, GarageDoor, GarageDoorResult } from './types.js';
 
 const STATE_TEXT = { open: 'Open', closed: 'Closed', opening: 'Opening…', closing: 'Closing…' } as const;
@@ -7,13 +8,16 @@ const STATE_TEXT = { open: 'Open', closed: 'Closed', opening: 'Opening…', clos
 interface Props {
   client: ApiClient;
   device: Device;
+  /** Why the caller may not open or close it, or null. */
+  locked: string | null;
   /** What the service last said of each door; undefined until loaded. */
   doors: GarageDoor[] | undefined;
   onDoors(doors: GarageDoor[]): void;
 }
 
 /** A garage door opener: each door's state, and Open / Close (never a switch). */
-export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
+export function GarageDoorPanel({ client, device, locked, doors, onDoors }: Props) {
+  const lock = lockProps(locked);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState(false);
   const path = `/devices/${encodeURIComponent(device.uuid)}/garage-door`;
@@ -51,7 +55,8 @@ export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
             <span class="actions">
               <button
                 type="button"
-                disabled={busy}
+                {...lock}
+                disabled={busy || lock.disabled}
                 onClick={() => void move(door.channel, 'open')}
                 aria-label={`Open ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}
               >
@@ -59,7 +64,8 @@ export function GarageDoorPanel({ client, device, doors, onDoors }: Props) {
               </button>
               <button
                 type="button"
-                disabled={busy}
+                {...lock}
+                disabled={busy || lock.disabled}
                 onClick={() => void move(door.channel, 'close')}
                 aria-label={`Close ${device.name}${door.channel ? ` door ${door.channel}` : ''}`}
               >

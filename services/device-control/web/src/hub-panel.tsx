@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
+import { lockProps } from './access/me.js';
 import type { HubSubDeviceReading } from '../../src/domain/device-cloud.js';
 import type { Device } from './types.js';
 
@@ -18,13 +19,16 @@ const reading = (d: SubDevice) =>
 interface Props {
   client: ApiClient;
   device: Device;
+  /** Why the caller may not set the valves, or null. */
+  locked: string | null;
   /** What the service last told of the hub's devices (reads and pushes, from /events); undefined until read. */
   subdevices: SubDevice[] | undefined;
   onSubdevices(list: SubDevice[]): void;
 }
 
 /** The valves and sensors behind a hub, read when asked (three cloud messages, cached a minute by the service). */
-export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
+export function HubPanel({ client, device, locked, subdevices, onSubdevices }: Props) {
+  const lock = lockProps(locked);
   const [at, setAt] = useState<string | null>(null);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const path = `/devices/${encodeURIComponent(device.uuid)}/hub`;
@@ -71,6 +75,7 @@ export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
                     type="button"
                     role="switch"
                     class="switch"
+                    {...lock}
                     aria-checked={d.on === null ? 'mixed' : d.on}
                     aria-label={`${d.name}: heating`}
                     onClick={() => void setValve(d.id, { on: d.on !== true })}
@@ -92,6 +97,7 @@ export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
                     <input
                       name="target"
                       type="number"
+                      {...lock}
                       step={0.5}
                       min={d.minTemperature ?? 5}
                       max={d.maxTemperature ?? 35}
@@ -99,7 +105,7 @@ export function HubPanel({ client, device, subdevices, onSubdevices }: Props) {
                       required
                     />
                   </label>
-                  <button type="submit" aria-label={`Set ${d.name} target`}>
+                  <button type="submit" {...lock} aria-label={`Set ${d.name} target`}>
                     Set
                   </button>
                 </form>

@@ -1,16 +1,19 @@
 import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
+import { lockProps } from './access/me.js';
 import type { Device, Light } from './types.js';
 
 interface Props {
   client: ApiClient;
   device: Device;
+  /** Why the caller may not set it, or null. */
+  locked: string | null;
   lights: Light[] | undefined;
   onLights(lights: Light[]): void;
 }
 
 /** A light's brightness, colour temperature and colour, where it has them (on/off is its channel switch). */
-export function LightPanel({ client, device, lights, onLights }: Props) {
+export function LightPanel({ client, device, locked, lights, onLights }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const path = `/devices/${encodeURIComponent(device.uuid)}/light`;
 
@@ -28,6 +31,7 @@ export function LightPanel({ client, device, lights, onLights }: Props) {
         <LightForm
           key={light.channel}
           device={device}
+          locked={locked}
           light={light}
           onApply={async (change) => {
             try {
@@ -45,7 +49,18 @@ export function LightPanel({ client, device, lights, onLights }: Props) {
   );
 }
 
-function LightForm({ device, light, onApply }: { device: Device; light: Light; onApply(change: Record<string, number | string>): Promise<void> }) {
+function LightForm({
+  device,
+  locked,
+  light,
+  onApply,
+}: {
+  device: Device;
+  locked: string | null;
+  light: Light;
+  onApply(change: Record<string, number | string>): Promise<void>;
+}) {
+  const lock = lockProps(locked);
   const [brightness, setBrightness] = useState(light.brightness ?? 50);
   const [temperature, setTemperature] = useState(light.temperature ?? 50);
   const [rgb, setRgb] = useState(typeof light.rgb === 'string' ? light.rgb : '#ffffff');
@@ -71,22 +86,24 @@ function LightForm({ device, light, onApply }: { device: Device; light: Light; o
       {supports.brightness ? (
         <label>
           Brightness {brightness}%
-          <input type="range" min={1} max={100} value={brightness} onInput={(e) => setBrightness(Number(e.currentTarget.value))} />
+          <input type="range" {...lock} min={1} max={100} value={brightness} onInput={(e) => setBrightness(Number(e.currentTarget.value))} />
         </label>
       ) : null}
       {supports.temperature ? (
         <label>
           Colour temperature {temperature} (warm … cold)
-          <input type="range" min={1} max={100} value={temperature} onInput={(e) => setTemperature(Number(e.currentTarget.value))} />
+          <input type="range" {...lock} min={1} max={100} value={temperature} onInput={(e) => setTemperature(Number(e.currentTarget.value))} />
         </label>
       ) : null}
       {supports.rgb ? (
         <label class="row">
           Colour
-          <input type="color" value={rgb} onInput={(e) => setRgb(e.currentTarget.value)} />
+          <input type="color" {...lock} value={rgb} onInput={(e) => setRgb(e.currentTarget.value)} />
         </label>
       ) : null}
-      <button type="submit">Apply</button>
+      <button type="submit" {...lock}>
+        Apply
+      </button>
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, type StreamState, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
+import { lacking } from './access/me.js';
 import type { Health, HealthSummary } from './types.js';
 
 const STATE_CLASS: Record<string, string> = { connected: 'ok', connecting: 'warn', 'backing-off': 'warn' };
@@ -10,11 +11,14 @@ export function StatusBar({
   client,
   health,
   stream,
+  mayLogIn,
   onChange,
 }: {
   client: ApiClient;
   health: Health | HealthSummary | null;
   stream: StreamState;
+  /** Whether this caller may answer the MFA prompt (POST /cloud/login needs admin). */
+  mayLogIn: boolean;
   onChange(): Promise<void>;
 }) {
   if (!health)
@@ -51,7 +55,13 @@ export function StatusBar({
       <span>Live: {stream === 'open' ? 'on' : stream}</span>
       {cloud.retryAt ? <span>Next try {timeFromNow(cloud.retryAt)}</span> : null}
       {cloud.action ? <span class="action">{cloud.action}</span> : null}
-      {cloud.state === 'needs-mfa' ? <MfaForm client={client} onDone={onChange} /> : null}
+      {cloud.state === 'needs-mfa' ? (
+        mayLogIn ? (
+          <MfaForm client={client} onDone={onChange} />
+        ) : (
+          <span class="lock-note">{lacking('admin', 'to enter the MFA code')}</span>
+        )
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,10 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { AccessBar } from '../../../device-control/web/src/access/access-bar.js';
+import { useAccess } from '../../../device-control/web/src/access/me.js';
+import { TokensPanel } from '../../../device-control/web/src/access/tokens-panel.js';
 import { useInbox } from './inbox-state.js';
+import { notificationScopeChoices, readableRecipients } from './notification-access.js';
 import { NotificationItem } from './notification-item.js';
 import { RecipientPicker } from './recipient-picker.js';
 import { SendForm } from './send-form.js';
@@ -14,6 +18,11 @@ const hashRecipient = () => new URLSearchParams(location.hash.slice(1)).get('rec
 /** The inbox page: recipients with unread badges live from the stream of every recipient, the chosen one's history, a send form. */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
+  // Nothing is read before the service says what this key may read; the loads below follow `access`, not `version`.
+  const { access, problem: accessProblem } = useAccess(client, version);
+  const readLock = access.lacks('notifications:read');
+  const sendLock = access.lacks('notifications:send');
+  const [tokensOpen, setTokensOpen] = useState(false);
   const [recipients, setRecipients] = useState<RecipientSummary[] | null>(null);
   const [recipient, setRecipient] = useState<string | null>(hashRecipient());
   const [stream, setStream] = useState<StreamState>('connecting');
@@ -28,7 +37,6 @@ export function App({ client }: { client: ApiClient }) {
       const { body } = await client.json<RecipientSummary[]>('GET', '/recipients');
       setRecipients(body);
       setProblem(null);
-      setRecipient((current) => current ?? body[0]?.recipient ?? null);
     } catch (error) {
       if (!client.keyNeeded) setProblem(toErrorBody(error));
     }
@@ -42,16 +50,25 @@ export function App({ client }: { client: ApiClient }) {
   }, []);
 
   useEffect(() => {
-    void loadRecipients();
-  }, [version, loadRecipients]);
+    if (readLock === null) void loadRecipients();
+  }, [readLock, loadRecipients]);
+
+  // Those this caller may read; the one shown is the one asked for when it may read it, else the first it may.
+  const readable = useMemo(() => readableRecipients(recipients ?? [], access), [recipients, access]);
+  useEffect(() => {
+    if (readLock !== null) return;
+    const mayRead = (r: string | null) => r !== null && access.lacksRecipient('notifications:read', r) === null;
+    setRecipient((current) => (mayRead(current) ? current : (readable[0]?.recipient ?? null)));
+  }, [access, readLock, readable]);
 
   // The app's sounds (custom ones included); the form offers the built-in list until they arrive.
   useEffect(() => {
+    if (sendLock !== null) return;
     client.json<{ sounds: Sound[] }>('GET', '/sounds').then(
       ({ body }) => setSounds(body.sounds),
       () => undefined,
     );
-  }, [client, version]);
+  }, [client, sendLock]);
 
   const { reset, loadPage, upsert, remove, markAllRead } = inbox;
   // The recipient whose inbox is shown, for the stream's events; `reopened` counts the stream's reconnections.
@@ -59,15 +76,16 @@ export function App({ client }: { client: ApiClient }) {
   const [reopened, setReopened] = useState(0);
   useEffect(() => {
     shown.current = recipient;
-    if (recipient === null) return;
+    if (recipient === null || access.lacksRecipient('notifications:read', recipient) !== null) return;
     history.replaceState(null, '', `#${new URLSearchParams({ recipient })}`);
     reset();
     void loadPage(null);
-  }, [version, recipient, reopened, reset, loadPage]);
+  }, [access, recipient, reopened, reset, loadPage]);
 
   // One stream of every recipient's events, open whatever is chosen: a recipient's first notification (on an empty
   // history too) reaches the picker as it happens, and the inbox shown follows its own events.
   useEffect(() => {
+    if (readLock !== null) return;
     let opened = 0;
     return openEventStream(client, '/events', {
       onState: setStream,
@@ -87,7 +105,7 @@ export function App({ client }: { client: ApiClient }) {
         void loadRecipients();
       },
     });
-  }, [client, version, upsert, remove, markAllRead, loadRecipients]);
+  }, [client, readLock, upsert, remove, markAllRead, loadRecipients]);
 
   // The first page on screen: what the speed target of the inbox measures.
   useEffect(() => {
@@ -108,7 +126,7 @@ export function App({ client }: { client: ApiClient }) {
     return () => observer.disconnect();
   }, [inbox.next, inbox.items.length, loadPage]);
 
-  const current = recipients?.find((r) => r.recipient === recipient);
+  const current = readable.find((r) => r.recipient === recipient);
   const readAll = async () => {
     if (recipient === null) return;
     try {
@@ -132,36 +150,54 @@ export function App({ client }: { client: ApiClient }) {
             </span>
           ) : null}
         </div>
+        <AccessBar client={client} access={access} tokensOpen={tokensOpen} onTokens={setTokensOpen} />
       </header>
       <main>
         {keyNeeded ? <KeyPrompt client={client} /> : null}
+        {tokensOpen && access.isAdmin ? (
+          <TokensPanel client={client} choices={notificationScopeChoices(readable.map((r) => r.recipient))} open={access.me?.kind === 'open'} />
+        ) : null}
+        <ErrorNote problem={accessProblem} />
         <ErrorNote problem={problem} />
         <div class="layout">
-          <section aria-label="Inbox">
-            <RecipientPicker recipients={recipients ?? []} selected={recipient} onSelect={setRecipient} />
-            <div class="row inbox-head">
-              <h2>{recipient ? `Inbox of ${recipient}` : 'Inbox'}</h2>
-              <button type="button" onClick={readAll} disabled={!current?.unread}>
-                Mark all read
-              </button>
-            </div>
-            <ErrorNote problem={inbox.problem} />
-            {recipients?.length === 0 ? <p class="muted">No notifications yet. Send one with the form.</p> : null}
-            {inbox.loaded && inbox.items.length === 0 && recipient !== null ? <p class="muted">Nothing here.</p> : null}
-            <ul class="inbox">
-              {inbox.items.map((n) => (
-                <NotificationItem key={n.id} client={client} n={n} onChanged={upsert} onDeleted={remove} />
-              ))}
-            </ul>
-            <div ref={sentinel} class="sentinel">
-              {inbox.next !== null ? <span class="muted">Loading more…</span> : null}
-            </div>
-          </section>
+          {access.known && readLock ? (
+            <p class="lock-note">{readLock}: this page cannot show any inbox.</p>
+          ) : (
+            <section aria-label="Inbox">
+              <RecipientPicker recipients={readable} selected={recipient} onSelect={setRecipient} />
+              <div class="row inbox-head">
+                <h2>{recipient ? `Inbox of ${recipient}` : 'Inbox'}</h2>
+                <button type="button" onClick={readAll} disabled={!current?.unread}>
+                  Mark all read
+                </button>
+              </div>
+              <ErrorNote problem={inbox.problem} />
+              {recipients !== null && readable.length === 0 ? <p class="muted">No notifications yet. Send one with the form.</p> : null}
+              {inbox.loaded && inbox.items.length === 0 && recipient !== null ? <p class="muted">Nothing here.</p> : null}
+              <ul class="inbox">
+                {inbox.items.map((n) => (
+                  <NotificationItem
+                    key={n.id}
+                    client={client}
+                    n={n}
+                    resendLock={access.lacksRecipient('notifications:send', n.recipient)}
+                    onChanged={upsert}
+                    onDeleted={remove}
+                  />
+                ))}
+              </ul>
+              <div ref={sentinel} class="sentinel">
+                {inbox.next !== null ? <span class="muted">Loading more…</span> : null}
+              </div>
+            </section>
+          )}
           <SendForm
             key={recipient ?? ''}
             client={client}
             recipient={recipient ?? ''}
-            recipients={(recipients ?? []).map((r) => r.recipient)}
+            recipients={readable.map((r) => r.recipient)}
+            lock={sendLock}
+            allowed={access.recipientsOf('notifications:send')}
             sounds={sounds}
             onSent={(n) => {
               void loadRecipients();

@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
+import { lockProps } from '../../../device-control/web/src/access/me.js';
 import { Attachment } from './attachment.js';
 import type { Notification } from './types.js';
 
@@ -37,12 +38,14 @@ function alarmText({ priority, emergency: e, delivery }: Notification): { text: 
 interface Props {
   client: ApiClient;
   n: Notification;
+  /** Why this caller may not resend it (notifications:send for its recipient), or null. */
+  resendLock: string | null;
   onChanged(n: Notification): void;
   onDeleted(id: string): void;
 }
 
 /** One notification: text, time, delivery, attachment, and read/unread/delete. */
-export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
+export function NotificationItem({ client, n, resendLock, onChanged, onDeleted }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [busy, setBusy] = useState(false);
   const delivery = deliveryText(n);
@@ -110,7 +113,7 @@ export function NotificationItem({ client, n, onChanged, onDeleted }: Props) {
         </span>
         <span class="actions">
           {resendable ? (
-            <button type="button" onClick={resend} disabled={busy}>
+            <button type="button" onClick={resend} {...lockProps(resendLock)} disabled={busy || resendLock !== null}>
               Resend
             </button>
           ) : null}

@@ -34,13 +34,17 @@ interface Props {
   client: ApiClient;
   recipient: string;
   recipients: string[];
+  /** Why this caller may not send at all (it lacks notifications:send), or null. */
+  lock: string | null;
+  /** The recipients its notifications:send is limited to; undefined: anyone. */
+  allowed: readonly string[] | undefined;
   /** The app's sounds from GET /sounds; null until they are read. */
   sounds: Sound[] | null;
   onSent(n: Notification): void;
 }
 
 /** POST /notifications as multipart/form-data, with Pushover's fields. */
-export function SendForm({ client, recipient, recipients, sounds, onSent }: Props) {
+export function SendForm({ client, recipient, recipients, lock, allowed, sounds, onSent }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [priority, setPriority] = useState('0');
   const [note, setNote] = useState<string | null>(null);
@@ -74,89 +78,105 @@ export function SendForm({ client, recipient, recipients, sounds, onSent }: Prop
   return (
     <form class="card send-form" onSubmit={submit} aria-label="Send a notification">
       <h2>Send</h2>
-      <label>
-        Recipient
-        <input name="recipient" required maxLength={256} list="recipient-names" defaultValue={recipient} />
-        <datalist id="recipient-names">
-          {recipients.map((r) => (
-            <option key={r} value={r} />
-          ))}
-        </datalist>
-      </label>
-      <label>
-        Title
-        <input name="title" maxLength={250} />
-      </label>
-      <label>
-        Message
-        <textarea name="message" required maxLength={1024} rows={3} />
-      </label>
-      <div class="fields">
+      {lock !== null ? <p class="lock-note">{lock}: this page cannot send.</p> : null}
+      <fieldset class="controls" disabled={lock !== null}>
+        {allowed === undefined ? (
+          <label>
+            Recipient
+            <input name="recipient" required maxLength={256} list="recipient-names" defaultValue={recipient} />
+            <datalist id="recipient-names">
+              {recipients.map((r) => (
+                <option key={r} value={r} />
+              ))}
+            </datalist>
+          </label>
+        ) : (
+          <label>
+            Recipient (this token sends to these only)
+            <select name="recipient">
+              {allowed.map((r) => (
+                <option key={r} value={r} selected={r === recipient}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label>
-          Priority
-          <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
-            {PRIORITIES.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
+          Title
+          <input name="title" maxLength={250} />
         </label>
         <label>
-          Sound
-          <select name="sound">
-            <option value="">Device default</option>
-            {(sounds ?? BUILT_IN_SOUNDS).map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.description || s.name}
-              </option>
-            ))}
-          </select>
+          Message
+          <textarea name="message" required maxLength={1024} rows={3} />
         </label>
-      </div>
-      {priority === '2' ? (
-        <>
-          <div class="fields">
-            <label>
-              Repeat every (seconds)
-              <input name="retry" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
-            </label>
-            <label>
-              Stop repeating after (seconds)
-              <input name="expire" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
-            </label>
-          </div>
-          <p id="emergency-hint" class="muted hint">
-            Optional, {EMERGENCY_MIN_SECONDS} to {EMERGENCY_MAX_SECONDS} seconds; empty uses the service's defaults. Pushover stops after 50 repeats whatever
-            the time.
+        <div class="fields">
+          <label>
+            Priority
+            <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
+              {PRIORITIES.map(([value, text]) => (
+                <option key={value} value={value}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Sound
+            <select name="sound">
+              <option value="">Device default</option>
+              {(sounds ?? BUILT_IN_SOUNDS).map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.description || s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        {priority === '2' ? (
+          <>
+            <div class="fields">
+              <label>
+                Repeat every (seconds)
+                <input name="retry" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
+              </label>
+              <label>
+                Stop repeating after (seconds)
+                <input name="expire" type="number" min={EMERGENCY_MIN_SECONDS} max={EMERGENCY_MAX_SECONDS} step={1} aria-describedby="emergency-hint" />
+              </label>
+            </div>
+            <p id="emergency-hint" class="muted hint">
+              Optional, {EMERGENCY_MIN_SECONDS} to {EMERGENCY_MAX_SECONDS} seconds; empty uses the service's defaults. Pushover stops after 50 repeats whatever
+              the time.
+            </p>
+          </>
+        ) : null}
+        <div class="fields">
+          <label>
+            URL
+            <input name="url" inputMode="url" maxLength={512} placeholder="https://…, tel:…" />
+          </label>
+          <label>
+            URL title
+            <input name="urlTitle" maxLength={100} />
+          </label>
+        </div>
+        <label class="check">
+          <input name="monospace" type="checkbox" value="true" /> Monospace font
+        </label>
+        <label>
+          Attachment (at most 5 MiB)
+          <input name="attachment" type="file" />
+        </label>
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Sending…' : 'Send'}
+        </button>
+        {note ? (
+          <p class="muted" role="status">
+            {note}
           </p>
-        </>
-      ) : null}
-      <div class="fields">
-        <label>
-          URL
-          <input name="url" inputMode="url" maxLength={512} placeholder="https://…, tel:…" />
-        </label>
-        <label>
-          URL title
-          <input name="urlTitle" maxLength={100} />
-        </label>
-      </div>
-      <label class="check">
-        <input name="monospace" type="checkbox" value="true" /> Monospace font
-      </label>
-      <label>
-        Attachment (at most 5 MiB)
-        <input name="attachment" type="file" />
-      </label>
-      <button type="submit" class="primary" disabled={busy}>
-        {busy ? 'Sending…' : 'Send'}
-      </button>
-      {note ? (
-        <p class="muted" role="status">
-          {note}
-        </p>
-      ) : null}
+        ) : null}
+      </fieldset>
       <ErrorNote problem={problem} />
     </form>
   );

@@ -1,0 +1,34 @@
+import type { Access } from '../../../device-control/web/src/access/me.js';
+import type { ScopeChoice } from '../../../device-control/web/src/access/scope-choices.js';
+import type { RecipientSummary } from './types.js';
+
+/**
+ * The recipients this caller may read: the listed ones it reaches, then those its limit names that have no history
+ * yet (a family member's inbox shows before its first notification).
+ */
+export function readableRecipients(list: readonly RecipientSummary[], access: Access): RecipientSummary[] {
+  const limit = access.recipientsOf('notifications:read');
+  if (limit === undefined) return [...list];
+  const listed = list.filter((r) => limit.includes(r.recipient));
+  const unlisted = limit.filter((name) => !listed.some((r) => r.recipient === name));
+  return [...listed, ...unlisted.map((recipient) => ({ recipient, total: 0, unread: 0 }))];
+}
+
+/** This service's scopes for the create form; the recipient limits are picked from the recipients listed or typed. */
+export function notificationScopeChoices(recipients: readonly string[]): ScopeChoice[] {
+  const options = recipients.map((r) => ({ value: r, text: r }));
+  return [
+    { scope: 'admin', text: 'everything, tokens included' },
+    { scope: 'metrics', text: 'GET /metrics' },
+    {
+      scope: 'notifications:send',
+      text: 'send, and resend',
+      limits: [{ field: 'recipients', text: 'Only to these recipients', options, other: true }],
+    },
+    {
+      scope: 'notifications:read',
+      text: 'inboxes, live events, attachments, read and unread, delete',
+      limits: [{ field: 'recipients', text: 'Only these inboxes', options, other: true }],
+    },
+  ];
+}
