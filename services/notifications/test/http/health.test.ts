@@ -73,6 +73,7 @@ describe('GET /openapi.json', () => {
   it('documents every route of the service', async () => {
     const res = await request((await buildTestApp()).app).get('/openapi.json');
     expect(Object.keys(res.body.paths).sort()).toEqual([
+      '/auth/me',
       '/events',
       '/health',
       '/notifications',
@@ -87,6 +88,9 @@ describe('GET /openapi.json', () => {
       '/notifications/{recipient}/stream',
       '/recipients',
       '/sounds',
+      '/tokens',
+      '/tokens/{id}',
+      '/tokens/{id}/rotate',
     ]);
     expect(Object.keys(res.body.paths['/notifications'].post.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
   });
