@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
 import type { Config } from './config.js';
+import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
+import { AlertHooks } from './domain/alert-hooks.js';
+import { registerHookRoutes } from './http/hooks.router.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import type { CreateDeps } from './domain/create-notification.use-case.js';
 import { DeliveryWorker } from './domain/delivery.worker.js';
@@ -81,6 +84,7 @@ export type AppConfig = Pick<
       | 'SSE_MAX_STREAMS'
       | 'SSE_MAX_STREAMS_PER_ADDRESS'
       | 'METRICS'
+      | 'HOOK_TEMPLATES_FILE'
     >
   >;
 
@@ -169,6 +173,12 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
   registerSoundRoutes(api, deps.provider, PUSHOVER_SOUND_NAMES);
+  const alerts = new AlertHooks(ctx, {
+    create,
+    receipts: deps.provider.enabled ? deps.provider.receipts : undefined,
+    callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+  });
+  registerHookRoutes(api, { alerts, templates: MustacheHookTemplates.load(config.HOOK_TEMPLATES_FILE) });
   const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) {
     const emergenciesRinging = () => emergencies?.size ?? 0;

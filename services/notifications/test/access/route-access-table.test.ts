@@ -46,6 +46,12 @@ const EXAMPLES: Record<string, Example> = {
   'POST /tokens/{id}/rotate': example('none', async (f) => ({ target: `/tokens/${await f.token()}/rotate` })),
   'DELETE /tokens/{id}': example('none', async (f) => ({ target: `/tokens/${await f.token()}` })),
   'GET /sounds': example('none', at('/sounds')),
+  'POST /hooks/{template}': example('named', (f) =>
+    Promise.resolve({
+      target: `/hooks/generic?recipient=${f.recipient}`,
+      body: { title: 'disk', message: 'disk full', status: 'firing', id: `${f.recipient}-disk` },
+    }),
+  ),
   'POST /notifications': example('named', (f) => Promise.resolve({ target: '/notifications', body: { recipient: f.recipient, message: 'from the table' } })),
   'GET /notifications/{recipient}': example('named', (f) => Promise.resolve({ target: `/notifications/${f.recipient}` })),
   'POST /notifications/{recipient}/read-all': example('named', (f) => Promise.resolve({ target: `/notifications/${f.recipient}/read-all` })),

@@ -76,6 +76,7 @@ describe('GET /openapi.json', () => {
       '/auth/me',
       '/events',
       '/health',
+      '/hooks/{template}',
       '/notifications',
       '/notifications/single/{id}',
       '/notifications/single/{id}/attachment',

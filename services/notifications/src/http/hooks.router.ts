@@ -1,0 +1,64 @@
+import { AppError, parseInput, z, type Api } from '@homeops/common';
+import type { AlertHooks, AlertSignal, HookTemplates } from '../domain/alert-hooks.js';
+import { CreateNotificationBodySchema, newNotificationOf } from './notification.schemas.js';
+
+export interface HookRoutesDeps {
+  alerts: AlertHooks;
+  templates: HookTemplates;
+}
+
+const HookParamsSchema = z.object({ template: z.string().min(1).max(64) });
+const HookQuerySchema = z.object({
+  recipient: z.string().min(1).max(256).optional(),
+  priority: z.coerce.number().int().min(-2).max(2).optional(),
+  sound: z.string().min(1).max(64).optional(),
+  resolvedNote: z.enum(['true', 'false']).optional(),
+});
+const HookBodySchema = z.looseObject({}).openapi({ description: "The monitoring tool's own JSON (see docs/webhooks.md)" });
+
+const HookResultSchema = z
+  .object({
+    created: z.array(z.string()).openapi({ description: 'Ids of the notifications sent (firing alerts, resolved notes)' }),
+    cancelled: z.array(z.string()).openapi({ description: 'Ids of the ringing emergencies cancelled because their alert resolved' }),
+    alreadyRinging: z.number().int().openapi({ description: 'Firing alerts whose emergency still rings: not sent again' }),
+  })
+  .openapi('HookResult');
+
+/** POST /hooks/{template}: a monitoring tool's webhook, mapped by a template to notifications with their life cycle. */
+export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
+  api.route({
+    method: 'post',
+    path: '/hooks/{template}',
+    summary: 'Receives a monitoring webhook (alertmanager, grafana, uptime-kuma, generic or your own template); a resolved alert ends its ringing emergency',
+    access: 'notifications:send',
+    tags: ['hooks'],
+    params: HookParamsSchema,
+    query: HookQuerySchema,
+    body: HookBodySchema,
+    errors: ['HOOK_TEMPLATE_NOT_FOUND', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE', 'MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE'],
+    responses: {
+      200: { description: 'Nothing new was sent (only cancels, or alerts already ringing)', schema: HookResultSchema },
+      201: { description: 'At least one notification was sent', schema: HookResultSchema },
+    },
+    handler: async ({ params, query, body, principal }, _req, res) => {
+      const { templates } = deps;
+      if (!templates.has(params.template)) {
+        throw new AppError('HOOK_TEMPLATE_NOT_FOUND', `No webhook template "${params.template}" (there are ${templates.names().join(', ')})`);
+      }
+      const rendered = templates.render(params.template, body, query);
+      const signals: AlertSignal[] = rendered.map((alert) => ({
+        state: alert.state,
+        identity: alert.identity,
+        notification: newNotificationOf(parseInput(CreateNotificationBodySchema, alert.body, 'body')),
+      }));
+      for (const signal of signals) principal.requireRecipient('notifications:send', signal.notification.recipient);
+      const resolvedNote = query.resolvedNote === undefined ? templates.sendsResolvedNote(params.template) : query.resolvedNote === 'true';
+      const outcome = await deps.alerts.receive(params.template, signals, { resolvedNote });
+      res.status(outcome.created.length > 0 ? 201 : 200).json({
+        created: outcome.created.map((r) => r.id),
+        cancelled: outcome.cancelled.map((r) => r.id),
+        alreadyRinging: outcome.alreadyRinging,
+      });
+    },
+  });
+}
