@@ -11,7 +11,7 @@ interface Props {
   onTokens(open: boolean): void;
 }
 
-/** Who is signed in, a way to use another key or token in this tab, and (for an admin) the Tokens button. */
+/** Who is signed in, a way to use another key or token in this tab (a service without a key checks none), and for an admin the Tokens button. */
 export function AccessBar({ client, access, tokensOpen, onTokens }: Props) {
   const [switching, setSwitching] = useState(false);
   const [key, setKey] = useState('');
@@ -21,9 +21,11 @@ export function AccessBar({ client, access, tokensOpen, onTokens }: Props) {
       <span class="signed-in">
         Signed in: <strong>{access.who}</strong>
       </span>
-      <button type="button" aria-expanded={switching} onClick={() => setSwitching(!switching)}>
-        Use another key
-      </button>
+      {access.me?.kind !== 'open' ? (
+        <button type="button" aria-expanded={switching} onClick={() => setSwitching(!switching)}>
+          Use another key
+        </button>
+      ) : null}
       {access.isAdmin ? (
         <button type="button" aria-expanded={tokensOpen} aria-controls="tokens" onClick={() => onTokens(!tokensOpen)}>
           Tokens
