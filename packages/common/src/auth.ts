@@ -13,10 +13,13 @@ function presentedKey(authorization: string | undefined, apiKeyHeader: string | 
   return match?.[1]?.trim();
 }
 
-/** Whether this request presented a valid key or token; undefined when the service has no key (everything is visible). */
+/**
+ * Whether this request may see everything (/health's details: paths, recipients, problems): the key or an admin token;
+ * undefined when the service has no key (everything is visible). A limited token sees what a caller without one sees.
+ */
 export function keyAccepted(res: Response): boolean | undefined {
   const principal = principalOf(res);
-  return principal.kind === 'open' ? undefined : principal.kind !== 'anonymous';
+  return principal.kind === 'open' ? undefined : principal.isAdmin;
 }
 
 export interface AuthenticateOptions {

@@ -9,6 +9,7 @@ import {
   InMemoryTokenStore,
   ManualClock,
   routeTableOf,
+  sendHealth,
   serve,
   TokenRegistry,
   type RunningServer,
@@ -25,6 +26,14 @@ function appWith(clock = new ManualClock(Date.parse('2026-11-26T08:00:00Z'))) {
   const tokens = new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: SCOPES });
   const hub = new EventStreamHub({ clock, heartbeatMs: 60_000 });
   const api = new Api({ title: 'test', version: '1.0.0' });
+  api.route({
+    method: 'get',
+    path: '/health',
+    summary: 'health',
+    access: 'public',
+    responses: { 200: { description: 'ok' } },
+    handler: (_i, _r, res) => sendHealth(res, 200, { status: 'ok', service: 'test', version: '1', path: '/srv/data', recipients: ['alice', 'bob'] }),
+  });
   api.route({
     method: 'get',
     path: '/things',
@@ -92,6 +101,17 @@ describe('scoped tokens over HTTP', () => {
     });
     expect((await request(app).get('/metrics').set(bearer(metricsOnly.secret))).status).toBe(200);
     expect((await request(app).get('/whoever').set(bearer(metricsOnly.secret))).status).toBe(200);
+  });
+
+  it("shows /health's details to the key and admin tokens only", async () => {
+    const { app } = appWith();
+    const reader = await tokenFor(app, ['devices:read']);
+    const admin = await tokenFor(app, ['admin']);
+    const short = { status: 'ok', service: 'test', version: '1' };
+    expect((await request(app).get('/health')).body).toEqual(short);
+    expect((await request(app).get('/health').set(bearer(reader.secret))).body).toEqual(short);
+    expect((await request(app).get('/health').set(bearer(admin.secret))).body).toMatchObject({ path: '/srv/data', recipients: ['alice', 'bob'] });
+    expect((await request(app).get('/health').set(bearer(KEY))).body).toMatchObject({ path: '/srv/data' });
   });
 
   it('lets only admins manage tokens, shows a secret once and never a hash', async () => {
