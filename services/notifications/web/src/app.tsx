@@ -1,8 +1,8 @@
 import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { AccessBar } from '../../../device-control/web/src/access/access-bar.js';
-import { useAccess } from '../../../device-control/web/src/access/me.js';
-import { TokensPanel } from '../../../device-control/web/src/access/tokens-panel.js';
+import { AccessBar } from './access/access-bar.js';
+import { useAccess } from './access/me.js';
+import { TokensPanel } from './access/tokens-panel.js';
 import { useInbox } from './inbox-state.js';
 import { notificationScopeChoices, readableRecipients } from './notification-access.js';
 import { NotificationItem } from './notification-item.js';

@@ -1,5 +1,5 @@
-import type { Access } from '../../../device-control/web/src/access/me.js';
-import type { ScopeChoice } from '../../../device-control/web/src/access/scope-choices.js';
+import type { Access } from './access/me.js';
+import type { ScopeChoice } from './access/scope-choices.js';
 import type { RecipientSummary } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import { lockProps } from '../../../device-control/web/src/access/me.js';
+import { lockProps } from './access/me.js';
 import { Attachment } from './attachment.js';
 import type { Notification } from './types.js';
 

@@ -1,3 +1,5 @@
+// This folder is the same in both dashboards (services/*/web/src/access): each service's image is built from its own
+// folder and the workspace packages alone, so neither may import the other's. Its place is packages/web-kit.
 import type { Grant, Scope } from '@homeops/common';
 import { type ApiClient, type ErrorBody, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useMemo, useState } from 'preact/hooks';
