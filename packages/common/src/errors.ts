@@ -17,6 +17,9 @@ export type ErrorCode =
   | 'ROUTE_NOT_FOUND'
   | 'DEVICE_NOT_FOUND'
   | 'DEVICE_NOT_CONTROLLABLE'
+  | 'WATCH_NOT_FOUND'
+  | 'WATCH_OVER_BUDGET'
+  | 'WATCHES_OFF'
   | 'CLOUD_UNAVAILABLE'
   | 'CLOUD_TIMEOUT'
   | 'CLOUD_ERROR'
@@ -78,6 +81,17 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   ROUTE_NOT_FOUND: { status: 404, error: 'Route not found', solution: 'See /docs for the list of routes' },
   DEVICE_NOT_FOUND: { status: 404, error: 'Device not found', solution: 'Run POST /devices/sync, then GET /devices for the known uuids' },
   DEVICE_NOT_CONTROLLABLE: { status: 409, error: 'Device not controllable', solution: 'Check synchronization' },
+  WATCH_NOT_FOUND: { status: 404, error: 'Watch not found', solution: 'List the watches with GET /watches' },
+  WATCH_OVER_BUDGET: {
+    status: 409,
+    error: "The watch's readings would not fit the message budget",
+    solution: 'Raise pollSeconds, remove another watch, or reach the device over the LAN',
+  },
+  WATCHES_OFF: {
+    status: 409,
+    error: 'Watches are off: nowhere to send their notifications',
+    solution: 'Set NOTIFY_URL (the notification service) and NOTIFY_TOKEN (a notifications:send token), then restart',
+  },
   CLOUD_UNAVAILABLE: { status: 503, error: 'Cloud session not available', solution: 'Retry after the time given in Retry-After; see /health' },
   CLOUD_TIMEOUT: { status: 504, error: 'The cloud did not answer in time', solution: 'Check that the device is online and retry' },
   CLOUD_ERROR: { status: 502, error: 'The cloud answered with an error', solution: 'See the error text; retry later or check the device in the vendor app' },

@@ -29,6 +29,9 @@ import { registerHealthRoutes } from './http/health.router.js';
 import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { CONTROL_FAMILIES } from './http/control-families.js';
+import { registerWatchRoutes } from './http/watches.router.js';
+import { DeviceWatches } from './domain/watches/device-watches.js';
+import { InMemoryWatchStore } from './adapters/watches/file-watch-store.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
 /** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
@@ -43,6 +46,8 @@ export interface AppDeps {
   clock?: Clock;
   /** The scoped tokens (main.ts keeps them in a file); default none, in memory. */
   tokens?: TokenRegistry;
+  /** The device watches (main.ts keeps them in WATCHES_FILE); default none, in memory, with nowhere to notify. */
+  watches?: DeviceWatches;
   /** The MQTT bridge's state for /health; `off` when absent. */
   mqttStatus?: () => MqttStatus;
 }
@@ -78,6 +83,9 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
+  const watches =
+    deps.watches ?? new DeviceWatches({ devices: deps.devices, notifier: undefined, store: new InMemoryWatchStore(), clock, logger: deps.logger });
+  registerWatchRoutes(api, watches);
   const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES, families: CONTROL_FAMILIES });
   return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
 }

@@ -106,6 +106,12 @@ const EnvSchema = z.object({
   ...mqttShape('homeops/device-control'),
   /** Energy plugs and hubs are read for Home Assistant this often, only from the budget's background share; 0 never. */
   MQTT_READ_INTERVAL_SECONDS: positiveInt(0, 86_400, 300),
+  /** Device watches (docs/watches.md): where they are kept, and the notification service they send through. */
+  WATCHES_FILE: z.string().min(1).optional(),
+  NOTIFY_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL of the notification service' }).optional(),
+  /** A notifications:send token of the notification service (or its API key). */
+  NOTIFY_TOKEN: z.string().min(1).optional(),
+  NOTIFY_TIMEOUT_MS: positiveInt(100, 60_000, 5_000),
 });
 
 /** Every variable of device-control; `.env.example` and docs/configuration.md list the same names. */

@@ -4,6 +4,10 @@ import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp, DEVICE_SCOPES } from './app.js';
 import { CONTROL_FAMILIES } from './http/control-families.js';
+import { FileWatchStore } from './adapters/watches/file-watch-store.js';
+import { HookNotifier } from './adapters/watches/hook-notifier.js';
+import { parseWatch } from './http/watches.schemas.js';
+import { DeviceWatches } from './domain/watches/device-watches.js';
 import { deviceServiceOptions, lanOptions, lanPollSeconds, readConfig, type Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import { DeviceService } from './domain/device.service.js';
@@ -72,7 +76,20 @@ try {
   logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
   process.exit(1);
 }
-const app = createApp({ logger, cloud, devices, hub, clock, tokens, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
+const watches = new DeviceWatches({
+  devices,
+  notifier: config.NOTIFY_URL ? new HookNotifier({ url: config.NOTIFY_URL, token: config.NOTIFY_TOKEN, timeoutMs: config.NOTIFY_TIMEOUT_MS }) : undefined,
+  store: new FileWatchStore(config.WATCHES_FILE ?? join(dirname(config.CLOUD_TOKEN_FILE), 'watches.json'), parseWatch),
+  clock,
+  logger: logger.child({ component: 'watches' }),
+});
+try {
+  await watches.load();
+} catch (err) {
+  logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
+  process.exit(1);
+}
+const app = createApp({ logger, cloud, devices, hub, clock, tokens, watches, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
 await serve({
   app,
   port: config.PORT,
@@ -82,6 +99,7 @@ await serve({
   close: async () => {
     hub.closeAll();
     await mqtt?.stop();
+    await watches.stop();
     await devices.stop();
     await tokens.close();
   },
@@ -93,3 +111,4 @@ try {
   // The service keeps answering (503 on device calls, degraded /health) and syncs when the session comes up.
   logger.error({ error: (err as Error).message }, 'device service did not start cleanly');
 }
+watches.start();

@@ -20,7 +20,23 @@ interface Example {
 /** A throwaway token for the routes that change, rotate or revoke one. */
 const spareToken = async (house: House) => (await createToken(house.base, ['metrics'], { label: 'spare' })).id;
 
+/** A throwaway watch for the route that removes one. */
+const spareWatch = async (house: House) => {
+  const name = `spare-${Math.random().toString(36).slice(2, 8)}`;
+  const res = await fetch(`${house.base}/watches/${name}`, {
+    method: 'PUT',
+    headers: { ...withKey, 'Content-Type': 'application/json' },
+    body: JSON.stringify(WATCH),
+  });
+  if (res.status !== 200) throw new Error(`the spare watch was refused: ${res.status} ${await res.text()}`);
+  return name;
+};
+const WATCH = { condition: { kind: 'offline', device: PLUG, minutes: 5 }, notify: { recipient: 'family' } };
+
 const EXAMPLES: Record<string, Example> = {
+  'GET /watches': { request: () => ({ path: '/watches' }) },
+  'PUT /watches/{name}': { request: () => ({ path: '/watches/plug-offline', body: WATCH }) },
+  'DELETE /watches/{name}': { request: async (h) => ({ path: `/watches/${await spareWatch(h)}` }) },
   'GET /health': { request: () => ({ path: '/health' }) },
   'GET /metrics': { request: () => ({ path: '/metrics' }) },
   'GET /auth/me': { request: () => ({ path: '/auth/me' }) },

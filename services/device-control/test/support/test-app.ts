@@ -1,7 +1,9 @@
-import { createLogger, EventStreamHub, type Clock, type EventStreamLimits, type Logger } from '@homeops/common';
+import { createLogger, EventStreamHub, systemClock, type Clock, type EventStreamLimits, type Logger } from '@homeops/common';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
+import { InMemoryWatchStore } from '../../src/adapters/watches/file-watch-store.js';
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
+import { DeviceWatches, type WatchSignal } from '../../src/domain/watches/device-watches.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
 /** The app under test and the handles a test needs. */
@@ -10,6 +12,8 @@ export interface TestApp {
   cloud: FakeDeviceCloud;
   devices: DeviceService;
   hub: EventStreamHub;
+  /** What the app's watches sent (to a recording notifier). */
+  watchSignals: WatchSignal[];
   close(): Promise<void>;
 }
 
@@ -49,21 +53,32 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
     options.clock,
   );
+  const watchSignals: WatchSignal[] = [];
+  const watches = new DeviceWatches({
+    devices,
+    notifier: { send: (signal) => Promise.resolve(void watchSignals.push(signal)) },
+    store: new InMemoryWatchStore(),
+    clock: options.clock ?? systemClock,
+    logger,
+  });
   const app = createApp(
-    { logger, cloud, devices, hub, ...(options.clock ? { clock: options.clock } : {}) },
+    { logger, cloud, devices, hub, watches, ...(options.clock ? { clock: options.clock } : {}) },
     {
       API_KEY: options.apiKey,
       ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
     },
   );
   if (options.start !== false) await devices.start();
+  watches.start();
   return {
     app,
     cloud,
     devices,
     hub,
+    watchSignals,
     close: async () => {
       hub.closeAll();
+      await watches.stop();
       await devices.stop();
     },
   };

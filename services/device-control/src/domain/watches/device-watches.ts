@@ -1,0 +1,360 @@
+import { AppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
+import type { GarageDoorState, HubSubDeviceReading } from '../device-cloud.js';
+import type { DeviceEvent, DeviceEventListener } from '../device-events.js';
+import type { DeviceView } from '../device.js';
+import type { DeviceServiceHealth } from '../device.service.js';
+import { stepEpisode, type EpisodeState } from './episode.js';
+import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type WatchSpec } from './watch-spec.js';
+
+/** One notification of an episode, or its end. */
+export interface WatchSignal {
+  watch: string;
+  /** The episode's identity: the same for its firing and its end. */
+  episode: string;
+  state: 'firing' | 'resolved';
+  recipient: string;
+  priority: number;
+  sound?: string | undefined;
+  title: string;
+  message: string;
+}
+
+/** Where a watch's notifications go (the notification service). */
+export interface WatchNotifier {
+  send(signal: WatchSignal): Promise<void>;
+}
+
+/** Where the watches are kept between runs. */
+export interface WatchStore {
+  load(): Promise<WatchSpec[]>;
+  save(watches: readonly WatchSpec[]): Promise<void>;
+}
+
+/** What the watches read of the devices. */
+export interface WatchedDevices {
+  onEvent(listener: DeviceEventListener): () => void;
+  listDevices(): DeviceView[];
+  readPower(uuid: string): Promise<unknown>;
+  readHub(uuid: string): Promise<unknown>;
+  health(): Pick<DeviceServiceHealth, 'budget'>;
+}
+
+export interface DeviceWatchesDeps {
+  devices: WatchedDevices;
+  /** Undefined without NOTIFY_URL: watches are then refused. */
+  notifier: WatchNotifier | undefined;
+  store: WatchStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** A watch as GET /watches shows it. */
+export interface WatchView extends WatchSpec {
+  state: EpisodeState['kind'];
+  /** Cloud messages per hour its readings cost (0 for pushes, and while its device is reached over the LAN). */
+  messagesPerHour: number;
+}
+
+/** What is known of one device from its events and reads. */
+interface Observed {
+  doors: Map<number, GarageDoorState>;
+  online?: boolean;
+  power?: number;
+  hub?: HubSubDeviceReading[];
+}
+
+interface Running {
+  spec: WatchSpec;
+  state: EpisodeState;
+  wake?: Timer;
+}
+
+/** The share of the hourly message budget all watches together may plan to spend (the background share). */
+const WATCH_SHARE = 0.5;
+/** A failed notification is tried again after these waits, then given up (logged). */
+const SEND_RETRIES_MS = [1_000, 5_000, 30_000];
+
+/**
+ * The device watches: each follows its condition from device events (door, presence: free) and from reads it polls
+ * (power, hub: budgeted, never beyond the background share), and runs its episodes (`stepEpisode`).
+ */
+export class DeviceWatches {
+  private readonly running = new Map<string, Running>();
+  private readonly observed = new Map<string, Observed>();
+  private readonly polls = new Map<string, Timer>();
+  private unsubscribe: (() => void) | undefined;
+  private readonly sending = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DeviceWatchesDeps) {}
+
+  /** Reads the kept watches; throws (the start stops) when the store cannot be read. */
+  async load(): Promise<void> {
+    for (const spec of await this.deps.store.load()) this.running.set(spec.name, { spec, state: initialState(spec.condition) });
+  }
+
+  /** Follows the devices: call once their list is known (after the device service started). */
+  start(): void {
+    this.unsubscribe ??= this.deps.devices.onEvent((event) => this.onEvent(event));
+    this.armPolls();
+    for (const name of this.running.keys()) this.evaluate(name);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    for (const timer of this.polls.values()) timer.cancel();
+    this.polls.clear();
+    for (const watch of this.running.values()) watch.wake?.cancel();
+    await Promise.allSettled([...this.sending]);
+  }
+
+  list(): WatchView[] {
+    return [...this.running.values()].map(({ spec, state }) => ({ ...spec, state: state.kind, messagesPerHour: this.costOf(spec.condition) }));
+  }
+
+  get(name: string): WatchView {
+    const view = this.list().find((w) => w.name === name);
+    if (!view) throw new AppError('WATCH_NOT_FOUND', `No watch "${name}"`);
+    return view;
+  }
+
+  /** Creates or replaces a watch; refused when its readings would not fit the budget beside the others'. */
+  async put(name: string, body: WatchBody): Promise<WatchView> {
+    if (!this.deps.notifier) throw new AppError('WATCHES_OFF');
+    this.assertDevice(body.condition);
+    const others = [...this.running.values()].filter((w) => w.spec.name !== name).reduce((sum, w) => sum + this.costOf(w.spec.condition), 0);
+    const cost = this.costOf(body.condition);
+    const hour = this.deps.devices.health().budget.windows.find((w) => w.window === 'hour');
+    const allowed = Math.floor((hour?.limit ?? 0) * WATCH_SHARE);
+    if (cost > 0 && others + cost > allowed) {
+      throw new AppError(
+        'WATCH_OVER_BUDGET',
+        `This watch reads ${cost} cloud messages per hour; with the other watches' ${others} that is more than the ${allowed} per hour watches may use (half the hourly budget)`,
+        { solution: 'Raise pollSeconds, remove another watch, or reach the device over the LAN (docs/local-control.md)' },
+      );
+    }
+    const previous = this.running.get(name);
+    previous?.wake?.cancel();
+    const spec: WatchSpec = { name, ...body };
+    this.running.set(name, { spec, state: initialState(spec.condition) });
+    await this.save();
+    this.armPolls();
+    this.evaluate(name);
+    return this.get(name);
+  }
+
+  async remove(name: string): Promise<void> {
+    const watch = this.running.get(name);
+    if (!watch) throw new AppError('WATCH_NOT_FOUND', `No watch "${name}"`);
+    watch.wake?.cancel();
+    this.running.delete(name);
+    await this.save();
+    this.armPolls();
+  }
+
+  /** The devices as known now; none while the list was never loaded (the cloud down at start). */
+  private deviceList(): DeviceView[] {
+    try {
+      return this.deps.devices.listDevices();
+    } catch {
+      return [];
+    }
+  }
+
+  private save(): Promise<void> {
+    return this.deps.store.save([...this.running.values()].map((w) => w.spec));
+  }
+
+  private assertDevice(condition: WatchCondition): void {
+    const device = this.deviceList().find((d) => d.uuid === condition.device);
+    if (!device) throw new AppError('DEVICE_NOT_FOUND', `No device ${condition.device}; see GET /devices`);
+    const needs = { doorOpen: 'garageDoor', powerBelow: 'energy', batteryBelow: 'hubSensors', temperature: 'hubSensors', offline: undefined }[condition.kind];
+    if (needs && !device.capabilities.includes(needs as DeviceView['capabilities'][number])) {
+      throw new AppError('VALIDATION_FAILED', `${device.name} has no ${needs}: a ${condition.kind} watch cannot follow it`, {
+        details: [{ path: 'body.condition.device', message: `has no ${needs}` }],
+      });
+    }
+  }
+
+  private costOf(condition: WatchCondition): number {
+    const device = this.deviceList().find((d) => d.uuid === condition.device);
+    return device?.link.transport === 'lan' ? 0 : messagesPerHour(condition);
+  }
+
+  private observedOf(uuid: string): Observed {
+    let seen = this.observed.get(uuid);
+    if (!seen) {
+      const device = this.deviceList().find((d) => d.uuid === uuid);
+      seen = { doors: new Map(), ...(device ? { online: device.status === 'online' } : {}) };
+      this.observed.set(uuid, seen);
+    }
+    return seen;
+  }
+
+  private onEvent(event: DeviceEvent): void {
+    const uuid = 'uuid' in event ? event.uuid : event.type === 'device' ? event.device.uuid : undefined;
+    if (uuid === undefined) return;
+    const seen = this.observedOf(uuid);
+    if (event.type === 'garageDoor') seen.doors.set(event.channel, event.state);
+    else if (event.type === 'online') seen.online = event.online;
+    else if (event.type === 'device') seen.online = event.device.online;
+    else if (event.type === 'power') seen.power = event.power;
+    else if (event.type === 'hub') seen.hub = event.subdevices;
+    else return;
+    for (const [name, watch] of this.running) if (watch.spec.condition.device === uuid) this.evaluate(name);
+  }
+
+  /** Feeds what is known to the watch's episode, and acts on the step. */
+  private evaluate(name: string): void {
+    const watch = this.running.get(name);
+    if (!watch) return;
+    const { condition } = watch.spec;
+    const { holds, arms } = truthOf(condition, this.observedOf(condition.device));
+    const now = this.deps.clock.now();
+    const step = stepEpisode(watch.state, {
+      holds,
+      arms,
+      now,
+      holdMs: holdMs(condition),
+      clearMs: watch.spec.clearSeconds * 1000,
+      armedAfterEnd: !needsArming(condition),
+    });
+    watch.state = step.state;
+    watch.wake?.cancel();
+    delete watch.wake;
+    if (step.wakeAt !== undefined) watch.wake = this.deps.clock.setTimer(() => this.evaluate(name), Math.max(0, step.wakeAt - now));
+    if (step.send) this.send(watch.spec, step.send.state, step.send.episode);
+  }
+
+  private send(spec: WatchSpec, state: 'firing' | 'resolved', episode: string): void {
+    const notifier = this.deps.notifier;
+    if (!notifier) return;
+    const text = describe(spec, this.deviceList().find((d) => d.uuid === spec.condition.device)?.name ?? spec.condition.device);
+    const signal: WatchSignal = {
+      watch: spec.name,
+      episode,
+      state,
+      recipient: spec.notify.recipient,
+      priority: spec.notify.priority,
+      sound: spec.notify.sound,
+      title: spec.notify.title ?? text.title,
+      message: state === 'firing' ? (spec.notify.message ?? text.message) : `${spec.notify.title ?? text.title}: over`,
+    };
+    const attempt = async (tries: number): Promise<void> => {
+      try {
+        await notifier.send(signal);
+        this.deps.logger.info({ watch: spec.name, state, episode }, `watch ${spec.name}: ${state} sent`);
+      } catch (err) {
+        const wait = SEND_RETRIES_MS[tries];
+        this.deps.logger.warn(
+          { watch: spec.name, state, error: (err as Error).message, retryInMs: wait ?? null },
+          `watch ${spec.name}: the notification could not be sent`,
+        );
+        if (wait === undefined) return;
+        await new Promise<void>((resolve) => this.deps.clock.setTimer(resolve, wait));
+        await attempt(tries + 1);
+      }
+    };
+    const run = attempt(0).finally(() => this.sending.delete(run));
+    this.sending.add(run);
+  }
+
+  /** One poll timer per device whose watches need reads, at the shortest interval any of them asks for. */
+  private armPolls(): void {
+    const wanted = new Map<string, { ms: number; read: 'power' | 'hub' }>();
+    for (const { spec } of this.running.values()) {
+      const c = spec.condition;
+      if (!('pollSeconds' in c)) continue;
+      const read = c.kind === 'powerBelow' ? 'power' : 'hub';
+      const ms = Math.min(c.pollSeconds * 1000, wanted.get(c.device)?.ms ?? Infinity);
+      wanted.set(c.device, { ms, read });
+    }
+    for (const [uuid, timer] of this.polls) {
+      timer.cancel();
+      this.polls.delete(uuid);
+    }
+    for (const [uuid, { ms, read }] of wanted) this.schedulePoll(uuid, read, ms, 0);
+  }
+
+  private schedulePoll(uuid: string, read: 'power' | 'hub', everyMs: number, delayMs: number): void {
+    this.polls.set(
+      uuid,
+      this.deps.clock.setTimer(() => {
+        void this.poll(uuid, read).finally(() => {
+          if (this.polls.has(uuid)) this.schedulePoll(uuid, read, everyMs, everyMs);
+        });
+      }, delayMs),
+    );
+  }
+
+  /** A read that goes to the cloud only with room beyond the callers' share; its result arrives as a device event. */
+  private async poll(uuid: string, read: 'power' | 'hub'): Promise<void> {
+    const device = this.deviceList().find((d) => d.uuid === uuid);
+    if (!device || device.status !== 'online') return;
+    const room = this.deps.devices.health().budget.windows.every((w) => w.remaining - w.reservedForCallers >= 2);
+    if (device.link.transport !== 'lan' && !room) return;
+    try {
+      await (read === 'power' ? this.deps.devices.readPower(uuid) : this.deps.devices.readHub(uuid));
+    } catch (err) {
+      this.deps.logger.debug({ uuid, error: (err as Error).message }, 'watch: a read failed; it is tried again at the next poll');
+    }
+  }
+}
+
+function needsArming(condition: WatchCondition): boolean {
+  return condition.kind === 'powerBelow' && condition.afterAbove !== undefined;
+}
+
+function initialState(condition: WatchCondition): EpisodeState {
+  return { kind: 'quiet', armed: !needsArming(condition) };
+}
+
+function subdeviceOf(seen: Observed, sensor: string): HubSubDeviceReading | undefined {
+  return seen.hub?.find((s) => s.id === sensor || s.name === sensor);
+}
+
+/** Whether the condition holds for what is known (undefined: not known yet), and whether it arms the watch. */
+function truthOf(condition: WatchCondition, seen: Observed): { holds: boolean | undefined; arms: boolean } {
+  switch (condition.kind) {
+    case 'doorOpen': {
+      const door = seen.doors.get(condition.channel);
+      return { holds: door === undefined ? undefined : door !== 'closed', arms: false };
+    }
+    case 'offline':
+      return { holds: seen.online === undefined ? undefined : !seen.online, arms: false };
+    case 'powerBelow':
+      if (seen.power === undefined) return { holds: undefined, arms: false };
+      return { holds: seen.power < condition.watts, arms: condition.afterAbove !== undefined && seen.power > condition.afterAbove };
+    case 'batteryBelow': {
+      const battery = subdeviceOf(seen, condition.sensor)?.battery;
+      return { holds: battery === undefined || battery === null ? undefined : battery < condition.percent, arms: false };
+    }
+    case 'temperature': {
+      const t = subdeviceOf(seen, condition.sensor)?.temperature;
+      if (t === undefined || t === null) return { holds: undefined, arms: false };
+      return { holds: condition.above !== undefined ? t > condition.above : t < condition.below!, arms: false };
+    }
+  }
+}
+
+/** The default title and message of a watch's notification. */
+function describe(spec: WatchSpec, deviceName: string): { title: string; message: string } {
+  const c = spec.condition;
+  switch (c.kind) {
+    case 'doorOpen':
+      return { title: `${deviceName} is open`, message: `Open for more than ${c.minutes} minutes` };
+    case 'offline':
+      return { title: `${deviceName} is offline`, message: `Offline for more than ${c.minutes} minutes` };
+    case 'powerBelow':
+      return {
+        title: `${deviceName} is done`,
+        message: `Below ${c.watts} W for ${c.minutes} minutes${c.afterAbove === undefined ? '' : ` after running above ${c.afterAbove} W`}`,
+      };
+    case 'batteryBelow':
+      return { title: `${c.sensor}: battery low`, message: `${deviceName}: ${c.sensor}'s battery is below ${c.percent} %` };
+    case 'temperature':
+      return {
+        title: `${c.sensor}: ${c.above !== undefined ? `above ${c.above}` : `below ${c.below}`} °C`,
+        message: `${deviceName}: ${c.sensor} has been ${c.above !== undefined ? `above ${c.above}` : `below ${c.below}`} °C for ${c.minutes} minutes`,
+      };
+  }
+}
