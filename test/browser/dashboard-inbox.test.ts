@@ -285,7 +285,7 @@ describe('notifications inbox behind an API key', () => {
     const urls: string[] = [];
     page.on('request', (req) => urls.push(req.url()));
     await page.goto(`http://${LAN_HOST}:${running.port}/#recipient=erin`);
-    await page.getByLabel('API key').fill(KEY);
+    await page.getByLabel('API key or token').fill(KEY);
     await page.getByRole('button', { name: 'Unlock' }).click();
     await itemOf(page, 'First').waitFor();
     await page.getByText('Live: on').waitFor();
@@ -408,7 +408,7 @@ describe('notifications inbox with scoped tokens', () => {
 
     expect(before).toBe(200);
     expect(await statusWith(running.port, '/recipients', secret)).toBe(401);
-    await tablet.getByText('The key was not accepted').waitFor({ timeout: 10_000 });
+    await tablet.getByText('The key or token was not accepted').waitFor({ timeout: 10_000 });
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await tablet.close();
     await admin.close();

@@ -99,7 +99,7 @@ export async function saveScreenshots(page: Page, name: string): Promise<void> {
 /** Opens `url` and enters `key` (the API key or a token) into the page's key prompt. */
 export async function signIn(page: Page, url: string, key: string): Promise<void> {
   await page.goto(url);
-  await page.getByLabel('API key').fill(key);
+  await page.getByLabel('API key or token').fill(key);
   await page.getByRole('button', { name: 'Unlock' }).click();
 }
 

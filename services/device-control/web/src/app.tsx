@@ -1,8 +1,17 @@
-import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
+import {
+  AccessBar,
+  type ApiClient,
+  type ErrorBody,
+  ErrorNote,
+  KeyPrompt,
+  openEventStream,
+  type StreamState,
+  TokensPanel,
+  toErrorBody,
+  useAccess,
+  useClientState,
+} from '@homeops/web-kit';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { AccessBar } from './access/access-bar.js';
-import { useAccess } from './access/me.js';
-import { TokensPanel } from './access/tokens-panel.js';
 import { controlBlock, deviceScopeChoices } from './device-access.js';
 import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
@@ -134,7 +143,7 @@ export function App({ client }: { client: ApiClient }) {
     <>
       <header class="topbar">
         <h1>Devices</h1>
-        <StatusBar client={client} health={health} stream={stream} mayLogIn={access.isAdmin} onChange={loadHealth} />
+        <StatusBar client={client} health={health} stream={readLock === null ? stream : null} mayLogIn={access.isAdmin} onChange={loadHealth} />
         <AccessBar client={client} access={access} tokensOpen={tokensOpen} onTokens={setTokensOpen} />
         <button
           type="button"

@@ -1,6 +1,5 @@
 import type { ControlFamily } from '../../src/http/control-families.js';
-import { type Access, lacking } from './access/me.js';
-import type { ScopeChoice } from './access/scope-choices.js';
+import { type Access, lacking, type ScopeChoice } from '@homeops/web-kit';
 import type { Device } from './types.js';
 
 /** The command families a devices:control grant can name (the service's, so a new one breaks this typecheck). */

@@ -1,6 +1,5 @@
-import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, type ErrorBody, ErrorNote, lockProps, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
-import { lockProps } from './access/me.js';
 import type { Device, GarageDoor, GarageDoorResult } from './types.js';
 
 const STATE_TEXT = { open: 'Open', closed: 'Closed', opening: 'Opening…', closing: 'Closing…' } as const;

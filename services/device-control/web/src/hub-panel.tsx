@@ -1,6 +1,5 @@
-import { type ApiClient, type ErrorBody, ErrorNote, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, type ErrorBody, ErrorNote, lockProps, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
-import { lockProps } from './access/me.js';
 import type { HubSubDeviceReading } from '../../src/domain/device-cloud.js';
 import type { Device } from './types.js';
 

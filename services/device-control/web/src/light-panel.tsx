@@ -1,6 +1,5 @@
-import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, type ErrorBody, ErrorNote, lockProps, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
-import { lockProps } from './access/me.js';
 import type { Device, Light } from './types.js';
 
 interface Props {

@@ -1,12 +1,11 @@
-import { type ApiClient, type ErrorBody, ErrorNote, type StreamState, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, type ErrorBody, ErrorNote, lacking, type StreamState, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import { lacking } from './access/me.js';
 import type { Health, HealthSummary } from './types.js';
 
 const STATE_CLASS: Record<string, string> = { connected: 'ok', connecting: 'warn', 'backing-off': 'warn' };
 const WINDOW_NAME = { hour: 'hour', burst: 'minute' } as const;
 
-/** The cloud session, the message budget per window and the live stream, from /health. */
+/** The cloud session and the message budget per window, from /health, and the live stream. */
 export function StatusBar({
   client,
   health,
@@ -16,7 +15,8 @@ export function StatusBar({
 }: {
   client: ApiClient;
   health: Health | HealthSummary | null;
-  stream: StreamState;
+  /** The stream of GET /events; null when this caller reads no devices, so none is open. */
+  stream: StreamState | null;
   /** Whether this caller may answer the MFA prompt (POST /cloud/login needs admin). */
   mayLogIn: boolean;
   onChange(): Promise<void>;
@@ -27,11 +27,14 @@ export function StatusBar({
         Checking the service…
       </div>
     );
-  // Asked without the key: the service tells only its status until one is entered.
+  const live = stream ? <span>Live: {stream === 'open' ? 'on' : stream}</span> : null;
+  // Asked without the key, or with a token that is not admin, /health tells only the service's status: the session
+  // and budget stay with the key and admin tokens, and the page shows what it has instead of an error.
   if (!('cloud' in health)) {
     return (
       <div class="statusbar" role="status" aria-label="Service status">
         <span>Service {health.status}</span>
+        {live}
       </div>
     );
   }
@@ -52,7 +55,7 @@ export function StatusBar({
           Budget per {WINDOW_NAME[w.window]}: <strong>{w.remaining}</strong> of {w.limit} left
         </span>
       ))}
-      <span>Live: {stream === 'open' ? 'on' : stream}</span>
+      {live}
       {cloud.retryAt ? <span>Next try {timeFromNow(cloud.retryAt)}</span> : null}
       {cloud.action ? <span class="action">{cloud.action}</span> : null}
       {cloud.state === 'needs-mfa' ? (

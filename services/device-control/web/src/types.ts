@@ -19,10 +19,10 @@ import type { HealthBody } from '../../src/http/health.schemas.js';
 /** GET /devices, one device (the service's Device schema). */
 export type Device = DeviceBody;
 
-/** GET /health as anyone gets it: without the key (when one is set) there is nothing more. */
+/** GET /health as anyone gets it: without the key or an admin token (when a key is set) there is nothing more. */
 export type HealthSummary = HealthEnvelope;
 
-/** GET /health asked with the key, or with none set. */
+/** GET /health asked with the key or an admin token, or with no key set. */
 export type Health = HealthBody;
 
 /** A channel event of GET /events. */

@@ -1,10 +1,19 @@
-import { type ApiClient, type ErrorBody, ErrorNote, KeyPrompt, openEventStream, type StreamState, toErrorBody, useClientState } from '@homeops/web-kit';
+import {
+  AccessBar,
+  type ApiClient,
+  type ErrorBody,
+  ErrorNote,
+  KeyPrompt,
+  openEventStream,
+  type StreamState,
+  TokensPanel,
+  toErrorBody,
+  useAccess,
+  useClientState,
+} from '@homeops/web-kit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { AccessBar } from './access/access-bar.js';
-import { useAccess } from './access/me.js';
-import { TokensPanel } from './access/tokens-panel.js';
 import { useInbox } from './inbox-state.js';
-import { notificationScopeChoices, readableRecipients } from './notification-access.js';
+import { notificationScopeChoices, readableRecipients, recipientBlock, recipientsOf } from './notification-access.js';
 import { NotificationItem } from './notification-item.js';
 import { RecipientPicker } from './recipient-picker.js';
 import { SendForm } from './send-form.js';
@@ -57,7 +66,7 @@ export function App({ client }: { client: ApiClient }) {
   const readable = useMemo(() => readableRecipients(recipients ?? [], access), [recipients, access]);
   useEffect(() => {
     if (readLock !== null) return;
-    const mayRead = (r: string | null) => r !== null && access.lacksRecipient('notifications:read', r) === null;
+    const mayRead = (r: string | null) => r !== null && recipientBlock(access, 'notifications:read', r) === null;
     setRecipient((current) => (mayRead(current) ? current : (readable[0]?.recipient ?? null)));
   }, [access, readLock, readable]);
 
@@ -76,7 +85,7 @@ export function App({ client }: { client: ApiClient }) {
   const [reopened, setReopened] = useState(0);
   useEffect(() => {
     shown.current = recipient;
-    if (recipient === null || access.lacksRecipient('notifications:read', recipient) !== null) return;
+    if (recipient === null || recipientBlock(access, 'notifications:read', recipient) !== null) return;
     history.replaceState(null, '', `#${new URLSearchParams({ recipient })}`);
     reset();
     void loadPage(null);
@@ -180,7 +189,7 @@ export function App({ client }: { client: ApiClient }) {
                     key={n.id}
                     client={client}
                     n={n}
-                    resendLock={access.lacksRecipient('notifications:send', n.recipient)}
+                    resendLock={recipientBlock(access, 'notifications:send', n.recipient)}
                     onChanged={upsert}
                     onDeleted={remove}
                   />
@@ -197,7 +206,7 @@ export function App({ client }: { client: ApiClient }) {
             recipient={recipient ?? ''}
             recipients={readable.map((r) => r.recipient)}
             lock={sendLock}
-            allowed={access.recipientsOf('notifications:send')}
+            allowed={recipientsOf(access, 'notifications:send')}
             sounds={sounds}
             onSent={(n) => {
               void loadRecipients();

@@ -1,4 +1,5 @@
 import '@homeops/web-kit/base.css';
+import '@homeops/web-kit/access.css';
 import './inbox.css';
 import { ApiClient } from '@homeops/web-kit';
 import { render } from 'preact';

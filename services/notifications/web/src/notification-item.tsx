@@ -1,6 +1,5 @@
-import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, type ErrorBody, ErrorNote, localTime, lockProps, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import { lockProps } from './access/me.js';
 import { Attachment } from './attachment.js';
 import type { Notification } from './types.js';
 

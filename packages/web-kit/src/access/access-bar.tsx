@@ -1,7 +1,6 @@
-import type { ApiClient } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import './access.css';
-import type { Access } from './me.js';
+import type { ApiClient } from '../api-client.js';
+import type { Access } from './access.js';
 
 interface Props {
   client: ApiClient;

@@ -25,6 +25,7 @@ export function SecretNote({ secret, onDone }: { secret: Secret; onDone(): void 
   const input = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<boolean | null>(null);
   useEffect(() => input.current?.select(), []);
+  const copyNow = async () => setCopied(input.current ? await copy(input.current) : false);
   return (
     <section class="secret-note" aria-label="New secret">
       <p>
@@ -35,7 +36,7 @@ export function SecretNote({ secret, onDone }: { secret: Secret; onDone(): void 
           <span class="visually-hidden">Secret</span>
           <input ref={input} readOnly value={secret.secret} spellcheck={false} autocomplete="off" />
         </label>
-        <button type="button" onClick={async () => setCopied(input.current ? await copy(input.current) : false)}>
+        <button type="button" onClick={() => void copyNow()}>
           Copy
         </button>
         <button type="button" class="primary" onClick={onDone}>

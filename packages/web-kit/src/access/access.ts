@@ -1,8 +1,7 @@
-// This folder is the same in both dashboards (services/*/web/src/access): each service's image is built from its own
-// folder and the workspace packages alone, so neither may import the other's. Its place is packages/web-kit.
 import type { Grant, Scope } from '@homeops/common';
-import { type ApiClient, type ErrorBody, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ApiClient, ErrorBody } from '../api-client.js';
+import { toErrorBody } from '../error-note.js';
 
 /** GET /auth/me: who the key or token of this tab is, and its scopes with their limits. */
 export interface Me {
@@ -34,7 +33,8 @@ const CHECKING = 'Checking what this key may do…';
 
 /**
  * What the caller may do, read as the service decides it (`Principal` in @homeops/common), so the page shows and
- * disables accordingly; the service still checks every call. Until /auth/me answers, nothing is allowed.
+ * disables accordingly; the service still checks every call. Until /auth/me answers, nothing is allowed. A grant's
+ * limits (devices, families, recipients) are each service's to read, from `grant`.
  */
 export class Access {
   constructor(readonly me: Me | null) {}
@@ -64,20 +64,6 @@ export class Access {
   lacks(scope: Scope, what?: string): string | null {
     if (!this.me) return CHECKING;
     return this.grant(scope) ? null : lacking(scope, what);
-  }
-
-  /** The recipients `scope` is limited to; undefined: every recipient. */
-  recipientsOf(scope: 'notifications:send' | 'notifications:read'): readonly string[] | undefined {
-    const grant = this.grant(scope);
-    return grant ? grant.recipients : [];
-  }
-
-  /** Why `scope` does not reach this recipient, or null when it does. */
-  lacksRecipient(scope: 'notifications:send' | 'notifications:read', recipient: string): string | null {
-    const missing = this.lacks(scope);
-    if (missing) return missing;
-    const limit = this.recipientsOf(scope);
-    return limit === undefined || limit.includes(recipient) ? null : lacking(scope, `for ${recipient}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Scope } from '@homeops/common';
-import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
+import type { ApiClient, ErrorBody } from '../api-client.js';
+import { ErrorNote, toErrorBody } from '../error-note.js';
 import { grantsOf, type ScopeChoice } from './scope-choices.js';
 import type { Secret } from './secret-note.js';
 
@@ -42,7 +43,7 @@ export function TokenForm({ client, choices, onCreated }: Props) {
   };
 
   return (
-    <form class="token-form" aria-label="New token" onSubmit={submit}>
+    <form class="token-form" aria-label="New token" onSubmit={(event) => void submit(event)}>
       <h3>New token</h3>
       <label>
         Label

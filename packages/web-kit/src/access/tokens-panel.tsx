@@ -1,6 +1,8 @@
 import type { TokenView } from '@homeops/common';
-import { type ApiClient, type ErrorBody, ErrorNote, localTime, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { ApiClient, ErrorBody } from '../api-client.js';
+import { ErrorNote, toErrorBody } from '../error-note.js';
+import { localTime, timeFromNow } from '../time.js';
 import { describeGrant, type ScopeChoice } from './scope-choices.js';
 import { type Secret, SecretNote } from './secret-note.js';
 import { TokenForm } from './token-form.js';
