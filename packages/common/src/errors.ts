@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'CLOUD_LOGIN_NOT_NEEDED'
   | 'NOTIFICATION_NOT_FOUND'
   | 'HOOK_TEMPLATE_NOT_FOUND'
+  | 'PLAN_NOT_FOUND'
   | 'RECIPIENT_NOT_MAPPED'
   | 'NOTIFICATION_NOT_RESENDABLE'
   | 'ATTACHMENT_NOT_FOUND'
@@ -99,6 +100,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   MFA_CODE_REJECTED: { status: 400, error: 'MFA code rejected', solution: 'Send the code your authenticator app shows now (codes change every 30 s)' },
   CLOUD_LOGIN_NOT_NEEDED: { status: 409, error: 'No login needed', solution: 'See /health: only a session waiting for an MFA code takes one' },
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
+  PLAN_NOT_FOUND: {
+    status: 404,
+    error: 'No such scheduled send or heartbeat',
+    solution: 'List them with GET /scheduled and GET /heartbeats; a scheduled send that went out is in the history',
+  },
   HOOK_TEMPLATE_NOT_FOUND: {
     status: 404,
     error: 'No such webhook template',

@@ -18,6 +18,10 @@ import type { Config } from './config.js';
 import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
 import { AlertHooks } from './domain/alert-hooks.js';
 import { registerHookRoutes } from './http/hooks.router.js';
+import { registerPlanRoutes } from './http/plans.router.js';
+import { InMemoryPlanStore } from './adapters/storage/in-memory-plan-store.js';
+import type { PlanStore } from './domain/plans/plan.js';
+import { Planner } from './domain/plans/planner.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
 import type { CreateDeps } from './domain/create-notification.use-case.js';
 import { DeliveryWorker } from './domain/delivery.worker.js';
@@ -60,6 +64,10 @@ export interface AppDeps {
   mqttStatus?: () => MqttStatus;
   /** The scoped tokens (the service runner keeps them in a file); default none, in memory. */
   tokens?: TokenRegistry;
+  /** Where scheduled sends and heartbeats are kept (the service runner's file or PostgreSQL); default in memory. */
+  plans?: PlanStore;
+  /** Pass it to control its life cycle (start, stop); otherwise one is built on `plans`. */
+  planner?: Planner;
 }
 
 /** The scopes a notifications token may hold. */
@@ -105,6 +113,10 @@ export interface Domain {
   emergencies: EmergencyWatch | undefined;
   /** What the create use-case needs beyond the context: the same for HTTP and the MQTT bridge. */
   create: CreateDeps;
+  /** Alerts with a life cycle (webhooks, heartbeats, watches): a resolve ends what its firing rang. */
+  alerts: AlertHooks;
+  /** Scheduled sends and heartbeats. */
+  planner: Planner;
 }
 
 /** The domain context and delivery worker for a set of adapters (shared by createApp and the service runner). */
@@ -142,12 +154,18 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
     defaultSounds: PUSHOVER_SOUNDS,
     emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
   };
-  return { ctx, delivery, emergencies, create };
+  const alerts = new AlertHooks(ctx, {
+    create,
+    receipts: deps.provider.enabled ? deps.provider.receipts : undefined,
+    callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+  });
+  const planner = deps.planner ?? new Planner({ ctx, create, alerts, store: deps.plans ?? new InMemoryPlanStore() });
+  return { ctx, delivery, emergencies, create, alerts, planner };
 }
 
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
-  const { ctx, delivery, emergencies, create } = buildDomain(deps, config);
+  const { ctx, delivery, emergencies, create, alerts, planner } = buildDomain(deps, config);
   const hub = deps.hub ?? createStreamHub(config, ctx.clock);
   const routes: NotificationRoutesDeps = { ctx, hub, create };
   const api = new Api({
@@ -173,12 +191,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
   registerSoundRoutes(api, deps.provider, PUSHOVER_SOUND_NAMES);
-  const alerts = new AlertHooks(ctx, {
-    create,
-    receipts: deps.provider.enabled ? deps.provider.receipts : undefined,
-    callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
-  });
   registerHookRoutes(api, { alerts, templates: MustacheHookTemplates.load(config.HOOK_TEMPLATES_FILE) });
+  registerPlanRoutes(api, planner);
   const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) {
     const emergenciesRinging = () => emergencies?.size ?? 0;

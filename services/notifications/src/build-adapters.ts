@@ -3,6 +3,7 @@ import { systemClock, type Clock, type Logger } from '@homeops/common';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
+import { FilePlanStore } from './adapters/storage/file-plan-store.js';
 import { nodeStorageFs } from './adapters/storage/storage-fs.js';
 import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
@@ -51,6 +52,8 @@ export function buildAdapters(config: Config, logger: Logger, clock: Clock = sys
   return {
     clock,
     ...buildStorage(config, logger, clock),
+    // Beside the history; with PostgreSQL one instance's file: shared plans wait for a PostgreSQL plan store.
+    plans: new FilePlanStore(config.PLANS_FILE ?? join(dirname(config.STORAGE_PATH), 'plans.json')),
     attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, {
       maxBytes: config.ATTACHMENTS_MAX_BYTES,
     }),

@@ -58,6 +58,8 @@ export const ConfigSchema = z
     EMERGENCY_POLL_SECONDS: z.coerce.number().int().min(5).max(3600).default(30),
     // Consecutive 4xx answers after which nothing is sent until a key validation succeeds (Pushover blocks such IPs).
     PROVIDER_MAX_REJECTIONS: positiveInt().default(5),
+    // Scheduled sends and heartbeats (docs/notifications.md): default plans.json beside the history.
+    PLANS_FILE: z.string().min(1).optional(),
     // Webhook templates of one's own besides the built-in ones (docs/webhooks.md); checked at start.
     HOOK_TEMPLATES_FILE: z.string().min(1).optional(),
     // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.

@@ -7,6 +7,7 @@ import type { AttachmentStore } from './domain/attachment-store.js';
 import { sweepOrphanAttachments } from './domain/attachment-sweep.job.js';
 import type { EventRelay } from './domain/notification-events.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
+import type { PlanStore } from './domain/plans/plan.js';
 import type { PushProvider } from './domain/push-provider.js';
 import { RetentionJob } from './domain/retention.job.js';
 
@@ -19,6 +20,8 @@ export interface ServiceAdapters {
   relay?: EventRelay;
   /** Time and timers of the domain, its jobs and the event streams; default the system clock. */
   clock?: Clock;
+  /** Scheduled sends and heartbeats; default in memory (lost on restart). */
+  plans?: PlanStore;
 }
 
 /** A listening notification service. */
@@ -39,6 +42,7 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   const clock = adapters.clock ?? systemClock;
   const tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(settings.STORAGE_PATH), 'tokens.json'), NOTIFICATION_SCOPES, clock);
   await repository.open();
+  await adapters.plans?.open();
   if (!provider.enabled) {
     logger.warn(
       'PUSH DELIVERY IS OFF: PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or PUSHOVER_USER_KEY and PUSHOVER_API_TOKEN) ' +
@@ -46,9 +50,9 @@ export async function startService(settings: Config, logger: Logger, adapters: S
     );
   }
   const hub = createStreamHub(config, clock);
-  const base = { logger, repository, attachments, provider, hub, clock };
+  const base = { logger, repository, attachments, provider, hub, clock, ...(adapters.plans ? { plans: adapters.plans } : {}) };
   const domain = buildDomain(base, config);
-  const { ctx, delivery, emergencies } = domain;
+  const { ctx, delivery, emergencies, planner } = domain;
   if (adapters.relay) await ctx.events.connect(adapters.relay);
   await sweepOrphanAttachments(ctx);
   const retention = new RetentionJob(
@@ -59,7 +63,7 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
   const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, domain, logger);
   const app = createApp(
-    { ...base, events: ctx.events, delivery, tokens, ...(emergencies ? { emergencies } : {}), ...(mqtt ? { mqttStatus: mqtt.status } : {}) },
+    { ...base, events: ctx.events, delivery, tokens, planner, ...(emergencies ? { emergencies } : {}), ...(mqtt ? { mqttStatus: mqtt.status } : {}) },
     config,
   );
   let serverClosed: Promise<unknown> = Promise.resolve();
@@ -70,11 +74,13 @@ export async function startService(settings: Config, logger: Logger, adapters: S
     await serverClosed;
     await mqtt?.stop();
     await retention.stop();
+    await planner.stop();
     await emergencies?.stop();
     await delivery.stop();
     await provider.stop?.();
     await adapters.relay?.stop();
     await repository.close();
+    await adapters.plans?.close();
     await tokens.close();
   };
   let running;
@@ -91,6 +97,7 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   await delivery.resume().catch(later('resuming pending deliveries'));
   if (repository.shared) delivery.startSweeping(config.DELIVERY_SWEEP_MS);
   await emergencies?.start().catch(later('following ringing emergencies'));
+  await planner.start().catch(later('resuming scheduled sends and heartbeats'));
   retention.start();
   mqtt?.start();
   return { port: running.port, stop: running.stop };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isoNow, withTimeout } from '@homeops/common/core';
+import { isAppError, isoNow, withTimeout } from '@homeops/common/core';
 import { createNotification, type CreateDeps, type NewNotification } from './create-notification.use-case.js';
 import type { NotificationContext } from './notification-context.js';
 import { endAlarm, isRinging, type NotificationRecord } from './notification.js';
@@ -12,6 +12,8 @@ export interface AlertSignal {
   state: 'firing' | 'resolved';
   /** What to send while it fires (and the title of a resolved note). */
   notification: NewNotification;
+  /** A fixed id for the firing's notification (a planned one's, the same on every try): stored already means sent. */
+  id?: string | undefined;
 }
 
 /** One alert as a template read it from a webhook body: its state, identity, and the create body it maps to. */
@@ -96,7 +98,12 @@ export class AlertHooks {
       return;
     }
     const tags = tag && input.priority === 2 ? [input.tags, tag].filter(Boolean).join(',') : input.tags;
-    outcome.created.push(await createNotification(this.ctx, this.deps.create, { ...input, ...(tags ? { tags } : {}) }));
+    try {
+      const given = signal.id ? { id: signal.id } : undefined;
+      outcome.created.push(await createNotification(this.ctx, this.deps.create, { ...input, ...(tags ? { tags } : {}) }, given));
+    } catch (err) {
+      if (!(signal.id && isAppError(err) && err.code === 'NOTIFICATION_EXISTS')) throw err;
+    }
   }
 
   private async resolve(signal: AlertSignal, tag: string | undefined, note: boolean, outcome: HookOutcome): Promise<void> {

@@ -92,7 +92,13 @@ function assertPriority(value: number): Priority {
  * Stores the notification (attachment file first, then the record, both durable) and runs the first delivery
  * attempt; resolves the record as stored after that attempt finished or timed out. Provider off: delivery `skipped`.
  */
-export async function createNotification(ctx: NotificationContext, deps: CreateDeps, input: NewNotification): Promise<NotificationRecord> {
+export async function createNotification(
+  ctx: NotificationContext,
+  deps: CreateDeps,
+  input: NewNotification,
+  /** A given id (a planned send's, the same on every try); default a new one. */
+  given?: { id: string },
+): Promise<NotificationRecord> {
   if (input.html && input.monospace) {
     throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
       details: [{ path: 'body.monospace', message: 'Pushover shows a message either as HTML or in monospace, not both' }],
@@ -104,7 +110,7 @@ export async function createNotification(ctx: NotificationContext, deps: CreateD
   const to = routeOf(deps, input.recipient);
   const now = new Date(ctx.clock.now());
   // 80 random bits make a clash practically impossible, and the store refuses a duplicate id.
-  const id = newNotificationId(now);
+  const id = given?.id ?? newNotificationId(now);
   const incoming = input.attachment;
   let attachment: AttachmentMeta | undefined;
   if (incoming) {

@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_BYTES = 10;
@@ -65,4 +65,12 @@ export function newNotificationId(now: Date): string {
   const id = encodeNotificationId(now.getTime(), pool, poolOffset);
   poolOffset += RANDOM_BYTES;
   return id;
+}
+
+/**
+ * The id of a notification something planned (a scheduled send, a missed heartbeat): the same for every attempt to
+ * send it, so a retry after a crash finds it stored (NOTIFICATION_EXISTS) instead of sending it twice.
+ */
+export function plannedNotificationId(atMs: number, seed: string): string {
+  return encodeNotificationId(atMs, createHash('sha256').update(seed).digest(), 0);
 }

@@ -24,15 +24,20 @@ interface Fixture {
   notification(): Promise<string>;
   /** A token to change, rotate or revoke. */
   token(): Promise<string>;
+  /** The key of a scheduled send, or the name of a heartbeat, of the recipient. */
+  plan(kind: 'send' | 'heartbeat'): Promise<string>;
 }
 
 /** A request an admin would see succeed. */
 interface Example {
   limit: Limit;
   request(fixture: Fixture): Promise<Omit<AccessRequest, 'method' | 'auth'>>;
+  /** The code of a 404 beyond the limit (default NOTIFICATION_NOT_FOUND). */
+  notFound?: string;
 }
 
-const example = (limit: Limit, request: Example['request']): Example => ({ limit, request });
+const example = (limit: Limit, request: Example['request'], notFound?: string): Example => ({ limit, request, ...(notFound ? { notFound } : {}) });
+const fresh = () => `t-${Math.random().toString(36).slice(2, 10)}`;
 const at = (target: string) => () => Promise.resolve({ target });
 
 // One valid request per route of the table, by `METHOD path`. A route without one fails the test below: add it here.
@@ -62,6 +67,18 @@ const EXAMPLES: Record<string, Example> = {
   'PATCH /notifications/{id}/unread': example('stored', async (f) => ({ target: `/notifications/${await f.notification()}/unread` })),
   'POST /notifications/{id}/resend': example('stored', async (f) => ({ target: `/notifications/${await f.notification()}/resend` })),
   'DELETE /notifications/{id}': example('stored', async (f) => ({ target: `/notifications/${await f.notification()}` })),
+  'GET /scheduled': example('listing', at('/scheduled')),
+  'PUT /scheduled/{key}': example('named', (f) =>
+    Promise.resolve({ target: `/scheduled/${fresh()}`, body: { recipient: f.recipient, message: 'later', delaySeconds: 3600 } }),
+  ),
+  'DELETE /scheduled/{key}': example('stored', async (f) => ({ target: `/scheduled/${await f.plan('send')}` }), 'PLAN_NOT_FOUND'),
+  'GET /heartbeats': example('listing', at('/heartbeats')),
+  'PUT /heartbeats/{name}': example('named', (f) =>
+    Promise.resolve({ target: `/heartbeats/${fresh()}`, body: { intervalSeconds: 3600, notification: { recipient: f.recipient, message: 'missed' } } }),
+  ),
+  'GET /heartbeats/{name}/ping': example('stored', async (f) => ({ target: `/heartbeats/${await f.plan('heartbeat')}/ping` }), 'PLAN_NOT_FOUND'),
+  'POST /heartbeats/{name}/ping': example('stored', async (f) => ({ target: `/heartbeats/${await f.plan('heartbeat')}/ping` }), 'PLAN_NOT_FOUND'),
+  'DELETE /heartbeats/{name}': example('stored', async (f) => ({ target: `/heartbeats/${await f.plan('heartbeat')}` }), 'PLAN_NOT_FOUND'),
   'GET /recipients': example('listing', at('/recipients')),
   'GET /events': example('listing', at('/events')),
 };
@@ -126,6 +143,16 @@ function fixtureFor(t: KeyedApp, recipient: string): Fixture {
     recipient,
     notification: () => storeNotification(t.port, recipient, { attachment: { filename: 'p.png', contentType: 'image/png', data: PNG.toString('base64') } }),
     token: async () => (await issueToken(t.port, ['notifications:read'], { label: 'a victim of the table' })).id,
+    plan: async (kind) => {
+      const key = fresh();
+      const request =
+        kind === 'send'
+          ? { target: `/scheduled/${key}`, body: { recipient, message: 'later', delaySeconds: 3600 } }
+          : { target: `/heartbeats/${key}`, body: { intervalSeconds: 3600, notification: { recipient, message: 'missed' } } };
+      const res = await send(t.port, { method: 'PUT', auth: API_KEY, ...request });
+      if (res.status !== 200) throw new Error(`the ${kind} plan was refused: ${res.status}`);
+      return key;
+    },
   };
 }
 
@@ -162,7 +189,9 @@ describe('the route table of notifications', () => {
           const ok =
             expected === '2xx'
               ? res.status >= 200 && res.status < 300
-              : res.status === expected && code === ERROR_CODE_OF[expected] && (expected !== 403 || res.body.toString('utf8').includes(entry.access));
+              : res.status === expected &&
+                code === (expected === 404 && example!.notFound ? example!.notFound : ERROR_CODE_OF[expected]) &&
+                (expected !== 403 || res.body.toString('utf8').includes(entry.access));
           if (!ok) wrong.push(`${caller.name} on ${recipient}'s: expected ${expected}, got ${res.status} ${res.body.toString('utf8').slice(0, 200)}`);
           // Streams answered 2xx and were cut: wait until they are gone, or the per-address stream limit would answer 429.
           await eventually(() => t.hub.size === 0, { what: 'the stream to close', timeoutMs: 2_000 });

@@ -5,6 +5,7 @@ import { buildDomain, createApp, type AppConfig } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { NotificationEvent } from '../../src/domain/notification-events.js';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
+import type { PlanStore } from '../../src/domain/plans/plan.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { openRealStorage, silentLogger } from '../support/test-app.js';
 import { API_TOKEN } from './pushover-test-kit.js';
@@ -22,7 +23,7 @@ afterEach(async () => {
 export async function startHouseholdApp(
   url: string,
   provider: Omit<PushoverProviderOptions, 'apiToken' | 'apiUrl'>,
-  options: { config?: Partial<AppConfig>; repository?: NotificationRepository; clock?: Clock } = {},
+  options: { config?: Partial<AppConfig>; repository?: NotificationRepository; clock?: Clock; plans?: PlanStore } = {},
 ) {
   const config: AppConfig = {
     ...parseConfig({ DELIVERY_RETRY_MIN_MS: '20', DELIVERY_RETRY_MAX_MS: '80', PROVIDER_TIMEOUT_MS: '1000' }),
@@ -38,10 +39,17 @@ export async function startHouseholdApp(
     provider: pushover,
     hub: new EventStreamHub({ heartbeatMs: 60_000 }),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.plans ? { plans: options.plans } : {}),
   };
   const domain = buildDomain(base, config);
   const app = createApp(
-    { ...base, events: domain.ctx.events, delivery: domain.delivery, ...(domain.emergencies ? { emergencies: domain.emergencies } : {}) },
+    {
+      ...base,
+      events: domain.ctx.events,
+      delivery: domain.delivery,
+      planner: domain.planner,
+      ...(domain.emergencies ? { emergencies: domain.emergencies } : {}),
+    },
     config,
   );
   const events: NotificationEvent[] = [];
@@ -49,7 +57,9 @@ export async function startHouseholdApp(
   pushover.start();
   domain.delivery.resume();
   domain.emergencies?.start();
+  await domain.planner.start();
   const stop = async () => {
+    await domain.planner.stop();
     await domain.emergencies?.stop();
     await domain.delivery.stop();
     await pushover.stop();

@@ -1,0 +1,59 @@
+import type { NewNotification } from '../create-notification.use-case.js';
+
+/** What a plan sends: a create request without an attachment (plans are kept as small JSON). */
+export type PlannedNotification = Omit<NewNotification, 'attachment'>;
+
+/** A notification to send later, by the client's key: listed, changed and cancelled until it goes out. */
+export interface ScheduledSend {
+  kind: 'send';
+  key: string;
+  /** When it goes out (ms since the epoch). */
+  sendAt: number;
+  notification: PlannedNotification;
+  createdAt: number;
+  /** Claimed by an instance sending it: tried again from this time only if that instance never finished. */
+  attemptAfter?: number | undefined;
+}
+
+/**
+ * A dead man's switch: pinged every `intervalMs`; when a ping is `graceMs` late it sends its notification once per
+ * episode, and the next ping ends the episode (cancels the alarm, and sends "recovered" when asked).
+ */
+export interface Heartbeat {
+  kind: 'heartbeat';
+  key: string;
+  intervalMs: number;
+  graceMs: number;
+  notification: PlannedNotification;
+  recoveredNote: boolean;
+  lastPingAt: number;
+  /** up: pinged in time; down: missed since `missedAt` (the episode), its notification sent or being sent. */
+  status: { state: 'up' } | { state: 'down'; missedAt: number; sent: boolean; attemptAfter?: number | undefined };
+  createdAt: number;
+}
+
+export type Plan = ScheduledSend | Heartbeat;
+
+/** A plan as stored: with the version every change moves on, which is what instances claim (compare and set). */
+export type StoredPlan = Plan & { version: number };
+
+/** When a plan has something to do next (Infinity: nothing until it is pinged or changed). */
+export function dueAt(plan: Plan): number {
+  if (plan.kind === 'send') return plan.attemptAfter ?? plan.sendAt;
+  const { status } = plan;
+  if (status.state === 'up') return plan.lastPingAt + plan.intervalMs + plan.graceMs;
+  return status.sent ? Infinity : (status.attemptAfter ?? status.missedAt);
+}
+
+/** Where plans are kept: durable once a call resolves, shared by the instances of one history. */
+export interface PlanStore {
+  open(): Promise<void>;
+  close(): Promise<void>;
+  list(): Promise<StoredPlan[]>;
+  get(kind: Plan['kind'], key: string): Promise<StoredPlan | undefined>;
+  /** Stores the plan as a new version of it; resolves the stored one. */
+  put(plan: Plan): Promise<StoredPlan>;
+  /** Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); false when another change came first. */
+  swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean>;
+  remove(kind: Plan['kind'], key: string): Promise<boolean>;
+}

@@ -1,0 +1,193 @@
+import { AppError, isAppError, type Timer } from '@homeops/common/core';
+import type { AlertHooks } from '../alert-hooks.js';
+import { createNotification, type CreateDeps } from '../create-notification.use-case.js';
+import type { NotificationContext } from '../notification-context.js';
+import { plannedNotificationId } from '../notification-id.js';
+import { dueAt, type Heartbeat, type Plan, type PlanStore, type PlannedNotification, type ScheduledSend, type StoredPlan } from './plan.js';
+
+/** Longest a send may be scheduled ahead, and the bounds of a heartbeat's interval. */
+export const MAX_SCHEDULE_MS = 7 * 24 * 3_600_000;
+export const HEARTBEAT_INTERVAL_MS = { min: 10_000, max: 7 * 24 * 3_600_000 };
+/** How often the plans are read again, so one instance sees what another changed (and restarts resume). */
+const RESCAN_MS = 30_000;
+/** How long a claim holds: past it, the plan is taken up again (its instance died before it finished). */
+const CLAIM_MS = 120_000;
+
+export interface PlannerDeps {
+  ctx: NotificationContext;
+  create: CreateDeps;
+  alerts: AlertHooks;
+  store: PlanStore;
+}
+
+/**
+ * Scheduled sends and heartbeats: kept in the plan store, acted on when due by whichever instance claims the plan's
+ * version first, so each goes out once, also after `kill -9` (a send's notification id is fixed by its plan, so a
+ * retry after a crash finds it stored instead of sending it again).
+ */
+export class Planner {
+  private timer: Timer | undefined;
+  private timerAt = Infinity;
+  private stopped = false;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: PlannerDeps) {}
+
+  async start(): Promise<void> {
+    await this.scan();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.settled();
+  }
+
+  /** Resolves once nothing it started is under way. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  list(): Promise<StoredPlan[]> {
+    return this.deps.store.list();
+  }
+
+  /** Schedules (or changes) the send under the client's key, at a time or after a delay on the service's clock. */
+  async schedule(key: string, when: { at: number } | { delayMs: number }, notification: PlannedNotification): Promise<StoredPlan> {
+    const now = this.now();
+    const sendAt = 'at' in when ? when.at : now + when.delayMs;
+    if (sendAt > now + MAX_SCHEDULE_MS) throw invalid('body.sendAt', `must be at most ${MAX_SCHEDULE_MS / 86_400_000} days ahead`);
+    const existing = await this.deps.store.get('send', key);
+    const plan: ScheduledSend = { kind: 'send', key, sendAt: Math.max(sendAt, now), notification, createdAt: existing?.createdAt ?? now };
+    return this.changed(await this.deps.store.put(plan));
+  }
+
+  async heartbeat(
+    key: string,
+    settings: { intervalMs: number; graceMs: number; notification: PlannedNotification; recoveredNote: boolean },
+  ): Promise<StoredPlan> {
+    const now = this.now();
+    const existing = await this.deps.store.get('heartbeat', key);
+    const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
+    const plan: Heartbeat = {
+      kind: 'heartbeat',
+      key,
+      ...settings,
+      lastPingAt: kept?.lastPingAt ?? now,
+      status: kept?.status ?? { state: 'up' },
+      createdAt: kept?.createdAt ?? now,
+    };
+    return this.changed(await this.deps.store.put(plan));
+  }
+
+  /** A ping: the heartbeat is up again from now; a ping that ends an episode cancels its alarm (and says "recovered"). */
+  async ping(key: string): Promise<StoredPlan> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await this.deps.store.get('heartbeat', key);
+      if (current?.kind !== 'heartbeat') throw new AppError('PLAN_NOT_FOUND', `No heartbeat "${key}"`);
+      const next: Heartbeat = { ...stripVersion(current), lastPingAt: this.now(), status: { state: 'up' } };
+      if (!(await this.deps.store.swap('heartbeat', key, current.version, next))) continue;
+      if (current.status.state === 'down') await this.signal(current, 'resolved', current.status.missedAt);
+      this.arm(dueAt(next));
+      return { ...next, version: current.version + 1 };
+    }
+    throw new AppError('SERVER_BUSY', 'The heartbeat changed too often at once; ping again', { retryAfterSeconds: 1 });
+  }
+
+  async cancel(kind: Plan['kind'], key: string): Promise<void> {
+    if (!(await this.deps.store.remove(kind, key))) throw new AppError('PLAN_NOT_FOUND', `No ${kind === 'send' ? 'scheduled send' : 'heartbeat'} "${key}"`);
+  }
+
+  private now(): number {
+    return this.deps.ctx.clock.now();
+  }
+
+  private changed(plan: StoredPlan): StoredPlan {
+    this.arm(dueAt(plan));
+    return plan;
+  }
+
+  /** Reads every plan, acts on the due ones, and sleeps until the next one (or the next rescan). */
+  private async scan(): Promise<void> {
+    if (this.stopped) return;
+    let plans: StoredPlan[] = [];
+    try {
+      plans = await this.deps.store.list();
+    } catch (err) {
+      this.deps.ctx.logger.warn({ err }, 'plans could not be read; trying again');
+    }
+    const now = this.now();
+    let next = now + RESCAN_MS;
+    for (const plan of plans) {
+      const at = dueAt(plan);
+      if (at <= now) this.run(plan);
+      else next = Math.min(next, at);
+    }
+    this.timerAt = Infinity;
+    this.arm(next);
+  }
+
+  private arm(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    this.timer?.cancel();
+    this.timerAt = at;
+    this.timer = this.deps.ctx.clock.setTimer(
+      () => {
+        this.timerAt = Infinity;
+        void this.scan();
+      },
+      Math.max(0, at - this.now()),
+    );
+  }
+
+  private run(plan: StoredPlan): void {
+    const work = (plan.kind === 'send' ? this.send(plan) : this.missed(plan)).catch((err: unknown) =>
+      this.deps.ctx.logger.warn({ err, kind: plan.kind, key: plan.key }, 'a planned notification failed; it is tried again at the next scan'),
+    );
+    const run = work.finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  /** Claims the send (its version), then creates its notification under a fixed id and drops the plan. */
+  private async send(plan: StoredPlan & ScheduledSend): Promise<void> {
+    // If this instance dies before dropping the plan, whichever runs next takes it up after the claim lapses.
+    const claimed: ScheduledSend = { ...stripVersion(plan), attemptAfter: this.now() + CLAIM_MS };
+    if (!(await this.deps.store.swap('send', plan.key, plan.version, claimed))) return;
+    const id = plannedNotificationId(plan.sendAt, `send:${plan.key}:${plan.createdAt}`);
+    try {
+      await createNotification(this.deps.ctx, this.deps.create, plan.notification, { id });
+    } catch (err) {
+      if (!(isAppError(err) && err.code === 'NOTIFICATION_EXISTS')) throw err;
+    }
+    await this.deps.store.swap('send', plan.key, plan.version + 1, undefined);
+  }
+
+  /**
+   * A heartbeat past its grace: claims the episode, sends its notification (an alert its next ping resolves) under an
+   * id fixed by the episode, then records it sent; a crash in between sends it on the next try, never twice.
+   */
+  private async missed(plan: StoredPlan & Heartbeat): Promise<void> {
+    const missedAt = plan.status.state === 'down' ? plan.status.missedAt : dueAt(plan);
+    const claimed: Heartbeat = { ...stripVersion(plan), status: { state: 'down', missedAt, sent: false, attemptAfter: this.now() + CLAIM_MS } };
+    if (!(await this.deps.store.swap('heartbeat', plan.key, plan.version, claimed))) return;
+    await this.signal(plan, 'firing', missedAt);
+    await this.deps.store.swap('heartbeat', plan.key, plan.version + 1, { ...claimed, status: { state: 'down', missedAt, sent: true } });
+  }
+
+  private async signal(plan: Heartbeat, state: 'firing' | 'resolved', missedAt: number): Promise<void> {
+    const episode = `${plan.key}:${missedAt}`;
+    const id = state === 'firing' ? plannedNotificationId(missedAt, `heartbeat:${plan.key}:${plan.createdAt}:${missedAt}`) : undefined;
+    await this.deps.alerts.receive('heartbeat', [{ state, identity: episode, notification: plan.notification, ...(id ? { id } : {}) }], {
+      resolvedNote: plan.recoveredNote,
+    });
+  }
+}
+
+function stripVersion<P extends Plan>(plan: P & { version: number }): P {
+  const { version: _version, ...rest } = plan;
+  return rest as unknown as P;
+}
+
+function invalid(path: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', `${path.replace('body.', '')} ${message}`, { details: [{ path, message }] });
+}
