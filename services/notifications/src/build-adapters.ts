@@ -7,6 +7,7 @@ import { FilePlanStore } from './adapters/storage/file-plan-store.js';
 import { nodeStorageFs } from './adapters/storage/storage-fs.js';
 import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
+import { PgPlanStore } from './adapters/storage/postgres/pg-plan-store.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
 import type { Config } from './config.js';
 import type { ServiceAdapters } from './service-runner.js';
@@ -17,8 +18,11 @@ export function attachmentDirOf(storagePath: string): string {
   return join(dirname(storagePath), `${file}.attachments`);
 }
 
-/** The history: PostgreSQL with STORAGE_URL (and events shared between instances), else the YAML file. */
-function buildStorage(config: Config, logger: Logger, clock: Clock): Pick<ServiceAdapters, 'repository' | 'relay'> {
+/**
+ * The history and the plans: with STORAGE_URL both in PostgreSQL, shared by the instances (events relayed, plans
+ * claimed by version, on the history's pool); else the YAML file with the plans in a JSON file beside it (one instance).
+ */
+function buildStorage(config: Config, logger: Logger, clock: Clock): Pick<ServiceAdapters, 'repository' | 'relay' | 'plans'> {
   const storageLog = logger.child({ component: 'storage' });
   if (config.STORAGE_URL === undefined) {
     return {
@@ -26,11 +30,16 @@ function buildStorage(config: Config, logger: Logger, clock: Clock): Pick<Servic
         log: (level, message) => storageLog[level]({ path: config.STORAGE_PATH }, message),
         clock,
       }),
+      plans: new FilePlanStore(config.PLANS_FILE ?? join(dirname(config.STORAGE_PATH), 'plans.json')),
     };
   }
   const log = (level: 'info' | 'warn' | 'error', message: string) => storageLog[level](message);
   const repository = pgRepositoryOf(config, config.STORAGE_URL, log, { clock });
-  return { repository, relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log, clock) };
+  return {
+    repository,
+    relay: new PgEventRelay(repository.pool, config.STORAGE_URL, repository, repository.instanceId, log, clock),
+    plans: new PgPlanStore(repository.pool),
+  };
 }
 
 /** The PostgreSQL history at `url` with the configured pool and timeouts. */
@@ -47,13 +56,11 @@ export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log
   });
 }
 
-/** The production adapters: the history, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */
+/** The production adapters: the history and the plans, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */
 export function buildAdapters(config: Config, logger: Logger, clock: Clock = systemClock): ServiceAdapters {
   return {
     clock,
     ...buildStorage(config, logger, clock),
-    // Beside the history; with PostgreSQL one instance's file: shared plans wait for a PostgreSQL plan store.
-    plans: new FilePlanStore(config.PLANS_FILE ?? join(dirname(config.STORAGE_PATH), 'plans.json')),
     attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, {
       maxBytes: config.ATTACHMENTS_MAX_BYTES,
     }),

@@ -74,6 +74,20 @@ CREATE TRIGGER notifications_counted_update AFTER UPDATE ON notifications
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION notifications_count_updated();
 `,
   },
+  {
+    version: 2,
+    name: 'scheduled sends and heartbeats',
+    // One row per plan; its version is what instances claim (UPDATE … WHERE version = the one they read).
+    sql: `
+CREATE TABLE plans (
+  kind text NOT NULL CHECK (kind IN ('send', 'heartbeat')),
+  key text NOT NULL,
+  version bigint NOT NULL,
+  plan jsonb NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+`,
+  },
 ];
 
 /** Advisory lock keys (one namespace for this service): migrations, retention. */
