@@ -10,6 +10,8 @@ export interface LoadRequest {
   body?: string;
   /** Sent with every request (e.g. Authorization). */
   headers?: Record<string, string>;
+  /** Bodies sent in turn instead of `body` (e.g. alerts with different identities). */
+  bodies?: string[];
 }
 
 /** Throughput and latency of one fixed-duration run. */
@@ -36,9 +38,19 @@ function runAutocannon(target: LoadRequest, connections: number, seconds: number
     method: target.method,
     connections,
     duration: seconds,
-    headers: { ...(target.body === undefined ? {} : { 'content-type': 'application/json' }), ...target.headers },
+    headers: { ...(target.body === undefined && target.bodies === undefined ? {} : { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body === undefined ? {} : { body: target.body }),
+    ...(target.bodies === undefined ? {} : { requests: [{ setupRequest: inTurn(target.bodies) }] }),
   });
+}
+
+/** An autocannon request hook that sends the bodies one after another, round and round. */
+function inTurn(bodies: string[]) {
+  let next = 0;
+  return (request: { body?: string | Buffer }) => {
+    request.body = bodies[next++ % bodies.length]!;
+    return request;
+  };
 }
 
 /**

@@ -73,6 +73,8 @@ function tagsOf(record: NotificationRecord): string[] {
  */
 export class AlertHooks {
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Emergencies of an alert sent from here and not yet delivered: not ringing yet, but not to be sent again. */
+  private readonly sending = new Map<string, string>();
 
   constructor(
     private readonly ctx: NotificationContext,
@@ -82,7 +84,9 @@ export class AlertHooks {
   async receive(source: string, signals: readonly AlertSignal[], options: { resolvedNote: boolean }): Promise<HookOutcome> {
     const outcome: HookOutcome = { created: [], cancelled: [], alreadyRinging: 0 };
     for (const signal of signals) {
-      const tag = signal.identity ? alertTag(source, signal.identity) : undefined;
+      // Only an emergency rings and can be ended: other alerts need no identity, and no turn.
+      const rings = signal.notification.priority === 2 || signal.state === 'resolved';
+      const tag = signal.identity && rings ? alertTag(source, signal.identity) : undefined;
       await this.inTurn(tag, async () => {
         if (signal.state === 'firing') await this.fire(signal, tag, outcome);
         else await this.resolve(signal, tag, options.resolvedNote, outcome);
@@ -93,14 +97,17 @@ export class AlertHooks {
 
   private async fire(signal: AlertSignal, tag: string | undefined, outcome: HookOutcome): Promise<void> {
     const input = signal.notification;
-    if (tag && (await this.ringing(input.recipient, tag)).length > 0) {
+    if (tag && (this.sending.has(`${input.recipient}\u0000${tag}`) || (await this.ringing(input.recipient, tag)).length > 0)) {
       outcome.alreadyRinging++;
       return;
     }
     const tags = tag && input.priority === 2 ? [input.tags, tag].filter(Boolean).join(',') : input.tags;
     try {
-      const given = signal.id ? { id: signal.id } : undefined;
-      outcome.created.push(await createNotification(this.ctx, this.deps.create, { ...input, ...(tags ? { tags } : {}) }, given));
+      // Stored is answered; delivery follows behind requests that wait for theirs (Pushover takes two at a time).
+      const given = { waitForDelivery: false, ...(signal.id ? { id: signal.id } : {}) };
+      const record = await createNotification(this.ctx, this.deps.create, { ...input, ...(tags ? { tags } : {}) }, given);
+      outcome.created.push(record);
+      if (tag && input.priority === 2 && record.delivery.status === 'pending') this.followUntilSent(`${input.recipient}\u0000${tag}`, record.id);
     } catch (err) {
       if (!(signal.id && isAppError(err) && err.code === 'NOTIFICATION_EXISTS')) throw err;
     }
@@ -116,6 +123,16 @@ export class AlertHooks {
     const { retry: _r, expire: _e, callback: _c, tags: _t, ...plain } = input;
     const resolved = { ...plain, title: `Resolved: ${input.title}`.slice(0, 250), priority: -1 };
     outcome.created.push(await createNotification(this.ctx, this.deps.create, resolved));
+  }
+
+  /** Remembers an emergency being delivered until its delivery is recorded, whatever its outcome. */
+  private followUntilSent(key: string, id: string): void {
+    this.sending.set(key, id);
+    const unsubscribe = this.ctx.events.subscribeAll((event) => {
+      if (event.type !== 'delivery' || event.notification.id !== id || event.notification.delivery.status === 'pending') return;
+      unsubscribe();
+      if (this.sending.get(key) === id) this.sending.delete(key);
+    });
   }
 
   /** Cancels the alarm at Pushover (not a receipt check: Pushover's 5 s rule is not touched) and records the end. */

@@ -96,8 +96,11 @@ export async function createNotification(
   ctx: NotificationContext,
   deps: CreateDeps,
   input: NewNotification,
-  /** A given id (a planned send's, the same on every try); default a new one. */
-  given?: { id: string },
+  /**
+   * `id`: a given id (a planned send's, the same on every try), default a new one. `waitForDelivery: false`: resolve
+   * once stored, the first attempt queued behind the requests that wait for theirs (a webhook with many alerts).
+   */
+  given?: { id?: string; waitForDelivery?: boolean },
 ): Promise<NotificationRecord> {
   if (input.html && input.monospace) {
     throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
@@ -150,5 +153,8 @@ export async function createNotification(
     throw err instanceof AppError ? err : new AppError('STORAGE_UNAVAILABLE', undefined, { cause: err });
   }
   ctx.events.publish({ type: 'created', recipient: record.recipient, notification: record });
-  return deps.deliveryEnabled ? deps.delivery.deliverNow(record) : record;
+  if (!deps.deliveryEnabled) return record;
+  if (given?.waitForDelivery !== false) return deps.delivery.deliverNow(record);
+  deps.delivery.deliverSoon(record);
+  return record;
 }

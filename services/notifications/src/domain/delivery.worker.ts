@@ -42,6 +42,8 @@ export class DeliveryWorker {
   /** One entry per delivery the worker follows: its state and the data of that state. */
   private readonly tracked = new Map<string, Tracked>();
   private readonly limit: ConcurrencyLimit;
+  /** Attempts read and claimed at once: twice the connections, so the next ones are claimed while these send. */
+  private readonly pipeline: ConcurrencyLimit;
   /** The worker's own life cycle: running, also sweeping for deliveries left by other instances, or stopped. */
   private phase: { kind: 'running' } | { kind: 'sweeping'; sweeper: Timer } | { kind: 'stopped' } = { kind: 'running' };
 
@@ -51,6 +53,7 @@ export class DeliveryWorker {
     private readonly settings: DeliverySettings,
   ) {
     this.limit = new ConcurrencyLimit(settings.concurrency);
+    this.pipeline = new ConcurrencyLimit(settings.concurrency * 2);
   }
 
   /**
@@ -97,6 +100,11 @@ export class DeliveryWorker {
   async deliverNow(record: NotificationRecord): Promise<NotificationRecord> {
     // A request is waiting for this one: it goes ahead of background retries.
     return (await this.attempt(record.id, true)) ?? record;
+  }
+
+  /** Starts the first attempt of a new record behind the urgent ones, without waiting for it (a batch of alerts). */
+  deliverSoon(record: NotificationRecord): void {
+    void this.attempt(record.id);
   }
 
   /** Deliveries waiting for a retry timer, for /health. */
@@ -174,14 +182,12 @@ export class DeliveryWorker {
     // Under way before any of it runs (the limit may start it at once); a timer still armed stays armed.
     this.tracked.set(id, { kind: 'inFlight', done, outcome: state?.outcome, retry: state?.kind === 'scheduled' ? state.timer : undefined });
     start(
-      this.limit
-        .run(() => this.runAttempt(id), urgent)
-        .catch((err: unknown) => {
-          // Only the repository can fail here; the record stays pending and is retried.
-          this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
-          this.schedule(id, this.settings.minDelayMs);
-          return this.ctx.repository.get(id);
-        }),
+      this.runAttempt(id, urgent).catch((err: unknown) => {
+        // Only the repository can fail here; the record stays pending and is retried.
+        this.ctx.logger.error({ err, id }, 'delivery attempt could not be recorded');
+        this.schedule(id, this.settings.minDelayMs);
+        return this.ctx.repository.get(id);
+      }),
     );
     return done;
   }
@@ -193,32 +199,47 @@ export class DeliveryWorker {
     else this.settleTo(id, undefined, outcome);
   }
 
-  private async runAttempt(id: string): Promise<AttemptResult> {
+  /**
+   * One attempt: read and claim it (at most twice as many at once as the provider has connections, so the next ones
+   * are claimed while these send), send it in one of the provider's connections (`limit`), then record the outcome
+   * outside both, so the next send waits for neither write. At most `pipeline` attempts are claimed and not yet
+   * answered: after a crash those are what an emergency's "cut off mid-send" (unknown, never resent) can cover.
+   */
+  private async runAttempt(id: string, urgent: boolean): Promise<AttemptResult> {
     const outcome = this.tracked.get(id)?.outcome;
     if (outcome) return this.record(id, outcome);
+    const step = await this.pipeline.run(() => this.claimAndSend(id, urgent), urgent);
+    return step.kind === 'done' ? step.result : this.record(id, step.delivery);
+  }
+
+  private async claimAndSend(id: string, urgent: boolean): Promise<{ kind: 'done'; result: AttemptResult } | { kind: 'sent'; delivery: Delivery }> {
     const record = await this.ctx.repository.get(id);
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
-    if (!record || record.delivery.status !== 'pending' || this.phase.kind === 'stopped') return record;
+    if (!record || record.delivery.status !== 'pending' || this.phase.kind === 'stopped') return { kind: 'done', result: record };
     const pending = record.delivery;
     const expired = this.expiry(record, pending);
-    if (expired) return this.record(id, expired);
+    if (expired) return { kind: 'sent', delivery: expired };
     const attempts = pending.attempts + 1;
     const startedAt = new Date(this.ctx.clock.now());
     const { error: _error, nextAttemptAt: _next, ...rest } = pending;
     // Another instance may have taken it (or sent it) since it was read: only the claim's winner sends.
     const claimed = await this.ctx.repository.claimAttempt(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
-    if (!claimed) return this.ctx.repository.get(id);
+    if (!claimed) return { kind: 'done', result: await this.ctx.repository.get(id) };
     let delivery: Delivery;
     try {
       const message: PushMessage = await toPushMessage(this.ctx, record);
-      const receipt = await withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt');
+      // Only the send holds one of the provider's connections.
+      const receipt = await this.limit.run(() => withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt'), urgent);
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
       delivery = failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);
     }
     // Where it goes and when it was resent stay on the record whatever the outcome.
     const { to, resentAt } = pending;
-    return this.record(id, { ...delivery, ...(to === undefined ? {} : { to }), ...(resentAt === undefined ? {} : { resentAt }) });
+    // Known before it is written: a shutdown or a joined attempt finds it in `tracked`.
+    const final: Delivery = { ...delivery, ...(to === undefined ? {} : { to }), ...(resentAt === undefined ? {} : { resentAt }) };
+    this.remember(id, final);
+    return { kind: 'sent', delivery: final };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
@@ -32,6 +33,8 @@ describe('POST /hooks/alertmanager', () => {
 
     expect(firing.status).toBe(201);
     const [id] = firing.body.created as string[];
+    // Answered once stored; delivery follows.
+    await eventually(async () => (await stored(id!)).delivery.status === 'sent', 'the delivery of the alarm');
     const record = await stored(id!);
     expect(record).toMatchObject({
       recipient: 'ops',
@@ -62,7 +65,7 @@ describe('POST /hooks/alertmanager', () => {
     expect(fake.count('cancel')).toBe(1);
     const refiring = await request(app).post('/hooks/alertmanager?recipient=ops').send(fixture('alertmanager-firing'));
     expect(refiring.status).toBe(201);
-    expect(fake.count('messages')).toBe(2);
+    await eventually(() => fake.count('messages') === 2, 'the second firing after the resolve');
   });
 
   it('sends one notification for two identical firings arriving at once', async () => {
@@ -72,6 +75,10 @@ describe('POST /hooks/alertmanager', () => {
       request(app).post('/hooks/alertmanager?recipient=ops').send(fixture('alertmanager-firing')),
     ]);
     expect([a!.status, b!.status].sort()).toEqual([200, 201]);
+    await eventually(() => fake.count('messages') === 1, 'the one alarm');
+    // The second firing arrives while the first is still being delivered: still nothing more.
+    const third = await request(app).post('/hooks/alertmanager?recipient=ops').send(fixture('alertmanager-firing'));
+    expect(third.body).toMatchObject({ created: [], alreadyRinging: 1 });
     expect(fake.count('messages')).toBe(1);
   });
 });

@@ -28,7 +28,13 @@ const receiptId = () => randomBytes(15).toString('hex').slice(0, 30);
  * Pushover on 127.0.0.1 with its state: messages (emergencies get receipts), users/validate (known keys and their
  * devices), receipts (acknowledge them from the test), cancels, and the app's sound list. Records every call.
  */
-export async function startFakePushoverApi(options: { users: Record<string, string[]>; sounds?: Record<string, string>; token: string }) {
+export async function startFakePushoverApi(options: {
+  users: Record<string, string[]>;
+  sounds?: Record<string, string>;
+  token: string;
+  /** How long a message takes to be answered (the alert-storm benchmark uses Pushover's 100 ms); default at once. */
+  messageDelayMs?: number;
+}) {
   const calls: ApiCall[] = [];
   const alarms = new Map<string, Alarm>();
   const forced: Forced[] = [];
@@ -117,7 +123,11 @@ export async function startFakePushoverApi(options: { users: Record<string, stri
         ? readForm({ headers: req.headers, body }).then((form: ParsedForm) => form.fields)
         : Promise.resolve(Object.fromEntries(new URLSearchParams(body.toString('utf8'))));
       void parse.then(
-        (fields) => handle(req, res, { ...query, ...fields }),
+        (fields) => {
+          const delay = options.messageDelayMs ?? 0;
+          if (delay > 0 && req.url?.startsWith('/1/messages.json')) setTimeout(() => handle(req, res, { ...query, ...fields }), delay);
+          else handle(req, res, { ...query, ...fields });
+        },
         () => answer(res, 400, { status: 0, errors: ['unreadable form'] }),
       );
     });

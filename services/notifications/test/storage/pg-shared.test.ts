@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '@homeops/test-kit';
-import { LOCK_RETENTION } from '../../src/adapters/storage/postgres/pg-migrations.js';
+import { LOCK_RETENTION, MIGRATIONS } from '../../src/adapters/storage/postgres/pg-migrations.js';
 import { PgEventRelay } from '../../src/adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
 import { NotificationEvents, type NotificationEvent } from '../../src/domain/notification-events.js';
@@ -25,9 +25,9 @@ describe('PostgreSQL history shared by several instances', () => {
     const url = await freshDatabase();
     await Promise.all([instance(url), instance(url), instance(url)]);
     const versions = await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations');
-    expect(versions.map((v) => v.version)).toEqual([1]);
+    expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((m) => m.version));
     await instance(url);
-    expect(await queryRows(url, 'SELECT version FROM schema_migrations')).toHaveLength(1);
+    expect(await queryRows(url, 'SELECT version FROM schema_migrations')).toHaveLength(MIGRATIONS.length);
   });
 
   it('refuses to start on a schema newer than it knows', async () => {
