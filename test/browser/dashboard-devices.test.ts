@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatedSetup, type EmulatedSetup } from '../../services/device-control/test/e2e/emulated-setup.js';
@@ -27,6 +29,52 @@ afterAll(async () => lan?.close());
 
 const switchOf = (page: Page, device: string, channel: string) => page.getByRole('switch', { name: `${device}: ${channel}` });
 const cardOf = (page: Page, device: string) => page.getByRole('article', { name: device });
+const watchOf = (page: Page, name: string) =>
+  page
+    .getByRole('region', { name: 'Watches' })
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('heading', { name, exact: true }) });
+
+/** What device-control's HookNotifier posts to NOTIFY_URL: the generic webhook's body and its query. */
+interface Hook {
+  url: string;
+  body: { id: string; status: 'firing' | 'resolved'; title: string; message: string; priority: number };
+}
+
+/**
+ * The notification service as the watches see it: POST /hooks/generic on 127.0.0.1, answered as the service answers
+ * an alert it stored, each call recorded. (That the real service turns these into a ringing alarm and its cancel is
+ * test/watches/watch-to-notifications.test.ts's to prove.)
+ */
+async function startHookSink(): Promise<{ url: string; hooks: Hook[]; close(): Promise<void> }> {
+  const hooks: Hook[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      hooks.push({ url: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Hook['body'] });
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hooks,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Fills the page's Add a watch form (a door-open watch on the garage door unless told) and submits it. */
+async function addWatch(page: Page, fields: { name: string; recipient: string; minutes: string; priority?: string }): Promise<void> {
+  const form = page.getByRole('form', { name: 'Add a watch' });
+  await form.getByLabel('Name').fill(fields.name);
+  await form.getByLabel('Condition').selectOption('doorOpen');
+  await form.getByLabel('Device').selectOption({ label: 'Garage Door' });
+  await form.getByLabel('Minutes').fill(fields.minutes);
+  await form.getByLabel('Recipient').fill(fields.recipient);
+  if (fields.priority) await form.getByLabel('Priority').selectOption(fields.priority);
+  await form.getByRole('button', { name: 'Add watch' }).click();
+}
 
 async function deviceState(port: number, uuid: string, key?: string): Promise<Array<boolean | null>> {
   const res = await fetch(`http://127.0.0.1:${port}/devices/${uuid}`, { headers: key ? { 'X-API-Key': key } : {} });
@@ -185,6 +233,27 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     expect((await valve())?.on).toBe(before !== 'true');
     expect(await card.getByText('Cellar sensor').count()).toBe(1);
     expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('refuses a watch where the service has nowhere to notify, and shows the 409 body in the form', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    await page.getByRole('region', { name: 'Watches' }).getByText('No watches yet.').waitFor();
+    const form = page.getByRole('form', { name: 'Add a watch' });
+    const defaults = { condition: await form.getByLabel('Condition').inputValue(), priority: await form.getByLabel('Priority').inputValue() };
+
+    await addWatch(page, { name: 'garage-open', recipient: 'family', minutes: '30' });
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+
+    expect(defaults).toEqual({ condition: 'doorOpen', priority: '0' });
+    expect(await alert.textContent()).toBe(
+      'Watches are off: nowhere to send their notifications Set NOTIFY_URL (the notification service) and NOTIFY_TOKEN (a notifications:send token), then restart',
+    );
+    expect(await page.getByRole('region', { name: 'Watches' }).getByRole('listitem').count()).toBe(0);
+    expect(trouble.problems.filter((p) => !/409/.test(p))).toEqual([]);
     await page.close();
   }, 60_000);
 
@@ -438,6 +507,97 @@ describe('device-control dashboard with scoped tokens', () => {
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await phone.close();
     await admin.close();
+  }, 60_000);
+});
+
+// NOTIFY_URL points at a loopback sink rather than a notification service started beside it: the page's part ends
+// where device-control calls out, and the sink shows exactly that call, with one process less to start.
+describe('device-control dashboard with watches', () => {
+  const KEY = 'lan-watches-key-2025-0123456789abcdef';
+  const GARAGE = 'sim-garage-0001';
+  let sink: Awaited<ReturnType<typeof startHookSink>>;
+  let running: ServiceProcess;
+  let url: string;
+  const watchesOf = async () =>
+    (
+      (await (await fetch(`http://127.0.0.1:${running.port}/watches`, { headers: { 'X-API-Key': KEY } })).json()) as {
+        watches: Array<{ name: string; state: string }>;
+      }
+    ).watches;
+  beforeAll(async () => {
+    sink = await startHookSink();
+    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY, NOTIFY_URL: sink.url, NOTIFY_TOKEN: 'hop_sink' });
+    url = `http://${LAN_HOST}:${running.port}/`;
+  }, 60_000);
+  afterAll(async () => {
+    await running?.kill();
+    await sink?.close();
+  });
+
+  it('lets an admin add a door-open watch from the page: listed quiet with its condition in words, it fires when the door stays open', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, KEY);
+    await page.getByRole('region', { name: 'Watches' }).getByText('No watches yet.').waitFor();
+    const watch = watchOf(page, 'garage-open');
+    const state = watch.locator('[data-watch-state]');
+
+    await addWatch(page, { name: 'garage-open', recipient: 'family', minutes: '0.05', priority: '2' });
+    await watch.waitFor();
+    const listed = { text: await watch.textContent(), state: await state.getAttribute('data-watch-state') };
+    await fetch(`http://127.0.0.1:${running.port}/devices/${GARAGE}/garage-door/0/open`, { method: 'POST', headers: { 'X-API-Key': KEY } });
+    await expect.poll(() => state.getAttribute('data-watch-state'), { timeout: 20_000 }).toBe('firing');
+
+    expect(listed).toEqual({
+      text: 'garage-openquietGarage Door open longer than 3 secondsNotifies family at priority 2 · 0 cloud messages per hourRemove',
+      state: 'quiet',
+    });
+    expect(sink.hooks).toEqual([
+      {
+        url: '/hooks/generic?recipient=family',
+        body: expect.objectContaining({ status: 'firing', priority: 2, title: 'Garage Door is open', id: expect.stringMatching(/^watch-garage-open-/) }),
+      },
+    ]);
+    expect(await state.textContent()).toBe('firing: notified');
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await page.getByRole('region', { name: 'Watches' }).scrollIntoViewIfNeeded();
+    await saveScreenshots(page, 'device-control-watches');
+    await page.close();
+  }, 60_000);
+
+  it('shows a read-only token the watches with Remove and the form disabled, saying only an admin changes them', async () => {
+    const { secret } = await createToken(running.port, KEY, { label: 'Hall tablet', scopes: ['devices:read'] });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, secret);
+    const remove = watchOf(page, 'garage-open').getByRole('button', { name: 'Remove garage-open' });
+    await remove.waitFor();
+    const form = page.getByRole('form', { name: 'Add a watch' });
+    const problemsBefore = trouble.problems.length;
+
+    await expect.poll(() => remove.isDisabled()).toBe(true);
+
+    expect(await remove.getAttribute('title')).toBe('This token lacks admin');
+    expect(await form.getByText('This token lacks admin: only an admin adds and removes watches.').count()).toBe(1);
+    expect(await form.getByRole('button', { name: 'Add watch' }).isDisabled()).toBe(true);
+    expect(trouble.problems.slice(problemsBefore)).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('removes a watch from the page, and the service no longer has it', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, url, KEY);
+    const watch = watchOf(page, 'garage-open');
+    await watch.waitFor();
+
+    await watch.getByRole('button', { name: 'Remove garage-open' }).click();
+    await watch.waitFor({ state: 'detached' });
+
+    expect(await watchesOf()).toEqual([]);
+    expect(await page.getByRole('region', { name: 'Watches' }).getByText('No watches yet.').count()).toBe(1);
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await page.close();
   }, 60_000);
 });
 

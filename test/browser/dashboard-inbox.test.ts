@@ -35,6 +35,8 @@ afterAll(async () => lan?.close());
 interface Api {
   create(body: Record<string, unknown>): Promise<{ id: string }>;
   get(path: string): Promise<{ status: number; body: unknown }>;
+  /** PUT a scheduled send or a heartbeat, as a script would. */
+  put(path: string, body: Record<string, unknown>): Promise<unknown>;
 }
 
 function apiOf(port: number, key?: string): Api {
@@ -49,10 +51,37 @@ function apiOf(port: number, key?: string): Api {
       const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
       return { status: res.status, body: await res.json() };
     },
+    async put(path, body) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'PUT', headers, body: JSON.stringify(body) });
+      if (res.status !== 200) throw new Error(`PUT ${path} answered ${res.status}: ${await res.text()}`);
+      return res.json();
+    },
   };
 }
 
 const itemOf = (page: Page, title: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: title }) });
+/** An entry of the Scheduled or Heartbeats section, by its heading. */
+const planOf = (page: Page, section: 'Scheduled' | 'Heartbeats', heading: string) =>
+  page
+    .getByRole('region', { name: section })
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('heading', { name: heading, exact: true }) });
+
+interface ScheduledBody {
+  scheduled: Array<{ key: string; sendAt: string; notification: { recipient: string; title: string; message: string } }>;
+}
+interface HeartbeatsBody {
+  heartbeats: Array<{ name: string; state: 'up' | 'down'; lastPingAt: string }>;
+}
+
+/** A time `ms` from now as a datetime-local field takes it (the browser and this process share the time zone). */
+function localFieldTime(ms: number): { field: string; iso: string } {
+  const at = new Date(Date.now() + ms);
+  at.setSeconds(0, 0);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const field = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  return { field, iso: at.toISOString() };
+}
 
 describe(`notifications inbox at http://${LAN_HOST}/`, () => {
   let running: ServiceProcess;
@@ -211,6 +240,84 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     });
     expect(posts).toBe(1);
     expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('schedules a send from the page in some minutes and at a time, lists both soonest first, and cancels one: the service agrees', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=alice`);
+    const form = page.getByRole('form', { name: 'Schedule a notification' });
+    const at = localFieldTime(2 * 3_600_000);
+
+    await form.getByLabel('Recipient').fill('frank');
+    await form.getByLabel('Title', { exact: true }).fill('Bins');
+    await form.getByLabel('Message').fill('Take the bins out');
+    await form.getByLabel('Minutes from now').fill('30');
+    await form.getByRole('button', { name: 'Schedule' }).click();
+    await planOf(page, 'Scheduled', 'Bins').waitFor();
+    await form.getByLabel('Title', { exact: true }).fill('Dentist');
+    await form.getByLabel('Message').fill('Leave for the dentist');
+    await form.getByLabel('At a time').check();
+    await form.getByLabel('Send at').fill(at.field);
+    await form.getByRole('button', { name: 'Schedule' }).click();
+    await planOf(page, 'Scheduled', 'Dentist').waitFor();
+    const listed = ((await api.get('/scheduled')).body as ScheduledBody).scheduled;
+    const bins = planOf(page, 'Scheduled', 'Bins');
+    const binsText = await bins.textContent();
+
+    await bins.getByRole('button', { name: `Cancel ${listed[0]!.key}` }).click();
+    await bins.waitFor({ state: 'detached' });
+
+    expect(listed.map((s) => [s.notification, s.key])).toEqual([
+      [{ recipient: 'frank', title: 'Bins', message: 'Take the bins out', priority: 0 }, expect.stringMatching(/^bins-[0-9a-z]+$/)],
+      [{ recipient: 'frank', title: 'Dentist', message: 'Leave for the dentist', priority: 0 }, expect.stringMatching(/^dentist-[0-9a-z]+$/)],
+    ]);
+    expect(Math.abs(Date.parse(listed[0]!.sendAt) - Date.now() - 30 * 60_000)).toBeLessThan(60_000);
+    expect(listed[1]!.sendAt).toBe(at.iso);
+    expect(binsText).toMatch(/in 30 minutes.*Take the bins out.*To frank at/);
+    expect(((await api.get('/scheduled')).body as ScheduledBody).scheduled.map((s) => s.notification.title)).toEqual(['Dentist']);
+    expect(await page.getByRole('region', { name: 'Scheduled' }).getByRole('listitem').count()).toBe(1);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows heartbeats made by a script: one missed turns down without a reload, Ping now brings it up, Remove removes it', async () => {
+    await api.put('/heartbeats/nightly-backup', {
+      intervalSeconds: 86_400,
+      graceSeconds: 3_600,
+      notification: { recipient: 'ops', title: 'Backup', message: 'The nightly backup did not report', priority: 2 },
+    });
+    await api.put('/heartbeats/nas-scrub', { intervalSeconds: 10, notification: { recipient: 'ops', title: 'Scrub', message: 'The NAS scrub is late' } });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=alice`);
+    const backup = planOf(page, 'Heartbeats', 'nightly-backup');
+    const scrub = planOf(page, 'Heartbeats', 'nas-scrub');
+    await backup.waitFor();
+    const firstText = await scrub.textContent();
+    const lastPing = () => scrub.locator('time').first().getAttribute('datetime');
+    const missedPing = await lastPing();
+
+    // Missed after 10 s: its notification is a new one on the stream, which reads the heartbeats again.
+    await expect.poll(() => scrub.textContent(), { timeout: 20_000 }).toMatch(/down since/);
+    await scrub.getByRole('button', { name: 'Ping now: nas-scrub' }).click();
+    await expect.poll(lastPing).not.toBe(missedPing);
+    const pinged = ((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.find((h) => h.name === 'nas-scrub');
+    const pingedText = await scrub.textContent();
+    await scrub.getByRole('button', { name: 'Remove nas-scrub' }).click();
+    await scrub.waitFor({ state: 'detached' });
+
+    expect(firstText).toMatch(/^nas-scrubupLast ping .* · next due in \d+ seconds · when missed: Scrub to ops/);
+    expect(firstText).toContain(`http://${LAN_HOST}:${running.port}/heartbeats/nas-scrub/ping`);
+    expect(pinged?.state).toBe('up');
+    expect(Date.parse(pinged!.lastPingAt)).toBeGreaterThan(Date.parse(missedPing!));
+    expect(pingedText).toMatch(/^nas-scrubup/);
+    expect(((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.map((h) => [h.name, h.state])).toEqual([['nightly-backup', 'up']]);
+    expect(pushover.deliveredCount('The NAS scrub is late')).toBeGreaterThanOrEqual(1);
+    expect(trouble.problems).toEqual([]);
+    await page.getByRole('region', { name: 'Scheduled' }).scrollIntoViewIfNeeded();
+    await saveScreenshots(page, 'notifications-plans');
     await page.close();
   }, 60_000);
 
@@ -388,6 +495,43 @@ describe('notifications inbox with scoped tokens', () => {
       'bob1',
     ]);
     expect(trouble.problems.slice(problemsBefore)).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows a token the scheduled sends and heartbeats of the inboxes it reads only, with Cancel and Ping disabled where it may not send, saying why', async () => {
+    await api.put('/scheduled/alice-call', { recipient: 'alice', title: 'Call mum', message: 'Sunday call', delaySeconds: 3_600 });
+    await api.put('/scheduled/carol-gift', { recipient: 'carol', title: 'Carol only', message: 'Not for the tablet', delaySeconds: 5_400 });
+    await api.put('/scheduled/bob-bins', { recipient: 'bob', title: 'Bins for bob', message: 'Bins', delaySeconds: 7_200 });
+    await api.put('/heartbeats/bob-backup', { intervalSeconds: 86_400, notification: { recipient: 'bob', message: "Bob's backup is late" } });
+    await api.put('/heartbeats/carol-backup', { intervalSeconds: 86_400, notification: { recipient: 'carol', message: "Carol's backup is late" } });
+    const { secret } = await createToken(running.port, KEY, {
+      label: 'Family tablet',
+      scopes: [
+        { scope: 'notifications:read', recipients: ['alice', 'bob'] },
+        { scope: 'notifications:send', recipients: ['alice'] },
+      ],
+    });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await signIn(page, `${url}#recipient=alice`, secret);
+    const aliceCancel = planOf(page, 'Scheduled', 'Call mum').getByRole('button', { name: 'Cancel alice-call' });
+    const bobCancel = planOf(page, 'Scheduled', 'Bins for bob').getByRole('button', { name: 'Cancel bob-bins' });
+    const bobPing = planOf(page, 'Heartbeats', 'bob-backup').getByRole('button', { name: 'Ping now: bob-backup' });
+    await expect.poll(() => aliceCancel.isEnabled()).toBe(true);
+    const headings = (section: string) => page.getByRole('region', { name: section }).getByRole('listitem').getByRole('heading').allTextContents();
+    const shown = { scheduled: await headings('Scheduled'), heartbeats: await headings('Heartbeats') };
+    const locks = await Promise.all([bobCancel, bobPing].map(async (b) => [await b.isDisabled(), await b.getAttribute('title')]));
+
+    await aliceCancel.click();
+    await planOf(page, 'Scheduled', 'Call mum').waitFor({ state: 'detached' });
+
+    expect(shown).toEqual({ scheduled: ['Call mum', 'Bins for bob'], heartbeats: ['bob-backup'] });
+    expect(locks).toEqual([
+      [true, 'This token lacks notifications:send for bob'],
+      [true, 'This token lacks notifications:send for bob'],
+    ]);
+    expect(((await api.get('/scheduled')).body as ScheduledBody).scheduled.map((s) => s.key)).toEqual(['carol-gift', 'bob-bins']);
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await page.close();
   }, 60_000);
 

@@ -4,6 +4,7 @@ export { ErrorNote, toErrorBody } from './error-note.js';
 export { KeyPrompt } from './key-prompt.js';
 export { localTime, timeFromNow } from './time.js';
 export { useClientState } from './use-client.js';
+export { type Action, useAction } from './use-action.js';
 export { Access, lacking, lockProps, type Me, useAccess } from './access/access.js';
 export { AccessBar } from './access/access-bar.js';
 export { type LimitChoice, type LimitField, type ScopeChoice } from './access/scope-choices.js';

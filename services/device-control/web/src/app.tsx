@@ -18,14 +18,16 @@ import type { SubDevice } from './hub-panel.js';
 import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
 import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light, SyncResult } from './types.js';
+import { WatchesPanel } from './watches-panel.js';
 
-/** The devices page: a card per device, live from GET /events, with the session and budget on top. */
+/** The devices page: a card per device, live from GET /events, with the session and budget on top, and the watches below. */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
   const { access, problem: accessProblem } = useAccess(client, version);
   // Nothing is read before the service says what this key may read; a key without devices:read reads nothing.
   const readLock = access.lacks('devices:read');
   const controlLock = access.lacks('devices:control');
+  const adminLock = access.lacks('admin');
   const [tokensOpen, setTokensOpen] = useState(false);
   const [devices, setDevices] = useState<Device[] | null>(null);
   const [health, setHealth] = useState<Health | HealthSummary | null>(null);
@@ -41,6 +43,8 @@ export function App({ client }: { client: ApiClient }) {
   const setLightsOf = useCallback((uuid: string, list: Light[]) => setLights((all) => ({ ...all, [uuid]: list })), []);
   const [hubs, setHubs] = useState<Record<string, SubDevice[]>>({});
   const setHubOf = useCallback((uuid: string, list: SubDevice[]) => setHubs((all) => ({ ...all, [uuid]: list })), []);
+  // Device events that may move a watch (a door, presence), counted.
+  const [watchChanges, setWatchChanges] = useState(0);
 
   // Channel events that arrive while the list is being read go on top of what the read answers: the read and the
   // stream are separate requests, so the answer may predate an event the stream already delivered. An answer to an
@@ -114,8 +118,11 @@ export function App({ client }: { client: ApiClient }) {
         } else if (type === 'garageDoor') {
           const { uuid, channel, state } = data as { uuid: string; channel: number; state: GarageDoor['state'] };
           setDoors((all) => ({ ...all, [uuid]: applyDoor(all[uuid], channel, state) }));
-        } else if (type === 'online' && event.uuid) void loadDevice(event.uuid);
-        else if (type === 'device' && event.device) void loadDevice(event.device.uuid);
+          setWatchChanges((n) => n + 1);
+        } else if (type === 'online' && event.uuid) {
+          void loadDevice(event.uuid);
+          setWatchChanges((n) => n + 1);
+        } else if (type === 'device' && event.device) void loadDevice(event.device.uuid);
         else if (type === 'device-removed' && event.uuid) setDevices((list) => list && replaceDevice(list, event.uuid!, null));
         else if (type === 'sync') void loadDevices().then(loadHealth);
         else if (type === 'session') void loadHealth();
@@ -193,6 +200,7 @@ export function App({ client }: { client: ApiClient }) {
             );
           })}
         </section>
+        {devices && readLock === null ? <WatchesPanel client={client} devices={devices} adminLock={adminLock} changes={watchChanges} /> : null}
       </main>
     </>
   );

@@ -1,8 +1,9 @@
 // The API's shapes, inferred from the service's own response schemas (types only: no zod in the bundle), and the
 // events from the event type the service sends, so a change to what the service answers breaks this dashboard's
 // typecheck instead of its users.
-import type { HealthEnvelope } from '@homeops/common';
+import type { HealthEnvelope, z } from '@homeops/common';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
+import type { WatchView } from '../../src/domain/watches/device-watches.js';
 import type {
   CoverResultBody,
   CoversBody,
@@ -15,6 +16,7 @@ import type {
   SyncResultBody,
 } from '../../src/http/device.schemas.js';
 import type { HealthBody } from '../../src/http/health.schemas.js';
+import type { WatchBodySchema } from '../../src/http/watches.schemas.js';
 
 /** GET /devices, one device (the service's Device schema). */
 export type Device = DeviceBody;
@@ -53,3 +55,9 @@ export type Power = PowerBody;
 
 /** GET /devices/:uuid/energy/daily. */
 export type DailyEnergy = DailyEnergyBody;
+
+/** GET /watches, one watch (what the route answers): its condition and whom it notifies, where its episode stands, its cost. */
+export type Watch = WatchView;
+
+/** The body of PUT /watches/{name}, as the service's schema takes it (its defaults not yet applied). */
+export type WatchBody = z.input<typeof WatchBodySchema>;

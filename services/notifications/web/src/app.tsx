@@ -12,10 +12,13 @@ import {
   useClientState,
 } from '@homeops/web-kit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { HeartbeatsPanel } from './heartbeats-panel.js';
 import { useInbox } from './inbox-state.js';
 import { notificationScopeChoices, readableRecipients, recipientBlock, recipientsOf } from './notification-access.js';
 import { NotificationItem } from './notification-item.js';
+import { usePlans } from './plans-state.js';
 import { RecipientPicker } from './recipient-picker.js';
+import { ScheduledPanel } from './scheduled-panel.js';
 import { SendForm } from './send-form.js';
 import type { Notification, RecipientSummary, Sound } from './types.js';
 
@@ -24,7 +27,10 @@ const RECORD_EVENTS = ['created', 'read', 'unread', 'delivery', 'acknowledged', 
 
 const hashRecipient = () => new URLSearchParams(location.hash.slice(1)).get('recipient');
 
-/** The inbox page: recipients with unread badges live from the stream of every recipient, the chosen one's history, a send form. */
+/**
+ * The inbox page: recipients with unread badges live from the stream of every recipient, the chosen one's history, a
+ * send form; beside it the scheduled sends and the heartbeats.
+ */
 export function App({ client }: { client: ApiClient }) {
   const { keyNeeded, version } = useClientState(client);
   // Nothing is read before the service says what this key may read; the loads below follow `access`, not `version`.
@@ -38,6 +44,7 @@ export function App({ client }: { client: ApiClient }) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const [sounds, setSounds] = useState<Sound[] | null>(null);
   const inbox = useInbox(client, recipient);
+  const plans = usePlans(client, readLock);
   const sentinel = useRef<HTMLDivElement>(null);
   const marked = useRef(false);
 
@@ -80,6 +87,7 @@ export function App({ client }: { client: ApiClient }) {
   }, [client, sendLock]);
 
   const { reset, loadPage, upsert, remove, markAllRead } = inbox;
+  const loadPlans = plans.load;
   // The recipient whose inbox is shown, for the stream's events; `reopened` counts the stream's reconnections.
   const shown = useRef(recipient);
   const [reopened, setReopened] = useState(0);
@@ -102,6 +110,7 @@ export function App({ client }: { client: ApiClient }) {
         // Reopened after a drop: what changed meanwhile is read again.
         if (opened++ === 0) return;
         void loadRecipients();
+        void loadPlans();
         setReopened((n) => n + 1);
       },
       onEvent: ({ type, data }) => {
@@ -112,9 +121,11 @@ export function App({ client }: { client: ApiClient }) {
           else if (RECORD_EVENTS.includes(type)) upsert(data as Notification);
         }
         void loadRecipients();
+        // A scheduled send that went out, or a heartbeat's alarm, is a new notification.
+        if (type === 'created') void loadPlans();
       },
     });
-  }, [client, readLock, upsert, remove, markAllRead, loadRecipients]);
+  }, [client, readLock, upsert, remove, markAllRead, loadRecipients, loadPlans]);
 
   // The first page on screen: what the speed target of the inbox measures.
   useEffect(() => {
@@ -136,6 +147,9 @@ export function App({ client }: { client: ApiClient }) {
   }, [inbox.next, inbox.items.length, loadPage]);
 
   const current = readable.find((r) => r.recipient === recipient);
+  const names = readable.map((r) => r.recipient);
+  const sendTo = recipientsOf(access, 'notifications:send');
+  const sendLockOf = (r: string) => recipientBlock(access, 'notifications:send', r);
   const readAll = async () => {
     if (recipient === null) return;
     try {
@@ -163,9 +177,7 @@ export function App({ client }: { client: ApiClient }) {
       </header>
       <main>
         {keyNeeded ? <KeyPrompt client={client} /> : null}
-        {tokensOpen && access.isAdmin ? (
-          <TokensPanel client={client} choices={notificationScopeChoices(readable.map((r) => r.recipient))} open={access.me?.kind === 'open'} />
-        ) : null}
+        {tokensOpen && access.isAdmin ? <TokensPanel client={client} choices={notificationScopeChoices(names)} open={access.me?.kind === 'open'} /> : null}
         <ErrorNote problem={accessProblem} />
         <ErrorNote problem={problem} />
         <div class="layout">
@@ -200,19 +212,37 @@ export function App({ client }: { client: ApiClient }) {
               </div>
             </section>
           )}
-          <SendForm
-            key={recipient ?? ''}
-            client={client}
-            recipient={recipient ?? ''}
-            recipients={readable.map((r) => r.recipient)}
-            lock={sendLock}
-            allowed={recipientsOf(access, 'notifications:send')}
-            sounds={sounds}
-            onSent={(n) => {
-              void loadRecipients();
-              if (recipient === null) setRecipient(n.recipient);
-            }}
-          />
+          <div class="side">
+            <SendForm
+              key={recipient ?? ''}
+              client={client}
+              recipient={recipient ?? ''}
+              recipients={names}
+              lock={sendLock}
+              allowed={sendTo}
+              sounds={sounds}
+              onSent={(n) => {
+                void loadRecipients();
+                if (recipient === null) setRecipient(n.recipient);
+              }}
+            />
+            <ScheduledPanel
+              client={client}
+              scheduled={plans.scheduled}
+              problem={plans.problem}
+              readLock={access.known ? readLock : null}
+              sendLockOf={sendLockOf}
+              form={{ recipient: recipient ?? '', recipients: names, lock: sendLock, allowed: sendTo }}
+              onChanged={loadPlans}
+            />
+            <HeartbeatsPanel
+              client={client}
+              heartbeats={plans.heartbeats}
+              readLock={access.known ? readLock : null}
+              sendLockOf={sendLockOf}
+              onChanged={loadPlans}
+            />
+          </div>
         </div>
       </main>
     </>

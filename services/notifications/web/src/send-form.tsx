@@ -2,6 +2,7 @@ import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops
 import { useState } from 'preact/hooks';
 import { isAcceptedUrl } from '../../src/domain/text-rules.js';
 import { PUSHOVER_SOUND_NAMES } from '../../src/adapters/pushover/sounds.js';
+import { RecipientField } from './recipient-field.js';
 import type { Notification, Sound } from './types.js';
 
 // The API's limits (Pushover's), so the form refuses what the API would.
@@ -80,28 +81,7 @@ export function SendForm({ client, recipient, recipients, lock, allowed, sounds,
       <h2>Send</h2>
       {lock !== null ? <p class="lock-note">{lock}: this page cannot send.</p> : null}
       <fieldset class="controls" disabled={lock !== null}>
-        {allowed === undefined ? (
-          <label>
-            Recipient
-            <input name="recipient" required maxLength={256} list="recipient-names" defaultValue={recipient} />
-            <datalist id="recipient-names">
-              {recipients.map((r) => (
-                <option key={r} value={r} />
-              ))}
-            </datalist>
-          </label>
-        ) : (
-          <label>
-            Recipient (this token sends to these only)
-            <select name="recipient">
-              {allowed.map((r) => (
-                <option key={r} value={r} selected={r === recipient}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
+        <RecipientField id="recipient-names" recipient={recipient} recipients={recipients} allowed={allowed} />
         <label>
           Title
           <input name="title" maxLength={250} />
