@@ -171,3 +171,23 @@ describe('offline, battery and temperature', () => {
     expect(sent.map((s) => s.watch).sort()).toEqual(['cellar-battery', 'cellar-warm']);
   });
 });
+
+describe('what watches cost', () => {
+  it('reads the cloud as often per hour as each watch states, and door and presence watches not at all', async () => {
+    const { cloud, put, pass, watches } = await house(10_000);
+    const cellar = cloud.hubDevices.find((d) => d.kind === 'sensor')!;
+    await put('door', { condition: { kind: 'doorOpen', device: 'garage-1', minutes: 30 }, notify });
+    await put('offline', { condition: { kind: 'offline', device: 'washer-1', minutes: 10 }, notify });
+    await put('washer', { condition: { kind: 'powerBelow', device: 'washer-1', watts: 5, minutes: 3 }, notify });
+    await put('battery', { condition: { kind: 'batteryBelow', device: 'hub-1', sensor: cellar.id, percent: 10 }, notify });
+    const before = { power: cloud.callsOf('readPower').length, hub: cloud.callsOf('readHub').length };
+    await pass(60 * MINUTE, 10_000);
+    const measured = { power: cloud.callsOf('readPower').length - before.power, hub: cloud.callsOf('readHub').length - before.hub };
+    const stated = Object.fromEntries(watches.list().map((w) => [w.name, w.messagesPerHour]));
+
+    expect(stated).toEqual({ door: 0, offline: 0, washer: 30, battery: 1 });
+    expect(measured.power).toBeGreaterThanOrEqual(stated.washer! - 1);
+    expect(measured.power).toBeLessThanOrEqual(stated.washer! + 1);
+    expect(measured.hub).toBeLessThanOrEqual(stated.battery! + 1);
+  });
+});
