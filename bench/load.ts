@@ -45,12 +45,9 @@ function runAutocannon(target: LoadRequest, connections: number, seconds: number
 }
 
 /** An autocannon request hook that sends the bodies one after another, round and round. */
-function inTurn(bodies: string[]) {
+function inTurn(bodies: string[]): (request: autocannon.Request) => autocannon.Request {
   let next = 0;
-  return (request: { body?: string | Buffer }) => {
-    request.body = bodies[next++ % bodies.length]!;
-    return request;
-  };
+  return (request) => ({ ...request, body: bodies[next++ % bodies.length]! });
 }
 
 /**

@@ -64,7 +64,13 @@ async function main(): Promise<void> {
     const report = {
       command: 'npx -y pnpm@10 exec tsx bench/token-auth.ts',
       startedAt,
-      machine: { cpuModel: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, node: process.version, loadAverageStart: loadStart, loadAverageEnd: loadavg()[0]! },
+      machine: {
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        cores: cpus().length,
+        node: process.version,
+        loadAverageStart: loadStart,
+        loadAverageEnd: loadavg()[0]!,
+      },
       settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS, target: TARGET },
       create: {
         key: rps('key'),
