@@ -44,7 +44,7 @@ describe('plans across kill -9', () => {
     expect(fake.count('messages')).toBe(0);
 
     const second = await ServiceProcess.start({ service: 'notifications', env, cwd: dir });
-    cleanups.push(() => second.stop());
+    cleanups.push(async () => void (await second.stop()));
     await eventually(async () => ((await (await fetch(`${second.baseUrl}/scheduled`)).json()) as { scheduled: unknown[] }).scheduled.length === 0, {
       what: 'the scheduled send to go out',
       timeoutMs: 20_000,
