@@ -150,14 +150,13 @@ export class AlertHooks {
   /** Runs `work` after the earlier signals of the same alert (none: at once). */
   private inTurn(tag: string | undefined, work: () => Promise<void>): Promise<void> {
     if (!tag) return work();
-    const previous = this.queues.get(tag) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(work);
+    const previous = this.queues.get(tag);
+    const run = previous ? previous.catch(() => {}).then(work) : work();
     this.queues.set(tag, run);
-    void run
-      .finally(() => {
-        if (this.queues.get(tag) === run) this.queues.delete(tag);
-      })
-      .catch(() => {});
+    const forget = () => {
+      if (this.queues.get(tag) === run) this.queues.delete(tag);
+    };
+    run.then(forget, forget);
     return run;
   }
 }
