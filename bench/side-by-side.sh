@@ -15,7 +15,10 @@ for rev in "$old" "$new"; do
   (cd "$work/$rev" && npx -y pnpm@10 install --frozen-lockfile --silent >/dev/null)
 done
 for round in $(seq 1 "$rounds"); do
-  for rev in "$old" "$new"; do
+  # The one run second in a pair runs on a warmer, busier disk: swap the order every other round.
+  order=("$old" "$new")
+  if [ $((round % 2)) -eq 0 ]; then order=("$new" "$old"); fi
+  for rev in "${order[@]}"; do
     echo "round $round: $rev" >&2
     (cd "$work/$rev" && npx -y pnpm@10 bench >"$work/$rev-$round.log" 2>&1) || echo "bench of $rev exited non-zero (see its report)" >&2
     cp "$work/$rev/docs/benchmarks.json" "$work/$rev-$round.json"
