@@ -26,6 +26,7 @@ export { EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOption
 export { serve, type ServeOptions, type RunningServer } from './server.js';
 export { processInfo } from './process-info.js';
 export { sendJson } from './send-json.js';
+export { writeFileAtomically } from './atomic-file.js';
 export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';
 export { HttpAccessShape } from './config-schemas.js';
 export { resolveAccess, withResolvedAccess, isLoopbackHost, type Access, type AccessSettings, type AccessConfig } from './access.js';

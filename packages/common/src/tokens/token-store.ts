@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../atomic-file.js';
 import { z } from '../zod.js';
 import { GrantSchema } from './scopes.js';
 
@@ -64,16 +63,6 @@ export class FileTokenStore implements TokenStore {
   }
 
   async save(tokens: readonly StoredToken[]): Promise<void> {
-    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify({ version: 1, tokens }, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await chmod(temp, 0o600);
-    await rename(temp, this.file);
+    await writeFileAtomically(this.file, `${JSON.stringify({ version: 1, tokens }, null, 2)}\n`);
   }
 }

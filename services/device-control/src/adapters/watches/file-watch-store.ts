@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '@homeops/common';
 import { parse as parseYaml } from 'yaml';
 import type { WatchSpec } from '../../domain/watches/watch-spec.js';
 import type { WatchStore } from '../../domain/watches/device-watches.js';
@@ -43,11 +42,8 @@ export class FileWatchStore implements WatchStore {
   }
 
   async save(watches: readonly WatchSpec[]): Promise<void> {
-    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const content = { watches: Object.fromEntries(watches.map(({ name, ...body }) => [name, body])) };
-    const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, this.file);
+    await writeFileAtomically(this.file, `${JSON.stringify(content, null, 2)}\n`);
   }
 }
 

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '@homeops/common';
 import type { Plan, PlanStore, StoredPlan } from '../../domain/plans/plan.js';
 
 const keyOf = (kind: Plan['kind'], key: string) => `${kind}\u0000${key}`;
@@ -74,16 +73,7 @@ export class FilePlanStore implements PlanStore {
     return next;
   }
 
-  private async write(content: string): Promise<void> {
-    await mkdir(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${content}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, this.file);
+  private write(content: string): Promise<void> {
+    return writeFileAtomically(this.file, `${content}\n`);
   }
 }
