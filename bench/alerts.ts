@@ -7,11 +7,12 @@
 //    share Pushover's connections, so the throughput counts every message sent during the storm, alerts apart too).
 // Writes docs/alerts-bench.json. Usage: npx -y pnpm@10 exec tsx bench/alerts.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startFakePushoverApi } from '../services/notifications/test/pushover/fake-pushover-api.js';
+import { machineOf, median, runBench } from './ab-report.js';
 import { measureThroughput, percentile, type LoadResult } from './load.js';
-import { cleanUpNow, installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
+import { installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
 import { buildServices, ROOT, startNotifications } from './services.js';
 
 const CONNECTIONS = 32;
@@ -24,12 +25,6 @@ const PUSHOVER_RATE = 2 / (PUSHOVER_MS / 1000);
 const TOKEN = 'bEnChToKeN00000000000000000001';
 const USER = 'bEnChUsEr000000000000000000001';
 const OPS = 'bEnChOpS0000000000000000000001';
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 const firing = JSON.parse(readFileSync(join(ROOT, 'services/notifications/test/fixtures/hooks/alertmanager-firing.json'), 'utf8')) as {
   alerts: Array<Record<string, unknown> & { labels: Record<string, string>; fingerprint: string }>;
@@ -181,13 +176,7 @@ async function main(): Promise<void> {
     const report = {
       command: 'npx -y pnpm@10 exec tsx bench/alerts.ts',
       startedAt,
-      machine: {
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        cores: cpus().length,
-        node: process.version,
-        loadAverageStart: load,
-        loadAverageEnd: loadavg()[0]!,
-      },
+      machine: machineOf(load),
       settings: { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS },
       ingestion: ingest,
       storm: stormResult,
@@ -206,11 +195,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    cleanUpNow();
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -5,10 +5,11 @@
 // BENCH_BRIDGE=1 compares the MQTT bridge and the metrics on (a throwaway Mosquitto on loopback) against both off,
 // as issue 24 states its target, into docs/bridge-overhead.json.
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { machineOf, median, runBench } from './ab-report.js';
 import { measureThroughput, type LoadRequest, type LoadResult } from './load.js';
-import { cleanUpNow, installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
+import { installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
 import { Mosquitto } from '../packages/test-kit/src/mosquitto.js';
 import { buildServices, createRequest, ROOT, startDeviceControl, startNotifications, type Running } from './services.js';
 
@@ -39,12 +40,6 @@ interface Comparison {
   cpuRatio: number;
   met: boolean;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Runs the same load against both processes, alternating which goes first in each round. */
 async function compare(what: string, services: Record<Variant, Running>, request: (port: number) => LoadRequest): Promise<Comparison> {
@@ -104,13 +99,7 @@ async function main(): Promise<void> {
       ...(AA ? { note: 'A/A: both processes run with METRICS=off; "on" is the one started first' } : {}),
       ...(BRIDGE ? { note: '"on": the MQTT bridge (a Mosquitto on loopback) and the metrics; "off": neither' } : {}),
       startedAt,
-      machine: {
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        cores: cpus().length,
-        node: process.version,
-        loadAverageStart: load,
-        loadAverageEnd: loadavg()[0]!,
-      },
+      machine: machineOf(load),
       settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS, devices: DEVICES, target: TARGET },
       create,
       devices: list,
@@ -129,11 +118,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    cleanUpNow();
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -4,10 +4,11 @@
 // moment: only the credential differs. Writes docs/token-auth-bench.json.
 // Usage: npx -y pnpm@10 exec tsx bench/token-auth.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { machineOf, median, runBench } from './ab-report.js';
 import { measureThroughput, type LoadResult } from './load.js';
-import { cleanUpNow, installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
+import { installCleanupHandlers, makeTempDir, removeTempDir, stopChild } from './processes.js';
 import { buildServices, createRequest, ROOT, startNotifications } from './services.js';
 
 const CONNECTIONS = 32;
@@ -18,12 +19,6 @@ const TARGET = 0.95;
 const API_KEY = 'bench-key-'.padEnd(48, 'x');
 
 type Variant = 'key' | 'token';
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function main(): Promise<void> {
   installCleanupHandlers();
@@ -64,13 +59,7 @@ async function main(): Promise<void> {
     const report = {
       command: 'npx -y pnpm@10 exec tsx bench/token-auth.ts',
       startedAt,
-      machine: {
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        cores: cpus().length,
-        node: process.version,
-        loadAverageStart: loadStart,
-        loadAverageEnd: loadavg()[0]!,
-      },
+      machine: machineOf(loadStart),
       settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS, target: TARGET },
       create: {
         key: rps('key'),
@@ -93,11 +82,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    cleanUpNow();
-    process.exit(1);
-  },
-);
+runBench(main);
