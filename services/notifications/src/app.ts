@@ -167,7 +167,7 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
 export function createApp(deps: AppDeps, config: AppConfig): Express {
   const { ctx, delivery, emergencies, create, alerts, planner } = buildDomain(deps, config);
   const hub = deps.hub ?? createStreamHub(config, ctx.clock);
-  const routes: NotificationRoutesDeps = { ctx, hub, create };
+  const routes: NotificationRoutesDeps = { ctx, hub, create, planner };
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,

@@ -1,10 +1,13 @@
 import type { EventStreamHub } from '@homeops/common';
 import type { CreateDeps } from '../domain/create-notification.use-case.js';
 import type { NotificationContext } from '../domain/notification-context.js';
+import type { Planner } from '../domain/plans/planner.js';
 
 /** What the notification routers call into. */
 export interface NotificationRoutesDeps {
   ctx: NotificationContext;
   create: CreateDeps;
   hub: EventStreamHub;
+  /** Creates with `sendAt` or `delaySeconds` are scheduled through it. */
+  planner: Planner;
 }

@@ -1,4 +1,4 @@
-import { sendJson, type Api } from '@homeops/common';
+import { AppError, sendJson, z, type Api } from '@homeops/common';
 import { createNotification } from '../domain/create-notification.use-case.js';
 import { deleteNotification } from '../domain/delete-notification.use-case.js';
 import { listNotifications } from '../domain/notification-queries.use-case.js';
@@ -20,16 +20,39 @@ import { NotificationSchema } from './response.schemas.js';
 const tags = ['notifications'];
 
 /** Create, list, fetch and delete notifications. */
-export function registerNotificationRoutes(api: Api, { ctx, create }: NotificationRoutesDeps): void {
+/** Send later instead of now: the query of POST /notifications, as PUT /scheduled/{key} takes it in the body. */
+const LaterQuerySchema = z
+  .object({
+    sendAt: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Store it as a scheduled send going out then (at most 7 days ahead)' }),
+    delaySeconds: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .optional()
+      .openapi({ description: 'Or this many seconds from now' }),
+    key: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,128}$/)
+      .optional()
+      .openapi({ description: "The scheduled send's key (GET, change or cancel it at /scheduled/{key}); default a new one" }),
+  })
+  .refine((q) => q.sendAt === undefined || q.delaySeconds === undefined, 'give sendAt or delaySeconds, not both');
+
+export function registerNotificationRoutes(api: Api, { ctx, create, planner }: NotificationRoutesDeps): void {
   api.route({
     method: 'post',
     path: '/notifications',
     summary: 'Store a notification and send it through Pushover',
     access: 'notifications:send',
     tags,
+    query: LaterQuerySchema,
     body: CreateNotificationBodySchema,
     bodyContentTypes: { 'multipart/form-data': CreateNotificationMultipartSchema },
-    responses: { 201: { description: 'Stored; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
+    responses: {
+      201: { description: 'Stored; delivery holds the outcome of the first attempt', schema: NotificationSchema },
+      202: { description: 'With sendAt or delaySeconds: scheduled (see /scheduled/{key}), not stored in the history yet' },
+    },
     errors: [
       'RECIPIENT_NOT_MAPPED',
       'MALFORMED_JSON',
@@ -40,8 +63,21 @@ export function registerNotificationRoutes(api: Api, { ctx, create }: Notificati
       'STORAGE_FULL',
       'STORAGE_UNAVAILABLE',
     ],
-    handler: async ({ body, principal }, _req, res) => {
+    handler: async ({ body, query, principal }, _req, res) => {
       principal.requireRecipient('notifications:send', body.recipient);
+      if (query.sendAt !== undefined || query.delaySeconds !== undefined) {
+        const { attachment, ...planned } = body;
+        if (attachment !== undefined) {
+          throw new AppError('VALIDATION_FAILED', 'A scheduled send takes no attachment', {
+            details: [{ path: 'body.attachment', message: 'is not kept for a scheduled send; send it now, or without the attachment' }],
+          });
+        }
+        const key = query.key ?? `n-${ctx.clock.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+        const when = query.sendAt !== undefined ? { at: Date.parse(query.sendAt) } : { delayMs: query.delaySeconds! * 1000 };
+        const plan = await planner.schedule(key, when, planned);
+        res.setHeader('Location', `/scheduled/${key}`);
+        return sendJson(res, 202, { key, sendAt: new Date((plan as { sendAt: number }).sendAt).toISOString(), notification: planned });
+      }
       // createNotification copies what it keeps.
       const record = await createNotification(ctx, create, newNotificationOf(body));
       // Ids are Crockford base32: the path needs no encoding.

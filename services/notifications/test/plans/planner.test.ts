@@ -127,3 +127,24 @@ describe('a send cut off after its notification was stored', () => {
     expect((await request(app).get('/scheduled')).body).toEqual({ scheduled: [] });
   });
 });
+
+describe('POST /notifications with sendAt or delaySeconds', () => {
+  it('schedules instead of sending: 202 with the key, listed under /scheduled, sent once when due', async () => {
+    const { fake, app, pass } = await household();
+    const later = await request(app).post('/notifications?delaySeconds=120&key=tea').send({ recipient: 'ops', message: 'Tea is ready' });
+    const at = await request(app).post('/notifications?sendAt=2026-11-26T08:10:00Z').send({ recipient: 'ops', message: 'Stand-up' });
+    const both = await request(app).post('/notifications?sendAt=2026-11-26T08:10:00Z&delaySeconds=5').send({ recipient: 'ops', message: 'x' });
+
+    expect(later.status).toBe(202);
+    expect(later.headers.location).toBe('/scheduled/tea');
+    expect(later.body).toMatchObject({ key: 'tea', sendAt: '2026-11-26T08:02:00.000Z' });
+    expect(at.status).toBe(202);
+    expect(both.status).toBe(400);
+    expect((await request(app).get('/scheduled')).body.scheduled.map((s: { key: string }) => s.key)).toEqual(['tea', at.body.key]);
+    expect(fake.count('messages')).toBe(0);
+
+    await pass(10 * MINUTE, MINUTE);
+    await eventually(() => fake.count('messages') === 2);
+    expect((await request(app).get('/scheduled')).body).toEqual({ scheduled: [] });
+  });
+});
