@@ -16,7 +16,9 @@ export type DeviceEvent =
   | { type: 'device-removed'; uuid: string; name: string }
   | { type: 'sync'; ok: true; at: string; result: SyncResult }
   | { type: 'sync'; ok: false; at: string; error: string }
-  | { type: 'session'; status: CloudStatus };
+  | { type: 'session'; status: CloudStatus }
+  /** A device watch changed state (docs/watches.md): quiet, holding (true, not long enough yet), firing, clearing. */
+  | { type: 'watch'; name: string; uuid: string; state: 'quiet' | 'holding' | 'firing' | 'clearing'; at: string };
 
 /** Receives every device event as it happens. */
 export type DeviceEventListener = (event: DeviceEvent) => void;

@@ -173,6 +173,11 @@ export class DeviceService {
     await this.cloud.stop();
   }
 
+  /** Tells the live listeners (GET /events) something that happened beside the devices (a watch's state). */
+  announce(event: Extract<DeviceEvent, { type: 'watch' }>): void {
+    this.publish(event);
+  }
+
   onEvent(listener: DeviceEventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -16,7 +16,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
   api.route({
     method: 'get',
     path: '/events',
-    summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync and session',
+    summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync, session and watch',
     access: 'devices:read',
     tags: ['events'],
     errors: ['TOO_MANY_STREAMS'],

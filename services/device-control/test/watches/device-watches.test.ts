@@ -191,3 +191,17 @@ describe('what watches cost', () => {
     expect(measured.hub).toBeLessThanOrEqual(stated.battery! + 1);
   });
 });
+
+describe('the event stream', () => {
+  it('tells each change of a watch state as a watch event', async () => {
+    const { devices, put, pass, door } = await house();
+    const seen: string[] = [];
+    devices.onEvent((event) => event.type === 'watch' && seen.push(`${event.name}:${event.state}`));
+    await put('garage-open', { condition: { kind: 'doorOpen', device: 'garage-1', minutes: 5 }, notify, clearSeconds: 60 });
+    door('open');
+    await pass(5 * MINUTE, MINUTE);
+    door('closed');
+    await pass(MINUTE, 10_000);
+    expect(seen).toEqual(['garage-open:holding', 'garage-open:firing', 'garage-open:clearing', 'garage-open:quiet']);
+  });
+});

@@ -126,6 +126,7 @@ export function App({ client }: { client: ApiClient }) {
         else if (type === 'device-removed' && event.uuid) setDevices((list) => list && replaceDevice(list, event.uuid!, null));
         else if (type === 'sync') void loadDevices().then(loadHealth);
         else if (type === 'session') void loadHealth();
+        else if (type === 'watch') setWatchChanges((n) => n + 1);
       },
     });
   }, [client, version, readLock, loadDevices, loadDevice, loadHealth, setHubOf]);

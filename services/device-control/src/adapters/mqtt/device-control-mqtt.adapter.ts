@@ -128,6 +128,7 @@ export class DeviceControlMqttAdapter {
         break;
       }
       case 'session':
+      case 'watch':
         break;
       case 'light':
       case 'power':

@@ -33,6 +33,8 @@ export interface WatchStore {
 /** What the watches read of the devices. */
 export interface WatchedDevices {
   onEvent(listener: DeviceEventListener): () => void;
+  /** Tells the event stream a watch's new state. */
+  announce(event: Extract<DeviceEvent, { type: 'watch' }>): void;
   listDevices(): DeviceView[];
   readPower(uuid: string): Promise<unknown>;
   readHub(uuid: string): Promise<unknown>;
@@ -192,7 +194,7 @@ export class DeviceWatches {
 
   private onEvent(event: DeviceEvent): void {
     const uuid = 'uuid' in event ? event.uuid : event.type === 'device' ? event.device.uuid : undefined;
-    if (uuid === undefined) return;
+    if (uuid === undefined || event.type === 'watch') return;
     const seen = this.observedOf(uuid);
     if (event.type === 'garageDoor') seen.doors.set(event.channel, event.state);
     else if (event.type === 'online') seen.online = event.online;
@@ -218,7 +220,11 @@ export class DeviceWatches {
       clearMs: watch.spec.clearSeconds * 1000,
       armedAfterEnd: !needsArming(condition),
     });
+    const before = watch.state.kind;
     watch.state = step.state;
+    if (step.state.kind !== before) {
+      this.deps.devices.announce({ type: 'watch', name, uuid: condition.device, state: step.state.kind, at: new Date(now).toISOString() });
+    }
     watch.wake?.cancel();
     delete watch.wake;
     if (step.wakeAt !== undefined) watch.wake = this.deps.clock.setTimer(() => this.evaluate(name), Math.max(0, step.wakeAt - now));
