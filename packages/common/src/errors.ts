@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'NOTIFICATION_NOT_FOUND'
   | 'HOOK_TEMPLATE_NOT_FOUND'
   | 'PLAN_NOT_FOUND'
+  | 'LIMIT_REACHED'
   | 'RECIPIENT_NOT_MAPPED'
   | 'NOTIFICATION_NOT_RESENDABLE'
   | 'ATTACHMENT_NOT_FOUND'
@@ -100,6 +101,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   MFA_CODE_REJECTED: { status: 400, error: 'MFA code rejected', solution: 'Send the code your authenticator app shows now (codes change every 30 s)' },
   CLOUD_LOGIN_NOT_NEEDED: { status: 409, error: 'No login needed', solution: 'See /health: only a session waiting for an MFA code takes one' },
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },
+  LIMIT_REACHED: {
+    status: 409,
+    error: 'Too many kept already',
+    solution: 'Remove some (the error names what and how many may be kept), then retry',
+  },
   PLAN_NOT_FOUND: {
     status: 404,
     error: 'No such scheduled send or heartbeat',

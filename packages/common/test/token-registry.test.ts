@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_TOKENS } from '../src/tokens/token-registry.js';
 import { AppError, GrantsSchema, InMemoryTokenStore, ManualClock, openTokens, Principal, TokenRegistry, type TokenStore } from '../src/index.js';
 
 const SCOPES = ['admin', 'metrics', 'devices:read', 'devices:control'] as const;
@@ -137,5 +138,13 @@ describe('grants and principals', () => {
     expect(Principal.key.mayReach('notifications:send', 'anyone')).toBe(true);
     expect(() => Principal.anonymous.require('metrics')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
     expect(() => new Principal('token', [{ scope: 'metrics' }]).require('admin')).toThrow(expect.objectContaining({ code: 'SCOPE_MISSING' }));
+  });
+});
+
+describe('how many tokens are kept', () => {
+  it('refuses a new one past MAX_TOKENS with LIMIT_REACHED', async () => {
+    const { tokens } = registry();
+    for (let i = 0; i < MAX_TOKENS; i++) await tokens.create({ label: `t${i}`, scopes: [{ scope: 'metrics' }], expiresAt: null });
+    await expect(tokens.create({ label: 'one more', scopes: [{ scope: 'metrics' }], expiresAt: null })).rejects.toMatchObject({ code: 'LIMIT_REACHED' });
   });
 });

@@ -27,6 +27,8 @@ export interface TokenRegistryOptions {
   lastUseFlushMs?: number;
 }
 
+/** Tokens kept at most: a household needs a few dozen. */
+export const MAX_TOKENS = 1_000;
 // `hop_<id>_<secret>`: the id finds the token without a scan, the 256-bit secret is what is checked.
 const TOKEN_FORMAT = /^hop_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -70,6 +72,7 @@ export class TokenRegistry {
   /** A new token; its secret is returned here once and never kept. */
   async create(settings: TokenSettings): Promise<{ token: TokenView; secret: string }> {
     this.checkScopes(settings.scopes);
+    if (this.tokens.size >= MAX_TOKENS) throw new AppError('LIMIT_REACHED', `At most ${MAX_TOKENS} tokens are kept; revoke some first`);
     const id = randomBytes(6).toString('hex');
     const secret = `hop_${id}_${randomBytes(32).toString('base64url')}`;
     const now = new Date(this.options.clock.now()).toISOString();

@@ -39,7 +39,7 @@ const CreateBodySchema = z
 const UpdateBodySchema = z.object({ label: Label.optional(), scopes: GrantsSchema.optional(), expiresAt: ExpiresAt.optional() }).strict();
 
 /** What reading a JSON body can answer, besides the fields' own VALIDATION_FAILED. */
-const BODY_ERRORS = ['MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOKENS_NOT_SAVED'] as const;
+const BODY_ERRORS = ['LIMIT_REACHED', 'MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOKENS_NOT_SAVED'] as const;
 
 const IdParams = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, 'must be a token id from GET /tokens') });
 

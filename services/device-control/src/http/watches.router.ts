@@ -30,7 +30,16 @@ export function registerWatchRoutes(api: Api, watches: DeviceWatches): void {
     tags: ['watches'],
     params: NameParams,
     body: WatchBodySchema,
-    errors: ['DEVICE_NOT_FOUND', 'WATCH_OVER_BUDGET', 'WATCHES_OFF', 'MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+    errors: [
+      'DEVICE_NOT_FOUND',
+      'WATCH_OVER_BUDGET',
+      'LIMIT_REACHED',
+      'WATCHES_OFF',
+      'MALFORMED_JSON',
+      'JSON_TOO_DEEP',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
     responses: { 200: { description: 'The watch', schema: WatchViewSchema } },
     handler: async ({ params, body }, _req, res) => void res.json(await watches.put(params.name, body)),
   });

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { DeviceService } from '../../src/domain/device.service.js';
+import { MAX_WATCHES } from '../../src/domain/watches/device-watches.js';
 import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
@@ -78,5 +79,18 @@ describe('/watches', () => {
     await devices.stop();
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'WATCHES_OFF', solution: expect.stringContaining('NOTIFY_URL') });
+  });
+});
+
+describe('how many watches are kept', () => {
+  it('refuses a new one past MAX_WATCHES with LIMIT_REACHED, and still takes a change of one kept', async () => {
+    t = await buildTestApp();
+    for (let i = 0; i < MAX_WATCHES; i++) await request(t.app).put(`/watches/w${i}`).send(offline).expect(200);
+    const refused = await request(t.app).put('/watches/one-more').send(offline);
+    const changed = await request(t.app)
+      .put('/watches/w1')
+      .send({ ...offline, clearSeconds: 5 });
+    expect([refused.status, changed.status]).toEqual([409, 200]);
+    expect(refused.body).toMatchObject({ code: 'LIMIT_REACHED' });
   });
 });

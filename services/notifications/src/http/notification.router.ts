@@ -55,6 +55,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner }: N
     },
     errors: [
       'RECIPIENT_NOT_MAPPED',
+      'LIMIT_REACHED',
       'MALFORMED_JSON',
       'JSON_TOO_DEEP',
       'PAYLOAD_TOO_LARGE',

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import { InMemoryPlanStore } from '../../src/adapters/storage/in-memory-plan-store.js';
+import { MAX_PLANS } from '../../src/domain/plans/planner.js';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { startHouseholdApp } from '../pushover/household-kit.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
@@ -146,5 +147,30 @@ describe('POST /notifications with sendAt or delaySeconds', () => {
     await pass(10 * MINUTE, MINUTE);
     await eventually(() => fake.count('messages') === 2);
     expect((await request(app).get('/scheduled')).body).toEqual({ scheduled: [] });
+  });
+});
+
+describe('how many plans are kept', () => {
+  it('refuses a new one past MAX_PLANS with LIMIT_REACHED, and still takes a change of one kept', async () => {
+    const plans = new InMemoryPlanStore();
+    for (let i = 0; i < MAX_PLANS; i++)
+      await plans.put({
+        kind: 'send',
+        key: `k${i}`,
+        sendAt: Date.parse('2026-12-01T00:00:00Z'),
+        notification: { recipient: 'ops', title: '', message: 'm', priority: 0 },
+        createdAt: 0,
+      });
+    const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'] } });
+    closeFake = fake.close;
+    const recipients = { recipients: parseRecipientsVariable(`ops=${OPS}`), unmapped: 'default' as const };
+    const { app } = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, { clock: new ManualClock(Date.parse('2026-11-26T08:00:00Z')), plans });
+    const refused = await request(app).put('/scheduled/one-more').send({ recipient: 'ops', message: 'm', delaySeconds: 60 });
+    const beat = await request(app)
+      .put('/heartbeats/one-more')
+      .send({ intervalSeconds: 60, notification: { recipient: 'ops', message: 'm' } });
+    const changed = await request(app).put('/scheduled/k1').send({ recipient: 'ops', message: 'changed', delaySeconds: 60 });
+    expect([refused.status, beat.status, changed.status]).toEqual([409, 409, 200]);
+    expect(refused.body).toMatchObject({ code: 'LIMIT_REACHED', error: expect.stringContaining(String(MAX_PLANS)) });
   });
 });

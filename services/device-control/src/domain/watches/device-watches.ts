@@ -71,6 +71,8 @@ interface Running {
   wake?: Timer;
 }
 
+/** Watches kept at most: each is evaluated on every event of its device. */
+export const MAX_WATCHES = 100;
 /** The share of the hourly message budget all watches together may plan to spend (the background share). */
 const WATCH_SHARE = 0.5;
 /** A failed notification is tried again after these waits, then given up (logged). */
@@ -122,6 +124,7 @@ export class DeviceWatches {
   /** Creates or replaces a watch; refused when its readings would not fit the budget beside the others'. */
   async put(name: string, body: WatchBody): Promise<WatchView> {
     if (!this.deps.notifier) throw new AppError('WATCHES_OFF');
+    if (!this.running.has(name) && this.running.size >= MAX_WATCHES) throw new AppError('LIMIT_REACHED', `At most ${MAX_WATCHES} watches are kept`);
     this.assertDevice(body.condition);
     const others = [...this.running.values()].filter((w) => w.spec.name !== name).reduce((sum, w) => sum + this.costOf(w.spec.condition), 0);
     const cost = this.costOf(body.condition);

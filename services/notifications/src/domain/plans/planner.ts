@@ -8,6 +8,8 @@ import { dueAt, type Heartbeat, type Plan, type PlanStore, type PlannedNotificat
 /** Longest a send may be scheduled ahead, and the bounds of a heartbeat's interval. */
 export const MAX_SCHEDULE_MS = 7 * 24 * 3_600_000;
 export const HEARTBEAT_INTERVAL_MS = { min: 10_000, max: 7 * 24 * 3_600_000 };
+/** Scheduled sends and heartbeats kept at most, together: each change rewrites them all. */
+export const MAX_PLANS = 10_000;
 /** How often the plans are read again, so one instance sees what another changed (and restarts resume). */
 const RESCAN_MS = 30_000;
 /** How long a claim holds: past it, the plan is taken up again (its instance died before it finished). */
@@ -57,6 +59,7 @@ export class Planner {
     const now = this.now();
     const sendAt = 'at' in when ? when.at : now + when.delayMs;
     if (sendAt > now + MAX_SCHEDULE_MS) throw invalid('body.sendAt', `must be at most ${MAX_SCHEDULE_MS / 86_400_000} days ahead`);
+    await this.assertRoom('send', key);
     const existing = await this.deps.store.get('send', key);
     const plan: ScheduledSend = { kind: 'send', key, sendAt: Math.max(sendAt, now), notification, createdAt: existing?.createdAt ?? now };
     return this.changed(await this.deps.store.put(plan));
@@ -67,6 +70,7 @@ export class Planner {
     settings: { intervalMs: number; graceMs: number; notification: PlannedNotification; recoveredNote: boolean },
   ): Promise<StoredPlan> {
     const now = this.now();
+    await this.assertRoom('heartbeat', key);
     const existing = await this.deps.store.get('heartbeat', key);
     const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
     const plan: Heartbeat = {
@@ -96,6 +100,14 @@ export class Planner {
 
   async cancel(kind: Plan['kind'], key: string): Promise<void> {
     if (!(await this.deps.store.remove(kind, key))) throw new AppError('PLAN_NOT_FOUND', `No ${kind === 'send' ? 'scheduled send' : 'heartbeat'} "${key}"`);
+  }
+
+  /** Refuses a new plan past MAX_PLANS (a changed one always passes). */
+  private async assertRoom(kind: Plan['kind'], key: string): Promise<void> {
+    if (await this.deps.store.get(kind, key)) return;
+    if ((await this.deps.store.list()).length >= MAX_PLANS) {
+      throw new AppError('LIMIT_REACHED', `At most ${MAX_PLANS} scheduled sends and heartbeats are kept together`);
+    }
   }
 
   private now(): number {
