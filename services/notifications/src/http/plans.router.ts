@@ -2,13 +2,12 @@ import { AppError, z, type Api, type Principal } from '@homeops/common';
 import type { Heartbeat, ScheduledSend, StoredPlan } from '../domain/plans/plan.js';
 import { dueAt } from '../domain/plans/plan.js';
 import { HEARTBEAT_INTERVAL_MS, MAX_SCHEDULE_MS, type Planner } from '../domain/plans/planner.js';
-import { CreateNotificationBodySchema } from './notification.schemas.js';
+import { HeartbeatViewSchema, PlannedNotificationSchema, ScheduledViewSchema, type HeartbeatView, type ScheduledView } from './plan.schemas.js';
 
-const PlannedSchema = CreateNotificationBodySchema.omit({ attachment: true });
 const KeyParams = z.object({ key: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1 to 128 letters, digits, dots, dashes or underscores') });
 const NameParams = z.object({ name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1 to 128 letters, digits, dots, dashes or underscores') });
 
-const ScheduleBodySchema = PlannedSchema.extend({
+const ScheduleBodySchema = PlannedNotificationSchema.extend({
   sendAt: z.iso
     .datetime({ offset: true })
     .optional()
@@ -34,34 +33,18 @@ const HeartbeatBodySchema = z
       .max(HEARTBEAT_INTERVAL_MS.max / 1000),
     graceSeconds: z.number().int().min(0).max(86_400).default(0),
     recoveredNote: z.boolean().default(false).openapi({ description: 'The ping after a miss also sends a quiet "Resolved: …" note' }),
-    notification: PlannedSchema.openapi({ description: 'What to send when a ping is late (priority 2 rings until the next ping)' }),
+    notification: PlannedNotificationSchema.openapi({ description: 'What to send when a ping is late (priority 2 rings until the next ping)' }),
   })
   .strict()
   .openapi('HeartbeatBody');
 
-const ScheduledViewSchema = z.object({ key: z.string(), sendAt: z.string(), createdAt: z.string(), notification: PlannedSchema }).openapi('Scheduled');
-const HeartbeatViewSchema = z
-  .object({
-    name: z.string(),
-    intervalSeconds: z.number(),
-    graceSeconds: z.number(),
-    recoveredNote: z.boolean(),
-    state: z.enum(['up', 'down']),
-    lastPingAt: z.string(),
-    missedAt: z.string().nullable(),
-    nextDueAt: z.string().nullable().openapi({ description: 'When it is missed without a ping before (null while down)' }),
-    pingPath: z.string(),
-    notification: PlannedSchema,
-  })
-  .openapi('Heartbeat');
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function scheduledView(plan: ScheduledSend) {
+function scheduledView(plan: ScheduledSend): ScheduledView {
   return { key: plan.key, sendAt: iso(plan.sendAt), createdAt: iso(plan.createdAt), notification: plan.notification };
 }
 
-function heartbeatView(plan: Heartbeat) {
+function heartbeatView(plan: Heartbeat): HeartbeatView {
   const due = dueAt(plan);
   return {
     name: plan.key,
@@ -84,7 +67,7 @@ function readable<P extends StoredPlan>(principal: Principal, plans: P[]): P[] {
 
 /** A plan of a recipient the caller may not send to is as unknown to it as one that does not exist. */
 async function ownPlan(planner: Planner, principal: Principal, kind: 'send' | 'heartbeat', key: string): Promise<StoredPlan> {
-  const plan = (await planner.list()).find((p) => p.kind === kind && p.key === key);
+  const plan = await planner.get(kind, key);
   if (!plan || !principal.mayReach('notifications:send', plan.notification.recipient)) {
     throw new AppError('PLAN_NOT_FOUND', `No ${kind === 'send' ? 'scheduled send' : 'heartbeat'} "${key}"`);
   }

@@ -113,7 +113,15 @@ describe('PgPlanStore on the history pool', () => {
     closers.push(() => pool.end());
     const store = new PgPlanStore(pool);
 
-    const calls = [store.open(), store.list(), store.get('send', 'x'), store.put(send('x')), store.swap('send', 'x', 1, undefined), store.remove('send', 'x')];
+    const calls = [
+      store.open(),
+      store.list(),
+      store.get('send', 'x'),
+      store.count(),
+      store.put(send('x')),
+      store.swap('send', 'x', 1, undefined),
+      store.remove('send', 'x'),
+    ];
 
     for (const call of calls) await expect(call).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
   });

@@ -171,6 +171,21 @@ export function describePlanStoreContract(name: string, subject: PlanStoreSubjec
       expect(await store.list()).toEqual([heartbeat]);
     });
 
+    it('counts each kind and key kept once, 0 when empty, and one fewer after a remove or a swap to undefined', async () => {
+      const { store } = await fresh();
+      const empty = await store.count();
+      await store.put(aSend('same'));
+      await store.put(aSend('same'));
+      await store.put(aHeartbeat('same'));
+      const { version } = await store.put(aSend('other'));
+      const kept = await store.count();
+
+      await store.remove('heartbeat', 'same');
+      await store.swap('send', 'other', version, undefined);
+
+      expect([empty, kept, await store.count()]).toEqual([0, 3, 1]);
+    });
+
     it('starts a removed plan again at version 1', async () => {
       const { store } = await fresh();
       await store.put(aSend('reminder'));
@@ -198,6 +213,7 @@ export function describePlanStoreContract(name: string, subject: PlanStoreSubjec
       expect(await again.get('send', 'reminder')).toEqual({ ...aSend('reminder', { attemptAfter: T0 + 180_000 }), version: 2 });
       expect(await again.get('heartbeat', 'cron')).toEqual(heartbeat);
       expect(await again.get('send', 'dropped')).toBeUndefined();
+      expect(await again.count()).toBe(2);
       expect(await again.swap('send', 'reminder', 2, undefined)).toBe(true);
     });
   });

@@ -173,4 +173,29 @@ describe('how many plans are kept', () => {
     expect([refused.status, beat.status, changed.status]).toEqual([409, 409, 200]);
     expect(refused.body).toMatchObject({ code: 'LIMIT_REACHED', error: expect.stringContaining(String(MAX_PLANS)) });
   });
+
+  it('checks the limit and finds the plan a change, ping or cancel names without reading every plan', async () => {
+    const plans = new InMemoryPlanStore();
+    let listed = 0;
+    const list = plans.list.bind(plans);
+    plans.list = () => (listed++, list());
+    const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'] } });
+    closeFake = fake.close;
+    const recipients = { recipients: parseRecipientsVariable(`ops=${OPS}`), unmapped: 'default' as const };
+    const { app } = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, { clock: new ManualClock(Date.parse('2026-11-26T08:00:00Z')), plans });
+    const afterStart = listed;
+
+    await request(app).put('/scheduled/tea').send({ recipient: 'ops', message: 'm', delaySeconds: 60 }).expect(200);
+    await request(app)
+      .put('/heartbeats/cron')
+      .send({ intervalSeconds: 60, notification: { recipient: 'ops', message: 'm' } })
+      .expect(200);
+    await request(app).post('/heartbeats/cron/ping').expect(200);
+    await request(app).delete('/scheduled/tea').expect(204);
+    await request(app).delete('/heartbeats/cron').expect(204);
+    await request(app).delete('/heartbeats/cron').expect(404);
+
+    expect(listed).toBe(afterStart);
+    expect(await plans.count()).toBe(0);
+  });
 });

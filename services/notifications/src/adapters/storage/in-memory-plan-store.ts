@@ -23,6 +23,10 @@ export class InMemoryPlanStore implements PlanStore {
     return Promise.resolve(plan && structuredClone(plan));
   }
 
+  count(): Promise<number> {
+    return Promise.resolve(this.plans.size);
+  }
+
   put(plan: Plan): Promise<StoredPlan> {
     const stored = { ...structuredClone(plan), version: (this.plans.get(keyOf(plan.kind, plan.key))?.version ?? 0) + 1 } as StoredPlan;
     this.plans.set(keyOf(plan.kind, plan.key), stored);

@@ -51,6 +51,8 @@ export interface PlanStore {
   close(): Promise<void>;
   list(): Promise<StoredPlan[]>;
   get(kind: Plan['kind'], key: string): Promise<StoredPlan | undefined>;
+  /** How many plans are kept, of both kinds: what the limit is checked against without reading them all. */
+  count(): Promise<number>;
   /** Stores the plan as a new version of it; resolves the stored one. */
   put(plan: Plan): Promise<StoredPlan>;
   /** Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); false when another change came first. */

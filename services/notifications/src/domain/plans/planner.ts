@@ -54,6 +54,10 @@ export class Planner {
     return this.deps.store.list();
   }
 
+  get(kind: Plan['kind'], key: string): Promise<StoredPlan | undefined> {
+    return this.deps.store.get(kind, key);
+  }
+
   /** Schedules (or changes) the send under the client's key, at a time or after a delay on the service's clock. */
   async schedule(key: string, when: { at: number } | { delayMs: number }, notification: PlannedNotification): Promise<StoredPlan> {
     const now = this.now();
@@ -105,7 +109,7 @@ export class Planner {
   /** Refuses a new plan past MAX_PLANS (a changed one always passes). */
   private async assertRoom(kind: Plan['kind'], key: string): Promise<void> {
     if (await this.deps.store.get(kind, key)) return;
-    if ((await this.deps.store.list()).length >= MAX_PLANS) {
+    if ((await this.deps.store.count()) >= MAX_PLANS) {
       throw new AppError('LIMIT_REACHED', `At most ${MAX_PLANS} scheduled sends and heartbeats are kept together`);
     }
   }

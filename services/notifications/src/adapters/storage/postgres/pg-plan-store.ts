@@ -48,6 +48,11 @@ export class PgPlanStore implements PlanStore {
     return rows[0]?.plan;
   }
 
+  async count(): Promise<number> {
+    const rows = await this.query<{ count: number }>('SELECT count(*)::int AS count FROM plans', []);
+    return rows[0]!.count;
+  }
+
   async put(plan: Plan): Promise<StoredPlan> {
     const rows = await this.query<{ plan: StoredPlan }>(
       `INSERT INTO plans AS p (kind, key, version, plan) VALUES ($1, $2, 1, $3::jsonb)
@@ -61,8 +66,8 @@ export class PgPlanStore implements PlanStore {
   async swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
     const changed =
       next === undefined
-        ? await this.count('DELETE FROM plans WHERE kind = $1 AND key = $2 AND version = $3', [kind, key, version])
-        : await this.count('UPDATE plans SET version = version + 1, plan = $4::jsonb WHERE kind = $1 AND key = $2 AND version = $3', [
+        ? await this.affected('DELETE FROM plans WHERE kind = $1 AND key = $2 AND version = $3', [kind, key, version])
+        : await this.affected('UPDATE plans SET version = version + 1, plan = $4::jsonb WHERE kind = $1 AND key = $2 AND version = $3', [
             kind,
             key,
             version,
@@ -72,14 +77,15 @@ export class PgPlanStore implements PlanStore {
   }
 
   async remove(kind: Plan['kind'], key: string): Promise<boolean> {
-    return (await this.count('DELETE FROM plans WHERE kind = $1 AND key = $2', [kind, key])) === 1;
+    return (await this.affected('DELETE FROM plans WHERE kind = $1 AND key = $2', [kind, key])) === 1;
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<R[]> {
     return (await this.run<R>(sql, values)).rows;
   }
 
-  private async count(sql: string, values: unknown[]): Promise<number> {
+  /** How many rows the statement changed. */
+  private async affected(sql: string, values: unknown[]): Promise<number> {
     return (await this.run(sql, values)).rowCount ?? 0;
   }
 
