@@ -1,5 +1,4 @@
-import { type ApiClient, type ErrorBody, ErrorNote, localTime, lockProps, timeFromNow, toErrorBody } from '@homeops/web-kit';
-import { useState } from 'preact/hooks';
+import { type ApiClient, ErrorNote, localTime, lockProps, timeFromNow, useAction } from '@homeops/web-kit';
 import { Attachment } from './attachment.js';
 import type { Notification } from './types.js';
 
@@ -45,25 +44,13 @@ interface Props {
 
 /** One notification: text, time, delivery, attachment, and read/unread/delete. */
 export function NotificationItem({ client, n, resendLock, onChanged, onDeleted }: Props) {
-  const [problem, setProblem] = useState<ErrorBody | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, act } = useAction();
   const delivery = deliveryText(n);
   const alarm = alarmText(n);
   // Only worth saying when it is not the obvious one (the recipient's own entry, or the single default key).
   const sentTo = 'to' in n.delivery ? n.delivery.to : undefined;
   const to = sentTo !== undefined && sentTo !== n.recipient && sentTo !== 'default' ? sentTo : null;
   const resendable = ['failed', 'expired', 'unknown'].includes(n.delivery.status);
-  const act = async (work: () => Promise<void>) => {
-    setBusy(true);
-    try {
-      await work();
-      setProblem(null);
-    } catch (error) {
-      setProblem(toErrorBody(error));
-    } finally {
-      setBusy(false);
-    }
-  };
   const toggleRead = () => act(async () => onChanged((await client.json<Notification>('PATCH', `/notifications/${n.id}/${n.read ? 'unread' : 'read'}`)).body));
   const remove = () =>
     act(async () => {
