@@ -1,6 +1,6 @@
 import { type ApiClient, ErrorNote, useAction } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
-import { RecipientField } from './recipient-field.js';
+import { MessageFields } from './message-fields.js';
 import type { Scheduled } from './types.js';
 
 /** A key for PUT /scheduled/{key} that says what it is: the title's (or message's) words and the time it was made. */
@@ -48,15 +48,7 @@ export function ScheduleForm({ client, recipient, recipients, lock, allowed, onS
       <h3>Schedule one</h3>
       {lock !== null ? <p class="lock-note">{lock}: this page cannot schedule.</p> : null}
       <fieldset class="controls" disabled={lock !== null}>
-        <RecipientField id="schedule-recipients" recipient={recipient} recipients={recipients} allowed={allowed} />
-        <label>
-          Title
-          <input name="title" maxLength={250} />
-        </label>
-        <label>
-          Message
-          <textarea name="message" required maxLength={1024} rows={2} />
-        </label>
+        <MessageFields id="schedule-recipients" recipient={recipient} recipients={recipients} allowed={allowed} rows={2} />
         <fieldset class="when">
           <legend>When</legend>
           <div class="choices">

@@ -2,7 +2,7 @@ import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops
 import { useState } from 'preact/hooks';
 import { isAcceptedUrl } from '../../src/domain/text-rules.js';
 import { PUSHOVER_SOUND_NAMES } from '../../src/adapters/pushover/sounds.js';
-import { RecipientField } from './recipient-field.js';
+import { MessageFields } from './message-fields.js';
 import type { Notification, Sound } from './types.js';
 
 // The API's limits (Pushover's), so the form refuses what the API would.
@@ -81,15 +81,7 @@ export function SendForm({ client, recipient, recipients, lock, allowed, sounds,
       <h2>Send</h2>
       {lock !== null ? <p class="lock-note">{lock}: this page cannot send.</p> : null}
       <fieldset class="controls" disabled={lock !== null}>
-        <RecipientField id="recipient-names" recipient={recipient} recipients={recipients} allowed={allowed} />
-        <label>
-          Title
-          <input name="title" maxLength={250} />
-        </label>
-        <label>
-          Message
-          <textarea name="message" required maxLength={1024} rows={3} />
-        </label>
+        <MessageFields id="recipient-names" recipient={recipient} recipients={recipients} allowed={allowed} rows={3} />
         <div class="fields">
           <label>
             Priority
