@@ -1,63 +1,55 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { Api, AppError, createHttpApp, z } from '../src/index.js';
-import { captureLogger } from './helpers.js';
+import { AppError, z } from '../src/index.js';
+import { buildTestApp, MAKE_THING } from './test-app.js';
 
 function buildApp(apiKey?: string) {
-  const { logger, lines, text } = captureLogger();
-  const api = new Api({ title: 'test', version: '1.2.3' });
-  api.route({
-    method: 'get',
-    path: '/health',
-    summary: 'health',
-    access: 'public',
-    responses: { 200: { description: 'ok' } },
-    handler: (_input, _req, res) => void res.json({ status: 'ok' }),
-  });
-  api.route({
-    method: 'post',
-    path: '/things/{id}',
-    summary: 'make a thing',
-    access: 'admin',
-    params: z.object({ id: z.string().regex(/^\d+$/) }),
-    body: z.object({ count: z.number().int().min(0) }),
-    responses: { 201: { description: 'made', schema: z.object({ id: z.string(), count: z.number() }) } },
-    errors: ['DEVICE_NOT_FOUND'],
-    handler: ({ params, body }, _req, res) => void res.status(201).json({ id: params.id, count: body.count }),
-  });
-  api.route({
-    method: 'get',
-    path: '/thrown',
-    summary: 'throws',
-    access: 'admin',
-    responses: {},
-    handler: () => {
-      throw new AppError('DEVICE_NOT_CONTROLLABLE');
+  const { app, log } = buildTestApp({
+    version: '1.2.3',
+    apiKey,
+    jsonLimit: '1kb',
+    routes: (api) => {
+      api.route({
+        ...MAKE_THING,
+        body: z.object({ count: z.number().int().min(0) }),
+        responses: { 201: { description: 'made', schema: z.object({ id: z.string(), count: z.number() }) } },
+        errors: ['DEVICE_NOT_FOUND'],
+        handler: ({ params, body }, _req, res) => void res.status(201).json({ id: params.id, count: body.count }),
+      });
+      api.route({
+        method: 'get',
+        path: '/thrown',
+        summary: 'throws',
+        access: 'admin',
+        responses: {},
+        handler: () => {
+          throw new AppError('DEVICE_NOT_CONTROLLABLE');
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/rejected',
+        summary: 'rejects',
+        access: 'admin',
+        responses: {},
+        handler: async () => {
+          await Promise.resolve();
+          throw new AppError('COMMAND_BUDGET_EXHAUSTED', undefined, { retryAfterSeconds: 12.2 });
+        },
+      });
+      api.route({
+        method: 'get',
+        path: '/unexpected',
+        summary: 'fails unexpectedly',
+        access: 'admin',
+        responses: {},
+        handler: () => {
+          throw new Error('database password is hunter2 at /srv/secret.js:12');
+        },
+      });
     },
   });
-  api.route({
-    method: 'get',
-    path: '/rejected',
-    summary: 'rejects',
-    access: 'admin',
-    responses: {},
-    handler: async () => {
-      await Promise.resolve();
-      throw new AppError('COMMAND_BUDGET_EXHAUSTED', undefined, { retryAfterSeconds: 12.2 });
-    },
-  });
-  api.route({
-    method: 'get',
-    path: '/unexpected',
-    summary: 'fails unexpectedly',
-    access: 'admin',
-    responses: {},
-    handler: () => {
-      throw new Error('database password is hunter2 at /srv/secret.js:12');
-    },
-  });
-  const app = createHttpApp({ logger, api, apiKey, jsonLimit: '1kb' });
-  return { app, lines, text };
+  return { app, lines: log.lines, text: log.text };
 }
 
 describe('error middleware', () => {

@@ -1,32 +1,24 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { Api, AppMetrics, createHttpApp, z } from '../src/index.js';
+import { Api, AppMetrics, createHttpApp } from '../src/index.js';
 import { captureLogger } from './helpers.js';
+import { buildTestApp, MAKE_THING } from './test-app.js';
 
 const KEY = 'k'.repeat(40);
 
 function buildApp(options: { apiKey?: string; metrics?: AppMetrics } = {}) {
-  const { logger } = captureLogger();
-  const api = new Api({ title: 'test', version: '1.0.0' });
-  api.route({
-    method: 'get',
-    path: '/health',
-    summary: 'health',
-    access: 'public',
-    responses: { 200: { description: 'ok' } },
-    handler: (_input, _req, res) => void res.json({ status: 'ok' }),
-  });
-  api.route({
-    method: 'post',
-    path: '/things/{id}',
-    summary: 'make a thing',
-    access: 'admin',
-    params: z.object({ id: z.string().regex(/^\d+$/) }),
-    responses: { 201: { description: 'made' } },
-    handler: ({ params }, _req, res) => void res.status(201).json({ id: params.id }),
-  });
   const metrics = options.metrics ?? new AppMetrics();
-  return { app: createHttpApp({ logger, api, apiKey: options.apiKey, metrics }), metrics };
+  const { app } = buildTestApp({
+    apiKey: options.apiKey,
+    metrics,
+    routes: (api) =>
+      api.route({
+        ...MAKE_THING,
+        responses: { 201: { description: 'made' } },
+        handler: ({ params }, _req, res) => void res.status(201).json({ id: params.id }),
+      }),
+  });
+  return { app, metrics };
 }
 
 /** The value of one sample line, e.g. `http_requests_total{method="GET",route="/health",status="200"}`. */

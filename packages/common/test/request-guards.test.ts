@@ -1,37 +1,29 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { Api, AuthThrottle, createHttpApp, isAllowedHost, ManualClock, sendHealth, z } from '../src/index.js';
-import { captureLogger } from './helpers.js';
+import { AuthThrottle, isAllowedHost, ManualClock, z } from '../src/index.js';
+import { buildTestApp } from './test-app.js';
 
 const KEY = 'k'.repeat(40);
 
 function buildApp(options: { apiKey?: string; allowedHosts?: string[]; maxFailures?: number } = {}) {
-  const api = new Api({ title: 'test', version: '1.0.0' });
   let writes = 0;
-  api.route({
-    method: 'get',
-    path: '/health',
-    summary: 'health',
-    access: 'public',
-    responses: { 200: { description: 'ok' } },
-    handler: (_input, _req, res) => sendHealth(res, 200, { status: 'ok', service: 'test', version: '1.0.0', pid: 42, path: '/srv/data' }),
-  });
-  api.route({ method: 'get', path: '/things', summary: 'list', access: 'admin', responses: {}, handler: (_i, _req, res) => void res.json({ writes }) });
-  api.route({
-    method: 'post',
-    path: '/things',
-    summary: 'write',
-    access: 'admin',
-    body: z.object({}).passthrough(),
-    responses: {},
-    handler: (_i, _req, res) => void res.status(201).json({ writes: ++writes }),
-  });
-  const app = createHttpApp({
-    logger: captureLogger().logger,
-    api,
+  const { app } = buildTestApp({
+    health: { status: 'ok', service: 'test', version: '1.0.0', pid: 42, path: '/srv/data' },
     apiKey: options.apiKey,
     allowedHosts: options.allowedHosts ?? [],
     ...(options.maxFailures === undefined ? {} : { authThrottle: { maxFailures: options.maxFailures } }),
+    routes: (api) => {
+      api.route({ method: 'get', path: '/things', summary: 'list', access: 'admin', responses: {}, handler: (_i, _req, res) => void res.json({ writes }) });
+      api.route({
+        method: 'post',
+        path: '/things',
+        summary: 'write',
+        access: 'admin',
+        body: z.object({}).passthrough(),
+        responses: {},
+        handler: (_i, _req, res) => void res.status(201).json({ writes: ++writes }),
+      });
+    },
   });
   return { app, writes: () => writes };
 }

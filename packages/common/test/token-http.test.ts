@@ -1,20 +1,9 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  Api,
-  AppMetrics,
-  createHttpApp,
-  EventStreamHub,
-  InMemoryTokenStore,
-  ManualClock,
-  routeTableOf,
-  sendHealth,
-  serve,
-  TokenRegistry,
-  type RunningServer,
-} from '../src/index.js';
+import { AppMetrics, EventStreamHub, InMemoryTokenStore, ManualClock, routeTableOf, serve, TokenRegistry, type RunningServer } from '../src/index.js';
 import { captureLogger } from './helpers.js';
+import { buildTestApp } from './test-app.js';
 
 // Scoped tokens through the HTTP baseline: who gets 401 and who 403, the token routes, /metrics, and streams that end
 // with their token.
@@ -22,43 +11,41 @@ const KEY = 'k'.repeat(40);
 const SCOPES = ['admin', 'metrics', 'devices:read', 'devices:control'] as const;
 
 function appWith(clock = new ManualClock(Date.parse('2026-11-26T08:00:00Z'))) {
-  const log = captureLogger();
   const tokens = new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: SCOPES });
   const hub = new EventStreamHub({ clock, heartbeatMs: 60_000 });
-  const api = new Api({ title: 'test', version: '1.0.0' });
-  api.route({
-    method: 'get',
-    path: '/health',
-    summary: 'health',
-    access: 'public',
-    responses: { 200: { description: 'ok' } },
-    handler: (_i, _r, res) => sendHealth(res, 200, { status: 'ok', service: 'test', version: '1', path: '/srv/data', recipients: ['alice', 'bob'] }),
+  const { app, log } = buildTestApp({
+    health: { status: 'ok', service: 'test', version: '1', path: '/srv/data', recipients: ['alice', 'bob'] },
+    apiKey: KEY,
+    tokens,
+    metrics: new AppMetrics(),
+    authThrottle: { maxFailures: 1000 },
+    routes: (api) => {
+      api.route({
+        method: 'get',
+        path: '/things',
+        summary: 'list',
+        access: 'devices:read',
+        responses: { 200: { description: 'ok' } },
+        handler: (_i, _r, res) => void res.json([]),
+      });
+      api.route({
+        method: 'get',
+        path: '/events',
+        summary: 'stream',
+        access: 'devices:read',
+        responses: { 200: { description: 'stream' } },
+        handler: (_i, req, res) => void hub.open(req, res),
+      });
+      api.route({
+        method: 'get',
+        path: '/whoever',
+        summary: 'any caller',
+        access: 'authenticated',
+        responses: { 200: { description: 'ok' } },
+        handler: (_i, _r, res) => void res.json({}),
+      });
+    },
   });
-  api.route({
-    method: 'get',
-    path: '/things',
-    summary: 'list',
-    access: 'devices:read',
-    responses: { 200: { description: 'ok' } },
-    handler: (_i, _r, res) => void res.json([]),
-  });
-  api.route({
-    method: 'get',
-    path: '/events',
-    summary: 'stream',
-    access: 'devices:read',
-    responses: { 200: { description: 'stream' } },
-    handler: (_i, req, res) => void hub.open(req, res),
-  });
-  api.route({
-    method: 'get',
-    path: '/whoever',
-    summary: 'any caller',
-    access: 'authenticated',
-    responses: { 200: { description: 'ok' } },
-    handler: (_i, _r, res) => void res.json({}),
-  });
-  const app = createHttpApp({ logger: log.logger, api, apiKey: KEY, tokens, metrics: new AppMetrics(), authThrottle: { maxFailures: 1000 } });
   return { app, tokens, clock, hub, log };
 }
 
