@@ -1,18 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../packages/test-kit/src/index.js';
-import { ComposeFile } from './compose-file.js';
+import { composeProject } from './compose-project.js';
 import { docker, mainProcessPrivileges, waitHealthy } from './docker-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // A fresh host: an empty project folder; the broker's config comes from the repository, as `./docker/...` would.
-const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-mqtt-'));
-const compose = new ComposeFile(join(root, 'docker-compose.yml'), projectDir, ['mqtt']);
-const run = `t${process.pid}`;
-const network = `${compose.project}_default_${run}`;
-const containers: Record<string, string> = {};
+const project = composeProject(join(root, 'docker-compose.yml'), 'homeops-compose-mqtt-', ['mqtt']);
+const { compose, run, network, containers } = project;
 
 /**
  * `mosquitto_sub` inside the broker's container: the retained messages on `topic`, as `topic payload` lines; it ends
@@ -39,11 +34,7 @@ beforeAll(async () => {
   await waitHealthy(containers['device-control'], 120_000);
 }, 1_800_000);
 
-afterAll(async () => {
-  for (const container of Object.values(containers).reverse()) await docker(['rm', '-f', '-v', container]).catch(() => undefined);
-  await docker(['network', 'rm', network]).catch(() => undefined);
-  rmSync(projectDir, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => project.remove(), 120_000);
 
 describe.sequential('docker-compose.yml --profile mqtt on a real Docker engine', () => {
   it('starts Mosquitto healthy, as its own unprivileged user, with no port published on the host', async () => {

@@ -1,14 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/processes.js';
 import { PNG } from '../../services/notifications/test/support/files.js';
 import type { NotificationRecord } from '../../services/notifications/src/domain/notification.js';
 import { YamlNotificationRepository } from '../../services/notifications/src/adapters/storage/yaml-notification.repository.js';
-import { ComposeFile } from './compose-file.js';
+import { composeProject } from './compose-project.js';
 import { eventually } from '../../packages/test-kit/src/index.js';
 import { docker, generatedApiKey, mainProcessPrivileges, waitHealthy } from './docker-cli.js';
 import { bearer } from './notifications-client.js';
@@ -16,11 +14,8 @@ import { bearer } from './notifications-client.js';
 const root = resolve(import.meta.dirname, '../..');
 const file = join(root, 'docker-compose.postgres.yml');
 // A fresh host: an empty project folder; Docker creates ./data/... for the bind mounts.
-const projectDir = mkdtempSync(join(tmpdir(), 'homeops-compose-pg-'));
-const compose = new ComposeFile(file, projectDir);
-const run = `t${process.pid}`;
-const network = `${compose.project}_default_${run}`;
-const containers: Record<string, string> = {};
+const project = composeProject(file, 'homeops-compose-pg-');
+const { projectDir, compose, run, network, containers } = project;
 const bases: Record<string, string> = {};
 /** The key the first instance generated in the shared data folder (compose sets HOST=0.0.0.0 and no API_KEY). */
 let key = '';
@@ -78,11 +73,7 @@ beforeAll(async () => {
   key = await generatedApiKey(containers['notifications-1']!);
 }, 1_800_000);
 
-afterAll(async () => {
-  for (const container of Object.values(containers).reverse()) await docker(['rm', '-f', '-v', container]).catch(() => undefined);
-  await docker(['network', 'rm', network]).catch(() => undefined);
-  rmSync(projectDir, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => project.remove(), 120_000);
 
 describe.sequential('docker-compose.postgres.yml on a real Docker engine: two instances, one PostgreSQL', () => {
   it('starts PostgreSQL, then both instances healthy on the shared database, locked down, with one generated key', async () => {
