@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/processes.js';
 import { PNG } from '../../services/notifications/test/support/files.js';
-import type { NotificationRecord } from '../../services/notifications/src/domain/notification.js';
+import { readSince, UNREAD, type NotificationRecord } from '../../services/notifications/src/domain/notification.js';
 import { YamlNotificationRepository } from '../../services/notifications/src/adapters/storage/yaml-notification.repository.js';
 import { composeProject } from './compose-project.js';
 import { eventually } from '../../packages/test-kit/src/index.js';
@@ -126,8 +126,7 @@ describe.sequential('docker-compose.postgres.yml on a real Docker engine: two in
       title: 'Backup',
       message: `night ${i}`,
       priority: 0,
-      read: i % 3 === 0,
-      readAt: i % 3 === 0 ? '2026-01-02T00:00:00.000Z' : null,
+      ...(i % 3 === 0 ? readSince('2026-01-02T00:00:00.000Z') : UNREAD),
       createdAt: new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 1000).toISOString(),
       delivery: { status: 'sent', attempts: 1 },
     }));

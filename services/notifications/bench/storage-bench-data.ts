@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NotificationRecord } from '../src/domain/notification.js';
+import { readSince, UNREAD, type NotificationRecord } from '../src/domain/notification.js';
 
 export const RECIPIENTS = 20;
 
@@ -13,8 +13,7 @@ export function benchRecord(i: number, createdAt = new Date(Date.UTC(2026, 0, 1)
     priority: ((i % 5) - 2) as NotificationRecord['priority'],
     sound: 'pushover',
     url: `https://monitoring.example.com/hosts/server-${i % 97}`,
-    read: i % 3 === 0,
-    readAt: i % 3 === 0 ? createdAt.toISOString() : null,
+    ...(i % 3 === 0 ? readSince(createdAt.toISOString()) : UNREAD),
     createdAt: createdAt.toISOString(),
     delivery: { status: 'sent', attempts: 1, request: randomUUID(), lastAttemptAt: createdAt.toISOString() },
   };

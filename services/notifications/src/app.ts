@@ -11,7 +11,6 @@ import {
   type Logger,
   type Scope,
 } from '@homeops/common';
-import { fileURLToPath } from 'node:url';
 import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
 import type { Config } from './config.js';
@@ -42,9 +41,6 @@ import { registerRecipientRoutes } from './http/recipients.router.js';
 import { registerSoundRoutes } from './http/sounds.router.js';
 import { registerStreamRoutes } from './http/stream.router.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
-
-/** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
-const DASHBOARD_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 /** What the app needs from the outside world; tests pass fakes. `events` and `delivery` default to fresh ones. */
 export interface AppDeps {
@@ -199,5 +195,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     registerNotificationMetrics(metrics, { ...deps, delivery, events: ctx.events, hub, clock: ctx.clock, emergencies: emergenciesRinging });
   }
   const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock: ctx.clock, scopes: NOTIFICATION_SCOPES });
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [createBodyParsers], metrics });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_URL, beforeJson: [createBodyParsers], metrics });
 }
+
+/** The dashboard Vite builds (`pnpm build`); the same folder from src/ and from dist/. */
+const DASHBOARD_URL = new URL('../web/dist', import.meta.url);

@@ -1,7 +1,7 @@
 import { isoNow, withTimeout, type Timer } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
 import type { NotificationEvent } from './notification-events.js';
-import { endAlarm, isRinging, type AcknowledgedAlarm, type CancelledAlarm, type ExpiredAlarm, type NotificationRecord } from './notification.js';
+import { endAlarm, isRinging, readSince, type AcknowledgedAlarm, type CancelledAlarm, type ExpiredAlarm, type NotificationRecord } from './notification.js';
 import type { ReceiptApi, ReceiptStatus } from './push-provider.js';
 
 /** Settings of the emergency watch. */
@@ -162,7 +162,7 @@ export class EmergencyWatch {
     const end: AcknowledgedAlarm = { acknowledgedAt, acknowledgedBy: by };
     if (status.acknowledgedByDevice) end.acknowledgedByDevice = status.acknowledgedByDevice;
     const emergency = endAlarm(record.emergency!, end);
-    const updated = await this.ctx.repository.update(id, { emergency, read: true, readAt: record.readAt ?? acknowledgedAt });
+    const updated = await this.ctx.repository.update(id, { emergency, ...readSince(record.readAt ?? acknowledgedAt) });
     this.watched.delete(id);
     if (updated) this.ctx.events.publish({ type: 'acknowledged', recipient: updated.recipient, notification: updated });
   }

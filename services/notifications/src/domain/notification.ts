@@ -106,8 +106,27 @@ export interface AttachmentMeta {
   size: number;
 }
 
-/** One stored notification. */
-export interface NotificationRecord {
+/** Not read yet. */
+export type Unread = { read: false; readAt: null };
+
+/** Read, since `readAt` (the first time it was marked read). */
+export type Read = { read: true; readAt: string };
+
+/** Whether and since when a notification is read: one fact, kept as the two fields the API and the history have always had. */
+export type ReadStatus = Unread | Read;
+
+export const UNREAD: Unread = { read: false, readAt: null };
+
+/** A read status, or none given. */
+export type OptionalReadStatus = ReadStatus | { read?: never; readAt?: never };
+
+/** Read since `at`. */
+export function readSince(at: string): Read {
+  return { read: true, readAt: at };
+}
+
+/** What a stored notification says, apart from whether it is read. */
+export interface NotificationContent {
   id: string;
   recipient: string;
   title: string;
@@ -124,11 +143,12 @@ export interface NotificationRecord {
   attachment?: AttachmentMeta;
   /** Priority 2 only. */
   emergency?: Emergency;
-  read: boolean;
-  readAt: string | null;
   createdAt: string;
   delivery: Delivery;
 }
 
-/** The fields of a record that may change after creation. */
-export type NotificationPatch = Partial<Pick<NotificationRecord, 'read' | 'readAt' | 'delivery' | 'emergency'>>;
+/** One stored notification. */
+export type NotificationRecord = NotificationContent & ReadStatus;
+
+/** The fields of a record that may change after creation: its read status (whole), delivery and emergency. */
+export type NotificationPatch = Partial<Pick<NotificationContent, 'delivery' | 'emergency'>> & OptionalReadStatus;

@@ -1,14 +1,13 @@
 import { AppError, isoNow } from '@homeops/common/core';
 import type { NotificationContext } from './notification-context.js';
-import type { NotificationRecord } from './notification.js';
+import { readSince, UNREAD, type NotificationRecord } from './notification.js';
 
 async function setRead(ctx: NotificationContext, id: string, read: boolean): Promise<NotificationRecord> {
   const current = await ctx.repository.get(id);
   if (!current) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   // Idempotent: repeating the call keeps the first readAt and writes nothing.
   if (current.read === read) return current;
-  const readAt = read ? isoNow(ctx.clock) : null;
-  const updated = await ctx.repository.update(id, { read, readAt });
+  const updated = await ctx.repository.update(id, read ? readSince(isoNow(ctx.clock)) : UNREAD);
   if (!updated) throw new AppError('NOTIFICATION_NOT_FOUND', `No notification with id ${id}`);
   ctx.events.publish({ type: read ? 'read' : 'unread', recipient: updated.recipient, notification: updated });
   return updated;

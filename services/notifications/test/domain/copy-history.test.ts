@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { copyHistory } from '../../src/domain/copy-history.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
 import { makeRecord } from '../storage/make-record.js';
+import { readSince, UNREAD } from '../../src/domain/notification.js';
 
 async function history(records = 0): Promise<InMemoryNotificationRepository> {
   const repo = new InMemoryNotificationRepository();
   await repo.open();
   for (let i = 0; i < records; i += 1)
-    await repo.insert(makeRecord({ recipient: `r${i % 3}`, read: i % 4 === 0, readAt: i % 4 === 0 ? '2026-01-02T00:00:00.000Z' : null }));
+    await repo.insert(makeRecord({ recipient: `r${i % 3}`, ...(i % 4 === 0 ? readSince('2026-01-02T00:00:00.000Z') : UNREAD) }));
   return repo;
 }
 

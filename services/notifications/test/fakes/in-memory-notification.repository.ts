@@ -2,7 +2,7 @@ import { AppError } from '@homeops/common';
 import { applyPatch } from '../../src/adapters/storage/apply-patch.js';
 import { NotificationIndex } from '../../src/adapters/storage/notification-index.js';
 import { describeRecordProblem } from '../../src/adapters/storage/record-shape.js';
-import type { Delivery, NotificationPatch, NotificationRecord } from '../../src/domain/notification.js';
+import { readSince, type Delivery, type NotificationPatch, type NotificationRecord } from '../../src/domain/notification.js';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../src/domain/notification-repository.js';
 
 /**
@@ -50,7 +50,7 @@ export class InMemoryNotificationRepository implements NotificationRepository {
   async markAllRead(recipient: string, readAt: string): Promise<number> {
     this.write(`markAllRead ${recipient}`);
     const unread = this.index.unreadOf(recipient);
-    for (const record of unread) this.index.put(applyPatch(record, { read: true, readAt }));
+    for (const record of unread) this.index.put(applyPatch(record, readSince(readAt)));
     return unread.length;
   }
 

@@ -134,7 +134,12 @@ describe('YamlNotificationRepository with a damaged file', () => {
       ].join('\n'),
     );
     await expect(openRepository(path)).rejects.toThrow(`${path}, line 3: read must be true or false`);
-    await writeFile(path, (await readFile(path, 'utf8')).replace('read: no', 'read: false'));
+    // Read and its time are one fact: a hand edit that sets one without the other is refused, never guessed.
+    await writeFile(path, (await readFile(path, 'utf8')).replace('read: no', 'read: true'));
+    await expect(openRepository(path)).rejects.toThrow(`${path}, line 3: readAt must be the date it was read, as read is true`);
+    await writeFile(path, (await readFile(path, 'utf8')).replace('read: true', 'read: false').replace('readAt: ~', 'readAt: 2026-01-02T00:00:00Z'));
+    await expect(openRepository(path)).rejects.toThrow(`${path}, line 3: readAt must be null, as read is false`);
+    await writeFile(path, (await readFile(path, 'utf8')).replace('readAt: 2026-01-02T00:00:00Z', 'readAt: ~'));
     const repo = await openRepository(path);
     expect(await repo.get('hand-1')).toMatchObject({ message: 'two\nlines\n', priority: 1, read: false, readAt: null, delivery: { status: 'skipped' } });
   });

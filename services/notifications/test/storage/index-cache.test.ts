@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachePath } from '../../src/adapters/storage/index-cache.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
-import type { NotificationRecord } from '../../src/domain/notification.js';
+import { readSince, UNREAD, type NotificationRecord } from '../../src/domain/notification.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
 
@@ -17,8 +17,7 @@ async function foldedHistory() {
     const record = makeRecord({
       title: `title ${i}`,
       recipient: i % 2 ? 'alice' : 'bob ✓',
-      read: i % 3 === 0,
-      readAt: i % 3 === 0 ? '2026-04-01T00:00:00.000Z' : null,
+      ...(i % 3 === 0 ? readSince('2026-04-01T00:00:00.000Z') : UNREAD),
       ...(i % 7 === 0 ? { delivery: { status: 'pending', attempts: 1, nextAttemptAt: '2026-04-01T00:00:05.000Z' } } : {}),
       ...(i % 11 === 0 ? { priority: 2, emergency: { retry: 30, expire: 60 }, delivery: { status: 'sent', attempts: 1, receipt: 'r'.repeat(30) } } : {}),
     });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { NotificationRecord } from '../../src/domain/notification.js';
+import { UNREAD, type NotificationContent, type NotificationRecord, type OptionalReadStatus } from '../../src/domain/notification.js';
 
 let clock = Date.parse('2026-01-01T00:00:00.000Z');
 
 /** A valid record with a fresh id and a createdAt one second after the previous one. */
-export function makeRecord(overrides: Partial<NotificationRecord> = {}): NotificationRecord {
+export function makeRecord(overrides: Partial<NotificationContent> & OptionalReadStatus = {}): NotificationRecord {
   clock += 1000;
   return {
     id: randomUUID(),
@@ -12,8 +12,7 @@ export function makeRecord(overrides: Partial<NotificationRecord> = {}): Notific
     title: 'Door',
     message: 'The front door is open',
     priority: 0,
-    read: false,
-    readAt: null,
+    ...UNREAD,
     createdAt: new Date(clock).toISOString(),
     delivery: { status: 'sent', attempts: 1 },
     ...overrides,

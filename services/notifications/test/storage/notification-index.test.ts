@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NotificationIndex, type IndexUndo } from '../../src/adapters/storage/notification-index.js';
-import type { Delivery, NotificationRecord } from '../../src/domain/notification.js';
+import { readSince, UNREAD, type Delivery, type NotificationRecord } from '../../src/domain/notification.js';
 
 const RECIPIENTS = ['alice', 'bob', 'carol'];
 
@@ -12,8 +12,7 @@ function record(n: number, recipient: string, time: number, read: boolean, statu
     title: `t${n}`,
     message: `message ${n} ✓`,
     priority: 0,
-    read,
-    readAt: read ? new Date(time + 1).toISOString() : null,
+    ...(read ? readSince(new Date(time + 1).toISOString()) : UNREAD),
     createdAt: new Date(time).toISOString(),
     delivery: { status, attempts: 1 } as Delivery,
   };

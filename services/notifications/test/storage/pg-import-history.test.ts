@@ -6,6 +6,7 @@ import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg
 import { freshDatabase } from '../support/postgres-database.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
+import { readSince, UNREAD } from '../../src/domain/notification.js';
 
 const SERVICE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const opened: PgNotificationRepository[] = [];
@@ -30,7 +31,7 @@ describe('import-history (YAML file into PostgreSQL)', () => {
     const path = join(dir, 'notifications.yaml');
     const yaml = await openRepository(path);
     const records = Array.from({ length: 1_200 }, (_, i) =>
-      makeRecord({ recipient: ['alice', 'bob', 'carol'][i % 3]!, read: i % 2 === 0, readAt: i % 2 === 0 ? '2026-01-02T00:00:00.000Z' : null }),
+      makeRecord({ recipient: ['alice', 'bob', 'carol'][i % 3]!, ...(i % 2 === 0 ? readSince('2026-01-02T00:00:00.000Z') : UNREAD) }),
     );
     records[7] = { ...records[7]!, delivery: { status: 'pending', attempts: 1, nextAttemptAt: '2026-01-01T00:00:00.000Z' } };
     await Promise.all(records.map((record) => yaml.insert(record)));

@@ -1,4 +1,4 @@
-import type { Delivery, Emergency, NotificationRecord } from '../../src/domain/notification.js';
+import { UNREAD, type Delivery, type Emergency, type NotificationRecord } from '../../src/domain/notification.js';
 import { makeRecord } from './make-record.js';
 
 const at = (minute: number) => `2026-11-24T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -44,8 +44,8 @@ export function recordPerVariant(): NotificationRecord[] {
     ...Object.values(DELIVERY_VARIANTS).map((delivery) => makeRecord({ delivery })),
     ...Object.values(ALARM_VARIANTS).map((emergency) => {
       // In the documented key order: emergency before the read state.
-      const { read, readAt, createdAt, delivery: _delivery, ...head } = makeRecord({ priority: 2 });
-      return { ...head, emergency, read, readAt, createdAt, delivery: sent };
+      const { read: _read, readAt: _readAt, createdAt, delivery: _delivery, ...head } = makeRecord({ priority: 2 });
+      return { ...head, emergency, ...UNREAD, createdAt, delivery: sent };
     }),
   ];
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
 import { makeRecord } from './make-record.js';
 import { recordPerVariant } from './record-variants.js';
+import { readSince, UNREAD } from '../../src/domain/notification.js';
 
 /** Behaviour every NotificationRepository shares; run against the YAML one and the in-memory fake. */
 export function describeRepositoryContract(name: string, create: () => Promise<NotificationRepository>): void {
@@ -28,7 +29,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
 
     it('lists newest first with totals, unread counts and a stable cursor', async () => {
       const repo = await create();
-      const records = Array.from({ length: 7 }, (_, i) => makeRecord({ read: i % 3 === 0 }));
+      const records = Array.from({ length: 7 }, (_, i) => makeRecord(i % 3 === 0 ? readSince('2026-02-01T00:00:00.000Z') : UNREAD));
       for (const record of records) await repo.insert(record);
       await repo.insert(makeRecord({ recipient: 'bob' }));
       const first = await repo.list('alice', { limit: 3 });
@@ -64,7 +65,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       await repo.update(record.id, { read: false, readAt: null, delivery: { status: 'pending', attempts: 2 } });
       expect((await repo.list('alice', { limit: 5, unreadOnly: true })).items).toHaveLength(1);
       expect((await repo.pending()).map((r) => r.id)).toEqual([record.id]);
-      expect(await repo.update('unknown', { read: true })).toBeUndefined();
+      expect(await repo.update('unknown', readSince('2026-02-01T00:00:00.000Z'))).toBeUndefined();
     });
 
     it('gives back a record of every delivery status and alarm state as stored, before and after an update', async () => {
@@ -94,7 +95,7 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
 
     it('marks all unread records of one recipient read', async () => {
       const repo = await create();
-      for (let i = 0; i < 4; i++) await repo.insert(makeRecord({ read: i === 0 }));
+      for (let i = 0; i < 4; i++) await repo.insert(makeRecord(i === 0 ? readSince('2026-02-01T00:00:00.000Z') : UNREAD));
       await repo.insert(makeRecord({ recipient: 'bob' }));
       expect(await repo.markAllRead('alice', '2026-03-01T00:00:00.000Z')).toBe(3);
       expect(await repo.list('alice', { limit: 10 })).toMatchObject({ total: 4, unread: 0 });

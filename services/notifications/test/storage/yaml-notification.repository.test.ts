@@ -9,6 +9,7 @@ import { makeRecord } from './make-record.js';
 import { describeRepositoryContract } from './repository-contract.js';
 import { makeTempDir, openRepository } from './storage-harness.js';
 import { loadReferenceYaml } from './reference-yaml.js';
+import { readSince, UNREAD } from '../../src/domain/notification.js';
 
 describeRepositoryContract('YamlNotificationRepository', async () => openRepository(join(await makeTempDir(), 'notifications.yaml')));
 
@@ -162,7 +163,7 @@ describe('YamlNotificationRepository restart', () => {
     const records = Array.from({ length: 400 }, (_, i) => makeRecord({ recipient: `r${i % 4}` }));
     await Promise.all(records.map((record) => repo.insert(record)));
     const readNow = (i: number): boolean => Math.floor(i / 4) % 2 === 0;
-    const updates = await Promise.all(records.map((record, i) => repo.update(record.id, { read: readNow(i), readAt: readNow(i) ? record.createdAt : null })));
+    const updates = await Promise.all(records.map((record, i) => repo.update(record.id, readNow(i) ? readSince(record.createdAt) : UNREAD)));
     expect(updates.every((record) => record !== undefined)).toBe(true);
     expect(fs.datasyncs).toBeLessThan(200);
     await repo.close();

@@ -1,4 +1,4 @@
-import type { Delivery, NotificationRecord, Priority } from '../../domain/notification.js';
+import type { Delivery, NotificationRecord, Priority, ReadStatus } from '../../domain/notification.js';
 
 /**
  * A compact binary form of a NotificationRecord, so a million records fit in a few hundred megabytes: no key names,
@@ -348,8 +348,8 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
     ...(ttl === undefined ? {} : { ttl: ttl as number }),
     ...(fields.device === undefined ? {} : { device: fields.device }),
     ...(others as Pick<NotificationRecord, 'attachment' | 'emergency'>),
-    read: (flags & F_READ) !== 0,
-    readAt,
+    // Written from a record whose read flag and time agree.
+    ...({ read: (flags & F_READ) !== 0, readAt } as ReadStatus),
     createdAt,
     delivery,
   };

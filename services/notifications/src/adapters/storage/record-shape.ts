@@ -41,6 +41,8 @@ export function describeRecordProblem(value: unknown): string | undefined {
   if (!Number.isInteger(value.priority) || Math.abs(value.priority as number) > 2) return 'priority must be an integer from -2 to 2';
   if (typeof value.read !== 'boolean') return 'read must be true or false';
   if (value.readAt !== null && typeof value.readAt !== 'string') return 'readAt must be a date or null';
+  if (value.read !== (value.readAt !== null))
+    return value.read ? 'readAt must be the date it was read, as read is true' : 'readAt must be null, as read is false';
   for (const key of OPTIONAL_STRINGS) {
     if (value[key] !== undefined && typeof value[key] !== 'string') return `${key} must be a string`;
   }

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { AppError, isAppError, setRepeatingTimer, SingleFlight, systemClock, type Clock, type Timer } from '@homeops/common';
-import type { NotificationPatch, NotificationRecord, PendingDelivery } from '../../domain/notification.js';
+import { readSince, type NotificationPatch, type NotificationRecord, type PendingDelivery } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../domain/notification-repository.js';
 import { applyPatch } from './apply-patch.js';
 import { FileLock } from './file-lock.js';
@@ -226,7 +226,7 @@ export class YamlNotificationRepository implements NotificationRepository {
   }
 
   async markAllRead(recipient: string, readAt: string): Promise<number> {
-    const changed = this.index.unreadOf(recipient).map((record) => applyPatch(record, { read: true, readAt }));
+    const changed = this.index.unreadOf(recipient).map((record) => applyPatch(record, readSince(readAt)));
     if (changed.length > 0) await this.commit(changed, []);
     return changed.length;
   }
