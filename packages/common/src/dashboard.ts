@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { AppError } from './errors.js';
 
@@ -10,7 +11,8 @@ export const DASHBOARD_PATHS = ['/', '/assets'] as const;
  * Serves a dashboard built by Vite: `/` (the page, revalidated on every load) and `/assets/*` (content-hashed
  * file names, so a year of cache and `immutable`). An unbuilt dashboard answers the common error body.
  */
-export function mountDashboard(app: Express, dir: string): void {
+export function mountDashboard(app: Express, folder: string | URL): void {
+  const dir = typeof folder === 'string' ? folder : fileURLToPath(folder);
   const index = join(dir, 'index.html');
   app.use('/assets', express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
   app.get('/', (_req, res, next) => {

@@ -32,8 +32,8 @@ export interface HttpAppOptions {
   jsonLimit?: string;
   /** Middleware mounted after auth and before the JSON parser (e.g. a multipart parser). */
   beforeJson?: express.RequestHandler[];
-  /** The folder of the built dashboard, served at `/` (see mountDashboard). */
-  dashboard?: string;
+  /** The folder of the built dashboard (a path or a file URL), served at `/` (see mountDashboard). */
+  dashboard?: string | URL;
   /** When set, every request is counted in it and `GET /metrics` serves it (behind the API key like any route). */
   metrics?: AppMetrics | undefined;
 }

@@ -11,7 +11,6 @@ import {
   type Logger,
   type Scope,
 } from '@homeops/common';
-import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
 import type { MqttStatus } from '@homeops/common/mqtt';
 import type { Config } from './config.js';
@@ -33,9 +32,6 @@ import { registerWatchRoutes } from './http/watches.router.js';
 import { DeviceWatches } from './domain/watches/device-watches.js';
 import { InMemoryWatchStore } from './adapters/watches/file-watch-store.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
-
-/** The dashboard Vite builds (`pnpm build`); the same path from src/ and from dist/. */
-const DASHBOARD_DIR = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 /** What the app needs from the outside world; tests pass a fake cloud and a service built on it. */
 export interface AppDeps {
@@ -87,5 +83,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     deps.watches ?? new DeviceWatches({ devices: deps.devices, notifier: undefined, store: new InMemoryWatchStore(), clock, logger: deps.logger });
   registerWatchRoutes(api, watches);
   const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES, families: CONTROL_FAMILIES });
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_DIR, beforeJson: [requireJsonBody], metrics });
+  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_URL, beforeJson: [requireJsonBody], metrics });
 }
+
+/** The dashboard Vite builds (`pnpm build`); the same folder from src/ and from dist/. */
+const DASHBOARD_URL = new URL('../web/dist', import.meta.url);
