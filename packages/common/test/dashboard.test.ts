@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Api, createHttpApp } from '../src/index.js';
@@ -12,7 +13,7 @@ writeFileSync(join(built, 'index.html'), '<!doctype html><title>dash</title><scr
 writeFileSync(join(built, 'assets/app-Ab12.js'), 'console.log(1)');
 afterAll(() => rmSync(built, { recursive: true, force: true }));
 
-function appWith(dashboard: string, apiKey?: string) {
+function appWith(dashboard: string | URL, apiKey?: string) {
   const api = new Api({ title: 'test', version: '1.0.0' });
   api.route({
     method: 'get',
@@ -39,6 +40,13 @@ describe('the dashboard', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(api.status).toBe(401);
+  });
+
+  it('takes the folder as a file URL too, as the services give it', async () => {
+    const app = appWith(pathToFileURL(built));
+
+    expect((await request(app).get('/')).text).toContain('<title>dash</title>');
+    expect((await request(app).get('/assets/app-Ab12.js')).status).toBe(200);
   });
 
   it('works over plain HTTP from the LAN: scripts from self only, blob images, no upgrade-insecure-requests', async () => {
