@@ -9,12 +9,12 @@ import {
   type GaugeConfiguration,
   type HistogramConfiguration,
 } from 'prom-client';
+import { RequestSeries } from './request-series.js';
+
+export { HTTP_LATENCY_BUCKETS } from './request-series.js';
 
 /** The route label of a request no route answered (404s, and refusals of the guards before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
-
-/** Latency buckets of the HTTP histogram, in seconds: few, so that each route and method costs eight series. */
-export const HTTP_LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 1, 5] as const;
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -45,22 +45,7 @@ function processMetrics(): Registry {
  */
 export class AppMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly latency: Histogram<'method' | 'route'>;
-
-  constructor() {
-    this.requests = this.counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-    });
-    this.latency = this.histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from a request arriving to its response being sent, by method and route template',
-      labelNames: ['method', 'route'],
-      buckets: [...HTTP_LATENCY_BUCKETS],
-    });
-  }
+  private readonly requests = new RequestSeries();
 
   counter<L extends string>(definition: Definition<CounterConfiguration<L>>): Counter<L> {
     return new Counter({ ...definition, registers: [this.registry] });
@@ -76,16 +61,13 @@ export class AppMetrics {
 
   /** Counts one answered request (status 499: the client went away first). */
   observeRequest(req: Request, status: number, ms: number): void {
-    const method = METHODS.has(req.method) ? req.method : 'other';
-    const route = routeTemplateOf(req);
-    this.requests.inc({ method, route, status: status });
-    this.latency.observe({ method, route }, ms / 1000);
+    this.requests.observe(METHODS.has(req.method) ? req.method : 'other', routeTemplateOf(req), status, ms / 1000);
   }
 
-  /** The text exposition format (version 0.0.4): the process metrics, then this app's. */
+  /** The text exposition format (version 0.0.4): the process metrics, the HTTP requests, then this app's. */
   async exposition(): Promise<string> {
     const [process, app] = await Promise.all([processMetrics().metrics(), this.registry.metrics()]);
-    return `${process}${process.endsWith('\n') ? '' : '\n'}${app}`;
+    return `${process}${process.endsWith('\n') ? '' : '\n'}\n${this.requests.exposition()}\n${app}`;
   }
 
   get contentType(): string {
