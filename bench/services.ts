@@ -57,14 +57,20 @@ const MEMORY_PROBE = join(ROOT, 'bench/memory-probe.preload.mjs');
 
 /**
  * The built notification service on a temp history, provider off, no API key; ready when /health answers 200.
- * With `memoryFile`, the memory probe is loaded (see liveMemory).
+ * With `memoryFile`, the memory probe is loaded (see liveMemory); `main`: another checkout's built service (bench/ab-stage.ts).
  */
-export async function startNotifications(storagePath: string, logDir: string, memoryFile?: string, env: Record<string, string> = {}): Promise<Running> {
+export async function startNotifications(
+  storagePath: string,
+  logDir: string,
+  memoryFile?: string,
+  env: Record<string, string> = {},
+  main = NOTIFICATIONS_MAIN,
+): Promise<Running> {
   const port = await freePort();
   const probe = memoryFile === undefined ? [] : ['--expose-gc', '--import', MEMORY_PROBE];
   const child = spawnNode({
     name: 'notifications',
-    args: [...probe, NOTIFICATIONS_MAIN],
+    args: [...probe, main],
     env: {
       PORT: String(port),
       HOST: '127.0.0.1',
