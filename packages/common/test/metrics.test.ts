@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { Api, AppMetrics, createHttpApp } from '../src/index.js';
@@ -80,6 +82,22 @@ describe('GET /metrics', () => {
 
     expect(refused.body).toMatchObject({ code: 'UNAUTHORIZED', error: expect.any(String), solution: expect.any(String) });
     expect(served.text).toContain('http_requests_total');
+  });
+
+  it('loads prom-client only with the first AppMetrics, so a service with METRICS=off never loads it', () => {
+    const index = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+    const script = [
+      "const { createRequire } = await import('node:module');",
+      `const common = await import(${JSON.stringify(index)});`,
+      "const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes('prom-client'));",
+      'const before = loaded();',
+      'new common.AppMetrics();',
+      'console.log(JSON.stringify([before, loaded()]));',
+    ].join('\n');
+
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+
+    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual([false, true]);
   });
 
   it('is not served without metrics', async () => {
