@@ -9,3 +9,4 @@ export { Access, lacking, lockProps, type Me, useAccess } from './access/access.
 export { AccessBar } from './access/access-bar.js';
 export { type LimitChoice, type LimitField, type ScopeChoice } from './access/scope-choices.js';
 export { TokensPanel } from './access/tokens-panel.js';
+export { ChoiceOptions } from './choice-options.js';

@@ -1,4 +1,4 @@
-import { type ApiClient, ErrorNote, useAction } from '@homeops/web-kit';
+import { type ApiClient, ChoiceOptions, ErrorNote, useAction } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
 import type { Device, WatchBody } from './types.js';
 import { PRIORITIES } from './watch-words.js';
@@ -47,7 +47,7 @@ export function WatchForm({ client, devices, lock, onAdded }: Props) {
   };
 
   return (
-    <form class="watch-form" aria-label="Add a watch" onSubmit={(event) => void submit(event)}>
+    <form class="watch-form grid-form" aria-label="Add a watch" onSubmit={(event) => void submit(event)}>
       <h3>Add a watch</h3>
       {lock !== null ? <p class="lock-note">{lock}: only an admin adds and removes watches.</p> : null}
       <fieldset class="controls" disabled={lock !== null}>
@@ -59,11 +59,7 @@ export function WatchForm({ client, devices, lock, onAdded }: Props) {
           <label>
             Condition
             <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as Kind)}>
-              {Object.entries(KINDS).map(([value, { text }]) => (
-                <option key={value} value={value}>
-                  {text}
-                </option>
-              ))}
+              <ChoiceOptions choices={Object.entries(KINDS).map(([value, { text }]) => [value, text] as const)} />
             </select>
           </label>
           <label>

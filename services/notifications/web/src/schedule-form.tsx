@@ -44,7 +44,7 @@ export function ScheduleForm({ client, recipient, recipients, lock, allowed, onS
   };
 
   return (
-    <form class="schedule-form" onSubmit={(event) => void submit(event)} aria-label="Schedule a notification">
+    <form class="schedule-form grid-form" onSubmit={(event) => void submit(event)} aria-label="Schedule a notification">
       <h3>Schedule one</h3>
       {lock !== null ? <p class="lock-note">{lock}: this page cannot schedule.</p> : null}
       <fieldset class="controls" disabled={lock !== null}>

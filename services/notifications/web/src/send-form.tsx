@@ -1,4 +1,4 @@
-import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, ChoiceOptions, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useState } from 'preact/hooks';
 import { isAcceptedUrl } from '../../src/domain/text-rules.js';
 import { PUSHOVER_SOUND_NAMES } from '../../src/adapters/pushover/sounds.js';
@@ -86,11 +86,7 @@ export function SendForm({ client, recipient, recipients, lock, allowed, sounds,
           <label>
             Priority
             <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
-              {PRIORITIES.map(([value, text]) => (
-                <option key={value} value={value}>
-                  {text}
-                </option>
-              ))}
+              <ChoiceOptions choices={PRIORITIES} />
             </select>
           </label>
           <label>
