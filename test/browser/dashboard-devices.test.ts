@@ -95,7 +95,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     const trouble = watchTrouble(page);
     await page.goto(`http://${LAN_HOST}:${running.port}/`);
     const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
-    await lamp.waitFor();
+    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
     const before = await lamp.getAttribute('aria-checked');
 
     await lamp.click();
@@ -333,7 +333,7 @@ describe('device-control dashboard behind an API key', () => {
     await page.getByLabel('API key or token').fill(KEY);
     await page.getByRole('button', { name: 'Unlock' }).click();
     const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
-    await lamp.waitFor();
+    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
     const before = await lamp.getAttribute('aria-checked');
     const problemsBefore = trouble.problems.length;
 
@@ -408,6 +408,8 @@ describe('device-control dashboard with scoped tokens', () => {
     const door = cardOf(limited, 'Garage Door');
     const lamp = switchOf(limited, 'Desk Lamp', 'Desk Lamp');
     await door.getByText('This token lacks devices:control for garageDoor').waitFor();
+    // The switch shows `mixed` until the channel's state is read; a press before that flips an unknown state.
+    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
     const before = await lamp.getAttribute('aria-checked');
     await lamp.click();
     await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
