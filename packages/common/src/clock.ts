@@ -20,14 +20,45 @@ export interface Clock {
   setTimer(callback: () => void, ms: number, options?: TimerOptions): Timer;
 }
 
-/** The wall clock and Node's timers. */
-export const systemClock: Clock = {
+/** The longest delay Node's setTimeout takes (2³¹−1 ms, about 24.8 days); a longer one fires at once with a warning. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * Arms `callback` at `ms` from now on a clock whose timers take at most `maxDelayMs`: a longer delay is a chain of
+ * shorter timers, each re-reading the time, so a token ending in 30 days fires in 30 days, not at once.
+ */
+export function setChainedTimer(base: Clock, callback: () => void, ms: number, options?: TimerOptions, maxDelayMs = MAX_TIMER_DELAY_MS): Timer {
+  const at = base.now() + Math.max(0, ms);
+  let current: Timer;
+  const arm = (delay: number) => {
+    current = base.setTimer(
+      () => {
+        const left = at - base.now();
+        if (left > 0) arm(left);
+        else callback();
+      },
+      Math.min(delay, maxDelayMs),
+      options,
+    );
+  };
+  arm(Math.max(0, ms));
+  return { cancel: () => current.cancel() };
+}
+
+/** Node's own timers, each at most MAX_TIMER_DELAY_MS. */
+const nodeTimers: Clock = {
   now: () => Date.now(),
   setTimer(callback, ms, options) {
-    const handle = setTimeout(callback, ms);
+    const handle = setTimeout(callback, Math.min(ms, MAX_TIMER_DELAY_MS));
     if (options?.keepAlive !== true) handle.unref();
     return { cancel: () => clearTimeout(handle) };
   },
+};
+
+/** The wall clock and Node's timers, chained for delays past what setTimeout takes. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (callback, ms, options) => setChainedTimer(nodeTimers, callback, ms, options),
 };
 
 /** The clock's time as an ISO 8601 string (the timestamps of records, statuses and events). */
@@ -66,10 +97,18 @@ interface Pending {
   callback: () => void;
 }
 
-/** A clock that moves only when told to; its timers fire, in order, as `advance` passes them. For tests. */
+/**
+ * A clock that moves only when told to; its timers fire, in order, as `advance` passes them. For tests. Its raw timers
+ * overflow as Node's do (a delay past MAX_TIMER_DELAY_MS fires after 1 ms), and are chained as the system clock's are,
+ * so a test on it catches a long delay that would fire at once.
+ */
 export class ManualClock implements Clock {
   private pending: Pending[] = [];
   private seq = 0;
+  private readonly raw: Clock = {
+    now: () => this.time,
+    setTimer: (callback, ms) => this.armRaw(callback, ms > MAX_TIMER_DELAY_MS ? 1 : ms),
+  };
 
   constructor(private time = Date.parse('2026-01-01T00:00:00Z')) {}
 
@@ -78,6 +117,10 @@ export class ManualClock implements Clock {
   }
 
   setTimer(callback: () => void, ms: number): Timer {
+    return setChainedTimer(this.raw, callback, ms);
+  }
+
+  private armRaw(callback: () => void, ms: number): Timer {
     const entry: Pending = { at: this.time + Math.max(0, ms), seq: this.seq++, callback };
     this.pending.push(entry);
     return { cancel: () => void (this.pending = this.pending.filter((p) => p !== entry)) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoNow, ManualClock, setRepeatingTimer, sleep, systemClock } from '../src/index.js';
+import { isoNow, ManualClock, setChainedTimer, setRepeatingTimer, sleep, systemClock, type Clock } from '../src/index.js';
 
 describe('ManualClock', () => {
   it('fires timers in time order as it advances, each at its own time, including timers they arm', () => {
@@ -70,5 +70,58 @@ describe('isoNow and sleep', () => {
     clock.advance(1);
     await slept;
     expect(woke).toBe(true);
+  });
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('timers longer than setTimeout takes (2³¹−1 ms)', () => {
+  it('a 30-day timer on the manual clock fires after 30 days, not at once, and never arms a raw delay past the limit', () => {
+    const clock = new ManualClock(0);
+    const fired: number[] = [];
+    clock.setTimer(() => fired.push(clock.now()), 30 * DAY);
+    clock.advance(DAY);
+    clock.advance(28 * DAY);
+    expect(fired).toEqual([]);
+    clock.advance(DAY);
+    expect(fired).toEqual([30 * DAY]);
+    expect(clock.timers).toBe(0);
+  });
+
+  it('a chained timer cancelled between its links never fires', () => {
+    const clock = new ManualClock(0);
+    let fired = false;
+    const timer = clock.setTimer(() => (fired = true), 60 * DAY);
+    clock.advance(26 * DAY);
+    timer.cancel();
+    clock.advance(60 * DAY);
+    expect(fired).toBe(false);
+    expect(clock.timers).toBe(0);
+  });
+
+  it('setChainedTimer asks its base only for delays it can take', () => {
+    const base = new ManualClock(0);
+    const asked: number[] = [];
+    const capped: Clock = { now: () => base.now(), setTimer: (cb, ms) => (asked.push(ms), base.setTimer(cb, ms)) };
+    let fired = 0;
+    setChainedTimer(capped, () => fired++, 250, undefined, 100);
+    base.advance(249);
+    expect(fired).toBe(0);
+    base.advance(1);
+    expect(fired).toBe(1);
+    expect(asked).toEqual([100, 100, 50]);
+  });
+
+  it('the system clock arms a 30-day timer without an overflow warning and without firing it', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let fired = false;
+    const timer = systemClock.setTimer(() => (fired = true), 30 * DAY);
+    await new Promise<void>((resolve) => systemClock.setTimer(resolve, 20));
+    timer.cancel();
+    process.off('warning', onWarning);
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+    expect(fired).toBe(false);
   });
 });

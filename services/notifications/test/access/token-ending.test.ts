@@ -73,6 +73,24 @@ describe('a token that stops being valid, with streams open', () => {
     expect(await answersTo(t, token.secret)).toEqual(REFUSED);
   });
 
+  it('expiring in 30 days (past what setTimeout takes): its streams stay open until then, and end when it passes', async () => {
+    const clock = new ManualClock();
+    const t = await buildKeyedApp({ clock });
+    const thirtyDays = 30 * 24 * 60 * 60 * 1000;
+    const token = await issueToken(t.port, READS_ALICE, { expiresAt: new Date(clock.now() + thirtyDays).toISOString() });
+    const streams = await openStreams(t, token);
+    clock.advance(1_000);
+    clock.advance(thirtyDays - 1_001);
+    expect((await send(t.port, { method: 'GET', target: '/notifications/alice', auth: token.secret })).status).toBe(200);
+    expect(t.hub.size).toBe(2);
+
+    const expiredAt = performance.now();
+    clock.advance(1);
+
+    expect((await streams.ended()) - expiredAt).toBeLessThan(1_000);
+    expect(await answersTo(t, token.secret)).toEqual(REFUSED);
+  });
+
   it('changed (PATCH of its scopes): its streams end, and it goes on with what it may do now', async () => {
     const t = await buildKeyedApp();
     const token = await issueToken(t.port, READS_ALICE);
