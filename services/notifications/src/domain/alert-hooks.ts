@@ -1,8 +1,8 @@
 import { AppError, isAppError, isoNow, withTimeout } from '@homeops/common/core';
-import { alertKey, isSameAlert } from './alert-identity.js';
+import { alertKey, ringingOf, type RingingOfAlert } from './alert-identity.js';
 import { createNotification, type CreateDeps, type NewNotification } from './create-notification.use-case.js';
 import type { NotificationContext } from './notification-context.js';
-import { endAlarm, isRinging, type AlertIdentity, type NotificationRecord } from './notification.js';
+import { endAlarm, type AlertIdentity, type NotificationRecord } from './notification.js';
 import type { ReceiptApi } from './push-provider.js';
 
 /** One alert as a monitoring tool reported it, already mapped by a template. */
@@ -190,19 +190,4 @@ export class AlertHooks {
 /** An emergency of this alert from this sender being delivered: keyed by recipient, alert and sender. */
 function sendingKeyOf(recipient: string, alert: AlertIdentity): string {
   return `${recipient}\u0000${alert.source}\u0000${alert.key}\u0000${alert.firedBy}`;
-}
-
-/** Ringing emergencies of one alert for one recipient, split by whether its sender fired them. */
-interface RingingOfAlert {
-  mine: NotificationRecord[];
-  others: NotificationRecord[];
-}
-
-function ringingOf(records: readonly NotificationRecord[], recipient: string, alert: AlertIdentity): RingingOfAlert {
-  const found: RingingOfAlert = { mine: [], others: [] };
-  for (const record of records) {
-    if (record.recipient !== recipient || !isRinging(record) || record.alert?.source !== alert.source || record.alert.key !== alert.key) continue;
-    (isSameAlert(record.alert, alert) ? found.mine : found.others).push(record);
-  }
-  return found;
 }

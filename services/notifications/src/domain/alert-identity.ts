@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AlertIdentity } from './notification.js';
+import { isRinging, type AlertIdentity, type NotificationRecord } from './notification.js';
 
 /** Tags with this prefix are the server's: the tag an alert's emergency carries at Pushover; refused from callers. */
 export const ALERT_TAG_PREFIX = 'alert-';
@@ -22,7 +22,18 @@ export function reservedTagIn(tags: string | undefined): string | undefined {
     .find((tag) => tag.toLowerCase().startsWith(ALERT_TAG_PREFIX));
 }
 
-/** Whether two identities name the same alert fired by the same sender. */
-export function isSameAlert(a: AlertIdentity | undefined, b: AlertIdentity): boolean {
-  return a !== undefined && a.source === b.source && a.key === b.key && a.firedBy === b.firedBy;
+/** Ringing emergencies of one alert for one recipient, split by whether the alert's sender fired them. */
+export interface RingingOfAlert {
+  mine: NotificationRecord[];
+  others: NotificationRecord[];
+}
+
+/** Matches the server-set `alert` field only, never tags. */
+export function ringingOf(records: readonly NotificationRecord[], recipient: string, alert: AlertIdentity): RingingOfAlert {
+  const found: RingingOfAlert = { mine: [], others: [] };
+  for (const record of records) {
+    if (record.recipient !== recipient || !isRinging(record) || record.alert?.source !== alert.source || record.alert.key !== alert.key) continue;
+    (record.alert.firedBy === alert.firedBy ? found.mine : found.others).push(record);
+  }
+  return found;
 }
