@@ -5,6 +5,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import { alertKey, alertTag } from '../../src/domain/alert-identity.js';
+import { createNotification } from '../../src/domain/create-notification.use-case.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { startHouseholdApp } from '../pushover/household-kit.js';
@@ -66,6 +67,16 @@ describe('POST /notifications with a tag that mimics an alert', () => {
     // Tags of its own are still fine.
     await post('/notifications', stranger.secret, { ...base, tags: 'door,alerts' }).expect(201);
     expect(fake.count('messages')).toBe(1);
+  });
+
+  it('refuses the reserved prefix in the use-case too, for callers that skip the HTTP schema (library, MQTT)', async () => {
+    const { ctx, create, fake } = await household();
+    const input = { recipient: 'ops', title: 'x', message: 'hush', priority: 2, tags: 'garage, Alert-0123456789abcdef' };
+    await expect(createNotification(ctx, create, input)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      solution: expect.stringContaining('without the "alert-" prefix'),
+    });
+    expect(fake.count('messages')).toBe(0);
   });
 
   it('lets a real critical Alertmanager alert ring though a ringing emergency in the history carries its tag', async () => {
