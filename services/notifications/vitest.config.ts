@@ -17,7 +17,8 @@ export default defineConfig({
         ssr,
         test: {
           name: 'postgres',
-          include: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', ...postgresOnly],
+          // The alert-ownership suite too: the server-set alert field is what PostgreSQL's ringing lookup must keep.
+          include: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', 'test/hooks/alert-ownership.test.ts', ...postgresOnly],
           env: { TEST_STORAGE: 'postgres' },
           setupFiles,
           globalSetup: ['test/support/postgres-global-setup.ts'],

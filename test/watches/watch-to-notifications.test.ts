@@ -81,4 +81,33 @@ describe('a garage door watch across both services', () => {
     expect(watches.watches.map((w) => w.state)).toEqual(['quiet']);
     expect(deviceControl.output + notifications.output).not.toContain(KEY);
   });
+
+  it("keeps ringing when a token that may only send posts the watch's resolve, even with the real episode id", { timeout: 60_000 }, async () => {
+    const made = await fetch(`${notifications.baseUrl}/tokens`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ label: 'a stranger on the LAN', scopes: [{ scope: 'notifications:send', recipients: ['family'] }] }),
+    });
+    const stranger = ((await made.json()) as { secret: string }).secret;
+    const [messagesBefore, cancelsBefore] = [fake.count('messages'), fake.count('cancel')];
+    await fetch(`${deviceControl.baseUrl}/devices/${GARAGE}/garage-door/0/open`, { method: 'POST', headers: auth });
+    await eventually(() => fake.count('messages') === messagesBefore + 1, { what: 'the second alarm at Pushover', timeoutMs: 20_000 });
+    // The strongest stranger: it knows the episode id (here read from device-control's log, which only the operator sees).
+    const firings = () => deviceControl.output.split('\n').filter((line) => line.includes('watch garage-open: firing sent'));
+    await eventually(() => firings().length === 2, 'the second firing in the log');
+    const episode = /"episode":"([0-9a-f-]{36})"/.exec(firings()[1]!)?.[1];
+    expect(episode).toBeDefined();
+    const resolve = await fetch(`${notifications.baseUrl}/hooks/generic?recipient=family`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stranger}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: `watch-garage-open-${episode}`, status: 'resolved', title: 'Garage Door is open', message: 'over' }),
+    });
+
+    expect(resolve.status).toBe(403);
+    expect(await resolve.json()).toMatchObject({ code: 'ALERT_FIRED_BY_ANOTHER' });
+    expect(fake.count('cancel')).toBe(cancelsBefore);
+
+    await fetch(`${deviceControl.baseUrl}/devices/${GARAGE}/garage-door/0/close`, { method: 'POST', headers: auth });
+    await eventually(() => fake.count('cancel') === cancelsBefore + 1, { what: 'the cancel when the door closes', timeoutMs: 20_000 });
+  });
 });

@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'CLOUD_LOGIN_NOT_NEEDED'
   | 'NOTIFICATION_NOT_FOUND'
   | 'HOOK_TEMPLATE_NOT_FOUND'
+  | 'ALERT_FIRED_BY_ANOTHER'
   | 'PLAN_NOT_FOUND'
   | 'LIMIT_REACHED'
   | 'RECIPIENT_NOT_MAPPED'
@@ -115,6 +116,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
     status: 404,
     error: 'No such webhook template',
     solution: 'Use alertmanager, grafana, uptime-kuma or generic, or a template of HOOK_TEMPLATES_FILE (docs/webhooks.md)',
+  },
+  ALERT_FIRED_BY_ANOTHER: {
+    status: 403,
+    error: 'This alert was fired by another sender',
+    solution: 'Resolve it with the token (or key) that fired it, or with an admin key; or acknowledge it on the phone',
   },
   RECIPIENT_NOT_MAPPED: {
     status: 400,

@@ -5,7 +5,16 @@ export { startService, type RunningService, type ServiceAdapters } from './servi
 export { PushoverService, PushoverError, type PushoverErrorCode, type PushoverServiceOptions, type SendNotificationOptions } from './pushover-service.js';
 export { PUSHOVER_SOUNDS, PUSHOVER_SOUNDS as sounds, isPushoverSound, type PushoverSound } from './adapters/pushover/sounds.js';
 export { SERVICE_VERSION } from './version.js';
-export type { NotificationRecord, NotificationContent, ReadStatus, Delivery, AttachmentMeta, Priority, NotificationPatch } from './domain/notification.js';
+export type {
+  NotificationRecord,
+  NotificationContent,
+  ReadStatus,
+  Delivery,
+  AttachmentMeta,
+  AlertIdentity,
+  Priority,
+  NotificationPatch,
+} from './domain/notification.js';
 export type { NotificationRepository, NotificationPage, ListQuery, StorageStats } from './domain/notification-repository.js';
 export type { AttachmentStore } from './domain/attachment-store.js';
 export { DeliveryError, type PushProvider, type PushMessage, type PushReceipt, type ProviderStatus } from './domain/push-provider.js';

@@ -102,7 +102,8 @@ describe('a device watch against the emulated Meross cloud, through the real mer
     expect(hooks).toEqual([
       {
         recipient: 'family',
-        id: expect.stringMatching(/^watch-plug-offline-\d+$/),
+        // A random episode id (128 bits), never the time the episode began.
+        id: expect.stringMatching(/^watch-plug-offline-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
         status: 'firing',
         title: 'Desk lamp is offline',
         message: 'Offline for more than 0.02 minutes',

@@ -60,6 +60,7 @@ async function house(hourlyBudget = 180) {
 }
 
 const notify = { recipient: 'family', priority: 2 };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('a door left open', () => {
   it('fires once after N minutes and ends when the door has been closed for clearSeconds', async () => {
@@ -85,6 +86,28 @@ describe('a door left open', () => {
       ['firing', sent[0]!.episode],
       ['resolved', sent[0]!.episode],
     ]);
+  });
+
+  it('names each episode with a new random id, not its start time, that no device event carries', async () => {
+    const { devices, sent, put, pass, door, clock } = await house();
+    const announced: unknown[] = [];
+    devices.onEvent((event) => announced.push(event));
+    await put('garage-open', { condition: { kind: 'doorOpen', device: 'garage-1', minutes: 10 }, notify, clearSeconds: 0 });
+    const openedAt: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      openedAt.push(clock.now());
+      door('open');
+      await pass(10 * MINUTE, MINUTE);
+      door('closed');
+      await pass(1_000);
+    }
+
+    const episodes = sent.filter((s) => s.state === 'firing').map((s) => s.episode);
+    expect(episodes).toEqual([expect.stringMatching(UUID), expect.stringMatching(UUID)]);
+    expect(new Set(episodes).size).toBe(2);
+    for (const at of openedAt) expect(episodes.join(' ')).not.toContain(String(at));
+    expect(announced.filter((e) => (e as { type: string }).type === 'watch')).not.toEqual([]);
+    for (const episode of episodes) expect(JSON.stringify(announced)).not.toContain(episode);
   });
 
   it('fires nothing when the door flaps open and shut inside the N minutes', async () => {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import { isAppError, isoNow, withTimeout } from '@homeops/common/core';
+import { AppError, isAppError, isoNow, withTimeout } from '@homeops/common/core';
+import { alertKey, ringingOf, type RingingOfAlert } from './alert-identity.js';
 import { createNotification, type CreateDeps, type NewNotification } from './create-notification.use-case.js';
 import type { NotificationContext } from './notification-context.js';
-import { endAlarm, isRinging, type NotificationRecord } from './notification.js';
+import { endAlarm, type AlertIdentity, type NotificationRecord } from './notification.js';
 import type { ReceiptApi } from './push-provider.js';
 
 /** One alert as a monitoring tool reported it, already mapped by a template. */
@@ -48,6 +48,8 @@ export interface HookOutcome {
   cancelled: NotificationRecord[];
   /** Firing alerts whose emergency still rings: not sent again. */
   alreadyRinging: number;
+  /** Resolves of alerts another sender fired: their emergencies ring on (only that sender or an admin ends them). */
+  notYours: number;
 }
 
 export interface AlertHooksDeps {
@@ -57,19 +59,19 @@ export interface AlertHooksDeps {
   callTimeoutMs: number;
 }
 
-/** The tag an alert's emergencies carry at Pushover: its source and identity, hashed to a tag-safe word. */
-export function alertTag(source: string, identity: string): string {
-  return `alert-${createHash('sha256').update(`${source}\0${identity}`).digest('hex').slice(0, 16)}`;
-}
-
-function tagsOf(record: NotificationRecord): string[] {
-  return (record.emergency?.tags ?? '').split(',').map((tag) => tag.trim());
+/** Who sends alerts: what a resolve is checked against. */
+export interface AlertSender {
+  /** Stable and never a secret: `token:<token id>`, `api-key`, `open` or `heartbeat`. */
+  id: string;
+  /** May end any sender's alert (an admin). */
+  resolvesAny: boolean;
 }
 
 /**
- * Turns alerts into notifications with their life cycle: a firing alert sends (an emergency carries the alert's tag),
- * the same alert firing while its emergency rings sends nothing, and its "resolved" cancels the ringing emergency at
- * Pushover and ends it (`alarm-ended`), optionally with a quiet note. Signals of one alert run one after another.
+ * Turns alerts into notifications with their life cycle: a firing alert sends (an emergency records the alert and its
+ * sender in `alert`, a field only this sets), the same alert from the same sender firing while its emergency rings
+ * sends nothing, and its "resolved" from that sender (or an admin) cancels the ringing emergency at Pushover and ends it
+ * (`alarm-ended`), optionally with a quiet note. Signals of one alert run one after another.
  */
 export class AlertHooks {
   private readonly queues = new Map<string, Promise<unknown>>();
@@ -81,41 +83,50 @@ export class AlertHooks {
     private readonly deps: AlertHooksDeps,
   ) {}
 
-  async receive(source: string, signals: readonly AlertSignal[], options: { resolvedNote: boolean }): Promise<HookOutcome> {
-    const outcome: HookOutcome = { created: [], cancelled: [], alreadyRinging: 0 };
+  /** Throws ALERT_FIRED_BY_ANOTHER when every signal is a resolve of emergencies only other senders rang (nothing done). */
+  async receive(source: string, signals: readonly AlertSignal[], options: { resolvedNote: boolean; sender: AlertSender }): Promise<HookOutcome> {
+    const outcome: HookOutcome = { created: [], cancelled: [], alreadyRinging: 0, notYours: 0 };
+    const { sender } = options;
+    await this.assertSomeAllowed(source, signals, sender);
     for (const signal of signals) {
       // Only an emergency rings and can be ended: other alerts need no identity, and no turn.
       const rings = signal.notification.priority === 2 || signal.state === 'resolved';
-      const tag = signal.identity && rings ? alertTag(source, signal.identity) : undefined;
-      await this.inTurn(tag, async () => {
-        if (signal.state === 'firing') await this.fire(signal, tag, outcome);
-        else await this.resolve(signal, tag, options.resolvedNote, outcome);
+      const alert = signal.identity && rings ? { source, key: alertKey(source, signal.identity), firedBy: sender.id } : undefined;
+      await this.inTurn(alert && `${alert.source}\u0000${alert.key}`, async () => {
+        if (signal.state === 'firing') await this.fire(signal, alert, outcome);
+        else await this.resolve(signal, alert, sender, options.resolvedNote, outcome);
       });
     }
     return outcome;
   }
 
-  private async fire(signal: AlertSignal, tag: string | undefined, outcome: HookOutcome): Promise<void> {
+  private async fire(signal: AlertSignal, alert: AlertIdentity | undefined, outcome: HookOutcome): Promise<void> {
     const input = signal.notification;
-    if (tag && (this.sending.has(`${input.recipient}\u0000${tag}`) || (await this.ringing(input.recipient, tag)).length > 0)) {
+    const sendingKey = alert && sendingKeyOf(input.recipient, alert);
+    if (alert && (this.sending.has(sendingKey!) || (await this.ringing(input.recipient, alert)).mine.length > 0)) {
       outcome.alreadyRinging++;
       return;
     }
-    const tags = tag && input.priority === 2 ? [input.tags, tag].filter(Boolean).join(',') : input.tags;
     try {
       // Stored is answered; delivery follows behind requests that wait for theirs (Pushover takes two at a time).
-      const given = { waitForDelivery: false, ...(signal.id ? { id: signal.id } : {}) };
-      const record = await createNotification(this.ctx, this.deps.create, { ...input, ...(tags ? { tags } : {}) }, given);
+      const given = { waitForDelivery: false, ...(signal.id ? { id: signal.id } : {}), ...(alert ? { alert } : {}) };
+      const record = await createNotification(this.ctx, this.deps.create, input, given);
       outcome.created.push(record);
-      if (tag && input.priority === 2 && record.delivery.status === 'pending') this.followUntilSent(`${input.recipient}\u0000${tag}`, record.id);
+      if (alert && input.priority === 2 && record.delivery.status === 'pending') this.followUntilSent(sendingKey!, record.id);
     } catch (err) {
       if (!(signal.id && isAppError(err) && err.code === 'NOTIFICATION_EXISTS')) throw err;
     }
   }
 
-  private async resolve(signal: AlertSignal, tag: string | undefined, note: boolean, outcome: HookOutcome): Promise<void> {
+  private async resolve(signal: AlertSignal, alert: AlertIdentity | undefined, sender: AlertSender, note: boolean, outcome: HookOutcome): Promise<void> {
     const input = signal.notification;
-    for (const record of tag ? await this.ringing(input.recipient, tag) : []) {
+    const found = alert ? await this.ringing(input.recipient, alert) : { mine: [], others: [] };
+    const ending = sender.resolvesAny ? [...found.mine, ...found.others] : found.mine;
+    if (ending.length === 0 && found.others.length > 0) {
+      outcome.notYours++;
+      return;
+    }
+    for (const record of ending) {
       const ended = await this.cancel(record);
       if (ended) outcome.cancelled.push(ended);
     }
@@ -123,6 +134,20 @@ export class AlertHooks {
     const { retry: _r, expire: _e, callback: _c, tags: _t, ...plain } = input;
     const resolved = { ...plain, title: `Resolved: ${input.title}`.slice(0, 250), priority: -1 };
     outcome.created.push(await createNotification(this.ctx, this.deps.create, resolved));
+  }
+
+  /**
+   * A call that would do nothing but resolve alerts other senders fired is refused as a whole, so the caller learns
+   * why the alarm rings on; a call with anything else in it runs, and counts those resolves in `notYours`.
+   */
+  private async assertSomeAllowed(source: string, signals: readonly AlertSignal[], sender: AlertSender): Promise<void> {
+    if (sender.resolvesAny || signals.length === 0 || signals.some((s) => s.state !== 'resolved' || !s.identity)) return;
+    const ringing = await this.ctx.repository.ringing();
+    for (const signal of signals) {
+      const found = ringingOf(ringing, signal.notification.recipient, { source, key: alertKey(source, signal.identity!), firedBy: sender.id });
+      if (found.mine.length > 0 || found.others.length === 0) return;
+    }
+    throw new AppError('ALERT_FIRED_BY_ANOTHER', `The ringing emergency of this alert was fired by another sender; it keeps ringing`);
   }
 
   /** Remembers an emergency being delivered until its delivery is recorded, whatever its outcome. */
@@ -143,20 +168,26 @@ export class AlertHooks {
     return updated;
   }
 
-  private async ringing(recipient: string, tag: string): Promise<NotificationRecord[]> {
-    return (await this.ctx.repository.ringing()).filter((r) => r.recipient === recipient && isRinging(r) && tagsOf(r).includes(tag));
+  /** The ringing emergencies of this alert for this recipient: the ones its sender fired, and other senders'. */
+  private async ringing(recipient: string, alert: AlertIdentity): Promise<RingingOfAlert> {
+    return ringingOf(await this.ctx.repository.ringing(), recipient, alert);
   }
 
   /** Runs `work` after the earlier signals of the same alert (none: at once). */
-  private inTurn(tag: string | undefined, work: () => Promise<void>): Promise<void> {
-    if (!tag) return work();
-    const previous = this.queues.get(tag);
+  private inTurn(turn: string | undefined, work: () => Promise<void>): Promise<void> {
+    if (!turn) return work();
+    const previous = this.queues.get(turn);
     const run = previous ? previous.catch(() => {}).then(work) : work();
-    this.queues.set(tag, run);
+    this.queues.set(turn, run);
     const forget = () => {
-      if (this.queues.get(tag) === run) this.queues.delete(tag);
+      if (this.queues.get(turn) === run) this.queues.delete(turn);
     };
     run.then(forget, forget);
     return run;
   }
+}
+
+/** An emergency of this alert from this sender being delivered: keyed by recipient, alert and sender. */
+function sendingKeyOf(recipient: string, alert: AlertIdentity): string {
+  return `${recipient}\u0000${alert.source}\u0000${alert.key}\u0000${alert.firedBy}`;
 }

@@ -4,7 +4,8 @@ import type { DeliveryWorker } from './delivery.worker.js';
 import type { NotificationContext } from './notification-context.js';
 import { isoTimestamp } from './iso-time.js';
 import { newNotificationId } from './notification-id.js';
-import type { AttachmentMeta, Delivery, Emergency, NotificationRecord, Priority } from './notification.js';
+import { ALERT_TAG_PREFIX, alertTag, reservedTagIn } from './alert-identity.js';
+import type { AlertIdentity, AttachmentMeta, Delivery, Emergency, NotificationRecord, Priority } from './notification.js';
 import type { PushProvider } from './push-provider.js';
 
 /** An attachment as received: the declared name and type, and the bytes. */
@@ -69,7 +70,7 @@ function assertSound(deps: CreateDeps, sound: string | undefined): void {
 }
 
 /** Priority 2's repeat settings; refused on other priorities, where Pushover would ignore them. */
-function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priority): Emergency | undefined {
+function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priority, alert: AlertIdentity | undefined): Emergency | undefined {
   if (priority !== 2) {
     const given = (['retry', 'expire', 'callback', 'tags'] as const).find((key) => input[key] !== undefined);
     if (given) throw invalid(`body.${given}`, 'applies to emergency notifications only (priority 2)');
@@ -77,8 +78,20 @@ function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priorit
   }
   const emergency: Emergency = { retry: input.retry ?? deps.emergency?.retry ?? 60, expire: input.expire ?? deps.emergency?.expire ?? 3600 };
   if (input.callback !== undefined) emergency.callback = input.callback;
-  if (input.tags !== undefined) emergency.tags = input.tags;
+  // The alert's own tag goes beside the caller's (which may not mimic it): identity itself is the record's `alert`.
+  const tags = alert ? [input.tags, alertTag(alert)].filter(Boolean).join(',') : input.tags;
+  if (tags !== undefined) emergency.tags = tags;
   return emergency;
+}
+
+/** Refuses a caller's tag that looks like the server's alert tags (they once were the alert's identity). */
+function assertNoReservedTag(tags: string | undefined): void {
+  const reserved = reservedTagIn(tags);
+  if (reserved === undefined) return;
+  throw new AppError('VALIDATION_FAILED', `tags: "${reserved}" uses the reserved prefix "${ALERT_TAG_PREFIX}"`, {
+    details: [{ path: 'body.tags', message: `must not start with "${ALERT_TAG_PREFIX}" (reserved for the tags of webhook alerts)` }],
+    solution: `Name your tags without the "${ALERT_TAG_PREFIX}" prefix; an alert's own tag is set by POST /hooks/{template}`,
+  });
 }
 
 function assertPriority(value: number): Priority {
@@ -99,8 +112,9 @@ export async function createNotification(
   /**
    * `id`: a given id (a planned send's, the same on every try), default a new one. `waitForDelivery: false`: resolve
    * once stored, the first attempt queued behind the requests that wait for theirs (a webhook with many alerts).
+   * `alert`: the alert an emergency rings for (the alert hooks only; never from a caller's body).
    */
-  given?: { id?: string; waitForDelivery?: boolean },
+  given?: { id?: string; waitForDelivery?: boolean; alert?: AlertIdentity },
 ): Promise<NotificationRecord> {
   if (input.html && input.monospace) {
     throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
@@ -109,7 +123,9 @@ export async function createNotification(
   }
   const priority = assertPriority(input.priority);
   assertSound(deps, input.sound);
-  const emergency = emergencyOf(deps, input, priority);
+  assertNoReservedTag(input.tags);
+  const alert = priority === 2 ? given?.alert : undefined;
+  const emergency = emergencyOf(deps, input, priority, alert);
   const to = routeOf(deps, input.recipient);
   const now = new Date(ctx.clock.now());
   // 80 random bits make a clash practically impossible, and the store refuses a duplicate id.
@@ -140,6 +156,7 @@ export async function createNotification(
     ...(input.device === undefined ? {} : { device: input.device }),
     ...(attachment === undefined ? {} : { attachment }),
     ...(emergency === undefined ? {} : { emergency }),
+    ...(alert === undefined ? {} : { alert: { source: alert.source, key: alert.key, firedBy: alert.firedBy } }),
     read: false,
     readAt: null,
     createdAt: isoTimestamp(now),

@@ -99,6 +99,19 @@ export function isRinging(record: NotificationRecord): boolean {
   );
 }
 
+/**
+ * Which alert an emergency rings for and who fired it: what a repeated firing and a resolve look up. Only the alert
+ * hooks write it; caller tags cannot stand in for it (the `alert-` tag prefix is refused on create).
+ */
+export interface AlertIdentity {
+  /** The template (`alertmanager`, `generic`, …) or `heartbeat`. */
+  source: string;
+  /** The alert's identity at its source, hashed (hex). */
+  key: string;
+  /** Who fired it: `token:<token id>`, `api-key`, `open` (a keyless service) or `heartbeat`; never a secret. */
+  firedBy: string;
+}
+
 /** A file stored beside the history and referenced by the record. */
 export interface AttachmentMeta {
   filename: string;
@@ -143,6 +156,8 @@ export interface NotificationContent {
   attachment?: AttachmentMeta;
   /** Priority 2 only. */
   emergency?: Emergency;
+  /** Set by the server only (never from a create body or a patch): the alert this emergency rings for. */
+  alert?: AlertIdentity;
   createdAt: string;
   delivery: Delivery;
 }

@@ -1,5 +1,6 @@
 import { z } from '@homeops/common';
 import type { NewNotification } from '../domain/create-notification.use-case.js';
+import { ALERT_TAG_PREFIX, reservedTagIn } from '../domain/alert-identity.js';
 import { isAcceptedUrl, isCleanText, isPrintableName } from '../domain/text-rules.js';
 
 const CLEAN_TEXT = 'must be valid Unicode text (no lone surrogate, NUL or noncharacter)';
@@ -57,7 +58,12 @@ export const CreateNotificationBodySchema = z
       .max(512)
       .optional()
       .openapi({ description: 'Priority 2 only: Pushover POSTs here when it is acknowledged' }),
-    tags: text().min(1).max(250).optional().openapi({ description: 'Priority 2 only: comma-separated tags (cancel by tag in Pushover)' }),
+    tags: text()
+      .min(1)
+      .max(250)
+      .refine((tags) => reservedTagIn(tags) === undefined, `must not start with "${ALERT_TAG_PREFIX}" (reserved for the tags of webhook alerts)`)
+      .optional()
+      .openapi({ description: `Priority 2 only: comma-separated tags (cancel by tag in Pushover); none may start with "${ALERT_TAG_PREFIX}"` }),
     attachment: AttachmentInputSchema.optional(),
   })
   .strict()

@@ -53,6 +53,16 @@ const EmergencySchema = z
   .refine((e) => ALARM_ENDS.filter((end) => e[end] !== undefined).length <= 1, 'an alarm ends one way: acknowledged, expired or cancelled')
   .openapi('Emergency', { description: 'Priority 2: how it repeats, and how the alarm ended (at most one of acknowledgedAt, expiredAt, cancelledAt)' });
 
+const AlertSchema = z
+  .object({
+    source: z.string().openapi({ description: 'The webhook template (alertmanager, grafana, uptime-kuma, generic, …) or heartbeat' }),
+    key: z.string().openapi({ description: "The alert's identity at its source, hashed" }),
+    firedBy: z.string().openapi({ description: 'Who fired it: token:<token id>, api-key, open or heartbeat (never a secret)' }),
+  })
+  .openapi('AlertIdentity', {
+    description: 'Set by the server for an emergency a webhook or heartbeat rang: a repeat of the alert and its resolve match it',
+  });
+
 /** A stored notification as returned by every route. */
 export const NotificationSchema = z
   .object({
@@ -70,6 +80,7 @@ export const NotificationSchema = z
     device: z.string().optional(),
     attachment: z.object({ filename: z.string(), contentType: z.string(), size: z.number() }).optional(),
     emergency: EmergencySchema.optional(),
+    alert: AlertSchema.optional(),
     read: z.boolean(),
     readAt: z.string().nullable(),
     createdAt: z.string(),

@@ -51,12 +51,12 @@ describe('POST /hooks/alertmanager', () => {
 
     const again = await request(app).post('/hooks/alertmanager?recipient=ops').send(fixture('alertmanager-firing'));
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ created: [], cancelled: [], alreadyRinging: 1 });
+    expect(again.body).toEqual({ created: [], cancelled: [], alreadyRinging: 1, notYours: 0 });
     expect(fake.count('messages')).toBe(1);
 
     const resolved = await request(app).post('/hooks/alertmanager?recipient=ops').send(fixture('alertmanager-resolved'));
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toEqual({ created: [], cancelled: [id], alreadyRinging: 0 });
+    expect(resolved.body).toEqual({ created: [], cancelled: [id], alreadyRinging: 0, notYours: 0 });
     expect(fake.calls.filter((c) => c.endpoint === 'cancel').map((c) => c.receipt)).toEqual([record.delivery.receipt]);
     expect((await stored(id!)).emergency).toMatchObject({ cancelledAt: expect.any(String) });
     expect(events.flatMap((e) => (e.type === 'alarm-ended' ? [e.notification.id] : []))).toEqual([id]);

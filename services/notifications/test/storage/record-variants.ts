@@ -1,4 +1,4 @@
-import { UNREAD, type Delivery, type Emergency, type NotificationRecord } from '../../src/domain/notification.js';
+import { UNREAD, type AlertIdentity, type Delivery, type Emergency, type NotificationRecord } from '../../src/domain/notification.js';
 import { makeRecord } from './make-record.js';
 
 const at = (minute: number) => `2026-11-24T10:${String(minute).padStart(2, '0')}:00.000Z`;
@@ -37,15 +37,19 @@ export const ALARM_VARIANTS: Record<'ringing' | 'acknowledged' | 'expired' | 'ca
   cancelled: { ...settings, cancelledAt: at(10) },
 };
 
+/** The server-set identity of an emergency a webhook rang (the ringing and the cancelled variants carry one). */
+export const ALERT: AlertIdentity = { source: 'alertmanager', key: '5e0b4c2f1b6a7d89', firedBy: 'token:0123456789ab' };
+
 /** One record per delivery status, then one sent emergency per alarm state (the ringing one first), as the service stores them. */
 export function recordPerVariant(): NotificationRecord[] {
   const sent = DELIVERY_VARIANTS.sent;
   return [
     ...Object.values(DELIVERY_VARIANTS).map((delivery) => makeRecord({ delivery })),
-    ...Object.values(ALARM_VARIANTS).map((emergency) => {
-      // In the documented key order: emergency before the read state.
+    ...Object.entries(ALARM_VARIANTS).map(([state, emergency]) => {
+      // In the documented key order: emergency and alert before the read state.
       const { read: _read, readAt: _readAt, createdAt, delivery: _delivery, ...head } = makeRecord({ priority: 2 });
-      return { ...head, emergency, ...UNREAD, createdAt, delivery: sent };
+      const alert = state === 'ringing' || state === 'cancelled' ? { alert: { ...ALERT } } : {};
+      return { ...head, emergency, ...alert, ...UNREAD, createdAt, delivery: sent };
     }),
   ];
 }

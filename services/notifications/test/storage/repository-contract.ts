@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
 import { makeRecord } from './make-record.js';
 import { recordPerVariant } from './record-variants.js';
-import { readSince, UNREAD } from '../../src/domain/notification.js';
+import { endAlarm, readSince, UNREAD } from '../../src/domain/notification.js';
 
 /** Behaviour every NotificationRepository shares; run against the YAML one and the in-memory fake. */
 export function describeRepositoryContract(name: string, create: () => Promise<NotificationRepository>): void {
@@ -78,6 +78,17 @@ export function describeRepositoryContract(name: string, create: () => Promise<N
       const readAt = '2026-12-01T00:00:00.000Z';
       for (const record of records) expect(await repo.update(record.id, { read: true, readAt })).toEqual({ ...record, read: true, readAt });
       for (const record of records) expect(await repo.get(record.id)).toEqual({ ...record, read: true, readAt });
+    });
+
+    it("keeps an emergency's alert identity through every kind of update: no patch sets or drops it", async () => {
+      const repo = await create();
+      const ringing = recordPerVariant().find((r) => r.alert !== undefined)!;
+      await repo.insert(ringing);
+      await repo.update(ringing.id, { emergency: endAlarm(ringing.emergency!, { cancelledAt: '2026-12-01T00:00:00.000Z' }) });
+      await repo.update(ringing.id, { delivery: { status: 'sent', attempts: 2, receipt: 'x'.repeat(30) } });
+      await repo.update(ringing.id, { read: true, readAt: '2026-12-01T00:00:01.000Z' });
+      await repo.markAllRead(ringing.recipient, '2026-12-01T00:00:02.000Z');
+      expect((await repo.get(ringing.id))!.alert).toEqual(ringing.alert);
     });
 
     it('claims an attempt only while pending with the expected count, once', async () => {

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ManualClock } from '@homeops/common';
 import { eventually } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +67,36 @@ describe('YamlNotificationRepository restart', () => {
     expect(text).toContain('title: "yes: no # not a comment"');
     const reopened = await openRepository(path);
     expect(await reopened.get(odd.id)).toEqual(odd);
+  });
+
+  it("keeps an emergency's alert identity (the server's own field) through the journal and through the snapshot", async () => {
+    const path = join(await makeTempDir(), 'notifications.yaml');
+    const alert = { source: 'generic', key: '0123456789abcdef', firedBy: 'token:abcdef012345' };
+    const ringing = makeRecord({
+      priority: 2,
+      emergency: { retry: 60, expire: 3600, tags: 'garage,alert-0123456789abcdef' },
+      alert,
+      delivery: { status: 'sent', attempts: 1, receipt: 'r'.repeat(30) },
+    });
+    const journalOnly = new YamlNotificationRepository(path, { compactOnClose: false });
+    await journalOnly.open();
+    await journalOnly.insert(ringing);
+    await journalOnly.close();
+    const journal = (await readdir(dirname(path))).find((name) => name.endsWith('.journal'))!;
+    expect(await readFile(join(dirname(path), journal), 'utf8')).toContain(
+      '"alert":{"source":"generic","key":"0123456789abcdef","firedBy":"token:abcdef012345"}',
+    );
+
+    const fromJournal = new YamlNotificationRepository(path, { compactOnClose: true });
+    await fromJournal.open();
+    expect(await fromJournal.get(ringing.id)).toEqual(ringing);
+    await fromJournal.close();
+    expect(await readFile(path, 'utf8')).toContain('    alert:\n      source: "generic"\n');
+
+    const fromSnapshot = await openRepository(path);
+    expect(await fromSnapshot.get(ringing.id)).toEqual(ringing);
+    expect((await fromSnapshot.ringing())[0]!.alert).toEqual(alert);
+    expect((loadReferenceYaml(await readFile(path, 'utf8')) as { notifications: unknown[] }).notifications).toEqual([ringing]);
   });
 
   it('keeps an emergency, its delivery alias and resend time across a restart, and knows it is still ringing', async () => {

@@ -10,7 +10,8 @@ export interface HookNotifierOptions {
 
 /**
  * Sends a watch's episodes to the notification service's generic webhook: the episode is the alert's identity, so
- * its end ("resolved") cancels the emergency the firing rang there, and a repeated firing never rings twice.
+ * its end ("resolved") cancels the emergency the firing rang there, and a repeated firing never rings twice. The id
+ * is random per episode, and only this token (the sender that fired it) or an admin may resolve it there.
  */
 export class HookNotifier implements WatchNotifier {
   constructor(private readonly options: HookNotifierOptions) {}

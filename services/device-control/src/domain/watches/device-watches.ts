@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
 import type { GarageDoorState, HubSubDeviceReading } from '../device-cloud.js';
 import type { DeviceEvent, DeviceEventListener } from '../device-events.js';
@@ -9,7 +10,7 @@ import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type Watc
 /** One notification of an episode, or its end. */
 export interface WatchSignal {
   watch: string;
-  /** The episode's identity: the same for its firing and its end. */
+  /** The episode's identity: the same for its firing and its end; random (128 bits), never its start time. */
   episode: string;
   state: 'firing' | 'resolved';
   recipient: string;
@@ -48,6 +49,8 @@ export interface DeviceWatchesDeps {
   store: WatchStore;
   clock: Clock;
   logger: Logger;
+  /** A new episode's id; default a random UUID (unguessable: it is what the notification service knows the alarm by). */
+  newEpisodeId?: () => string;
 }
 
 /** A watch as GET /watches shows it. */
@@ -222,6 +225,7 @@ export class DeviceWatches {
       holdMs: holdMs(condition),
       clearMs: watch.spec.clearSeconds * 1000,
       armedAfterEnd: !needsArming(condition),
+      newEpisodeId: this.deps.newEpisodeId ?? randomUUID,
     });
     const before = watch.state.kind;
     watch.state = step.state;

@@ -27,6 +27,8 @@ export interface EpisodeInput {
   clearMs: number;
   /** Whether the watch is armed again after an episode ends. */
   armedAfterEnd: boolean;
+  /** A new episode's id: unguessable, as it names the alert the episode rings (a resolve needs its sender too). */
+  newEpisodeId: () => string;
 }
 
 /**
@@ -45,7 +47,7 @@ export function stepEpisode(state: EpisodeState, input: EpisodeInput): EpisodeSt
       if (holds === undefined) return { state, wakeAt: state.since + input.holdMs };
       if (!holds) return { state: { kind: 'quiet', armed: state.armed || input.arms } };
       if (now < state.since + input.holdMs) return { state, wakeAt: state.since + input.holdMs };
-      const episode = `${state.since}`;
+      const episode = input.newEpisodeId();
       return { state: { kind: 'firing', episode }, send: { state: 'firing', episode } };
     }
     case 'firing':

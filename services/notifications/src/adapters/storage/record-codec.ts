@@ -332,7 +332,7 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
     deliveryRest === undefined ? { status, attempts, ...deliveryFields } : { status, attempts, ...deliveryFields, ...deliveryRest }
   ) as Delivery;
   // The documented key order, optional keys only when set (as the record was created); what no tag carries (ttl,
-  // attachment, emergency, keys this version does not know) comes from the rest.
+  // attachment, emergency, alert, keys this version does not know) comes from the rest.
   const { ttl, ...others } = rest ?? {};
   return {
     id: fields.id!,
@@ -347,7 +347,7 @@ export function decodeRecord(buf: Buffer, start: number, end: number): Notificat
     ...((flags & F_MONO) === 0 ? {} : { monospace: (flags & F_MONO_TRUE) !== 0 }),
     ...(ttl === undefined ? {} : { ttl: ttl as number }),
     ...(fields.device === undefined ? {} : { device: fields.device }),
-    ...(others as Pick<NotificationRecord, 'attachment' | 'emergency'>),
+    ...(others as Pick<NotificationRecord, 'attachment' | 'emergency' | 'alert'>),
     // Written from a record whose read flag and time agree.
     ...({ read: (flags & F_READ) !== 0, readAt } as ReadStatus),
     createdAt,

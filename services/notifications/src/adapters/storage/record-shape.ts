@@ -27,6 +27,13 @@ function describeEmergencyProblem(emergency: unknown): string | undefined {
   return undefined;
 }
 
+function describeAlertProblem(alert: unknown): string | undefined {
+  if (alert === undefined) return undefined;
+  if (!isObject(alert)) return 'alert must be a mapping';
+  if (typeof alert.source !== 'string' || typeof alert.key !== 'string' || typeof alert.firedBy !== 'string') return 'alert needs source, key and firedBy';
+  return undefined;
+}
+
 /**
  * Why a value loaded from disk (or about to be written) is not a NotificationRecord, or undefined when it is.
  * Checked on load so a hand-edited file fails at startup with a line number instead of later in a request.
@@ -49,5 +56,10 @@ export function describeRecordProblem(value: unknown): string | undefined {
   if (value.html !== undefined && typeof value.html !== 'boolean') return 'html must be true or false';
   if (value.monospace !== undefined && typeof value.monospace !== 'boolean') return 'monospace must be true or false';
   if (value.ttl !== undefined && typeof value.ttl !== 'number') return 'ttl must be a number';
-  return describeDeliveryProblem(value.delivery) ?? describeAttachmentProblem(value.attachment) ?? describeEmergencyProblem(value.emergency);
+  return (
+    describeDeliveryProblem(value.delivery) ??
+    describeAttachmentProblem(value.attachment) ??
+    describeEmergencyProblem(value.emergency) ??
+    describeAlertProblem(value.alert)
+  );
 }

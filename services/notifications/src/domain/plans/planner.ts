@@ -1,5 +1,5 @@
 import { AppError, isAppError, type Timer } from '@homeops/common/core';
-import type { AlertHooks } from '../alert-hooks.js';
+import type { AlertHooks, AlertSender } from '../alert-hooks.js';
 import { createNotification, type CreateDeps } from '../create-notification.use-case.js';
 import type { NotificationContext } from '../notification-context.js';
 import { plannedNotificationId } from '../notification-id.js';
@@ -195,9 +195,13 @@ export class Planner {
     const id = state === 'firing' ? plannedNotificationId(missedAt, `heartbeat:${plan.key}:${plan.createdAt}:${missedAt}`) : undefined;
     await this.deps.alerts.receive('heartbeat', [{ state, identity: episode, notification: plan.notification, ...(id ? { id } : {}) }], {
       resolvedNote: plan.recoveredNote,
+      sender: HEARTBEAT_SENDER,
     });
   }
 }
+
+/** The planner fires and resolves its heartbeats' alerts itself; a webhook's sender never matches it. */
+const HEARTBEAT_SENDER: AlertSender = { id: 'heartbeat', resolvesAny: false };
 
 function stripVersion<P extends Plan>(plan: P & { version: number }): P {
   const { version: _version, ...rest } = plan;
