@@ -186,6 +186,15 @@ export function describePlanStoreContract(name: string, subject: PlanStoreSubjec
       expect([empty, kept, await store.count()]).toEqual([0, 3, 1]);
     });
 
+    it("counts the plans of one recipient, of both kinds, and none of another's", async () => {
+      const { store } = await fresh();
+      await store.put(aSend('a'));
+      await store.put(aHeartbeat('b'));
+      await store.put(aSend('c', { notification: { recipient: 'alice', title: '', message: 'm', priority: 0 } }));
+
+      expect([await store.countFor('ops'), await store.countFor('alice'), await store.countFor('nobody')]).toEqual([2, 1, 0]);
+    });
+
     it('starts a removed plan again at version 1', async () => {
       const { store } = await fresh();
       await store.put(aSend('reminder'));

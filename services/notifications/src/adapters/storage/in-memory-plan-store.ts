@@ -27,6 +27,12 @@ export class InMemoryPlanStore implements PlanStore {
     return Promise.resolve(this.plans.size);
   }
 
+  countFor(recipient: string): Promise<number> {
+    let count = 0;
+    for (const plan of this.plans.values()) if (plan.notification.recipient === recipient) count++;
+    return Promise.resolve(count);
+  }
+
   put(plan: Plan): Promise<StoredPlan> {
     const stored = { ...structuredClone(plan), version: (this.plans.get(keyOf(plan.kind, plan.key))?.version ?? 0) + 1 } as StoredPlan;
     this.plans.set(keyOf(plan.kind, plan.key), stored);

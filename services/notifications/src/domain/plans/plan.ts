@@ -53,6 +53,8 @@ export interface PlanStore {
   get(kind: Plan['kind'], key: string): Promise<StoredPlan | undefined>;
   /** How many plans are kept, of both kinds: what the limit is checked against without reading them all. */
   count(): Promise<number>;
+  /** How many plans of both kinds send to this recipient: its share of the limit. */
+  countFor(recipient: string): Promise<number>;
   /** Stores the plan as a new version of it; resolves the stored one. */
   put(plan: Plan): Promise<StoredPlan>;
   /** Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); false when another change came first. */

@@ -53,6 +53,11 @@ export class PgPlanStore implements PlanStore {
     return rows[0]!.count;
   }
 
+  async countFor(recipient: string): Promise<number> {
+    const rows = await this.query<{ count: number }>(`SELECT count(*)::int AS count FROM plans WHERE plan #>> '{notification,recipient}' = $1`, [recipient]);
+    return rows[0]!.count;
+  }
+
   async put(plan: Plan): Promise<StoredPlan> {
     const rows = await this.query<{ plan: StoredPlan }>(
       `INSERT INTO plans AS p (kind, key, version, plan) VALUES ($1, $2, 1, $3::jsonb)
