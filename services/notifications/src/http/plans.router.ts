@@ -172,6 +172,8 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
       tags: ['heartbeats'],
       params: NameParams,
       errors: ['PLAN_NOT_FOUND', 'SERVER_BUSY', 'STORAGE_UNAVAILABLE'],
+      // A GET ping is for cron and curl; an <img> on another site's page must not end an alarm.
+      changesState: true,
       responses: { 200: { description: 'The heartbeat after the ping', schema: HeartbeatViewSchema } },
       handler: async ({ params, principal }, _req, res) => {
         await ownHeartbeat(planner, principal, params.name);
