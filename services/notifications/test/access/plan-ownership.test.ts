@@ -106,6 +106,45 @@ describe("a token limited to bob, on other recipients' plans", () => {
   });
 });
 
+describe('a plan made under the key while a PUT is being checked (another instance on the same database)', () => {
+  it("is checked again and not overwritten: bob's PUT answers 403 and ops' heartbeat stays", async () => {
+    const plans = new InMemoryPlanStore();
+    const countFor = plans.countFor.bind(plans);
+    let raced = false;
+    // Between bob's read of the free key and his write, ops' heartbeat is made under it.
+    plans.countFor = async (recipient) => {
+      if (!raced) {
+        raced = true;
+        await plans.put({
+          kind: 'heartbeat',
+          key: 'nightly-backup',
+          intervalMs: 3_600_000,
+          graceMs: 0,
+          notification: { ...BACKUP.notification, title: 'Backup' },
+          recoveredNote: false,
+          lastPingAt: 0,
+          status: { state: 'up' },
+          createdAt: 0,
+        });
+      }
+      return countFor(recipient);
+    };
+    const t = await buildKeyedApp({ plans });
+    const bob = await issueToken(t.port, BOBS_SENDS);
+
+    const res = await send(t.port, {
+      method: 'PUT',
+      target: '/heartbeats/nightly-backup',
+      auth: bob.secret,
+      body: { ...BACKUP, notification: { recipient: 'bob', message: 'mine now' } },
+    });
+
+    expect(raced).toBe(true);
+    expect(res.status).toBe(403);
+    expect(await plans.get('heartbeat', 'nightly-backup')).toMatchObject({ version: 1, notification: { recipient: 'ops' } });
+  });
+});
+
 describe('how many plans one recipient may keep', () => {
   it(`refuses bob's ${MAX_PLANS_PER_RECIPIENT + 1}th plan with 409 LIMIT_REACHED, while alice still plans and bob still changes his`, async () => {
     const t = await buildKeyedApp({ plans: await filledStore(MAX_PLANS_PER_RECIPIENT, () => 'bob') });

@@ -63,7 +63,7 @@ export class FilePlanStore implements PlanStore {
 
   async swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
     const current = this.plans.get(keyOf(kind, key));
-    if (current?.version !== version) return false;
+    if ((current?.version ?? 0) !== version || (!current && next === undefined)) return false;
     if (next === undefined) this.plans.delete(keyOf(kind, key));
     else this.plans.set(keyOf(kind, key), { ...structuredClone(next), version: version + 1 } as StoredPlan);
     await this.persist();

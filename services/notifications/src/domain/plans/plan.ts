@@ -57,7 +57,10 @@ export interface PlanStore {
   countFor(recipient: string): Promise<number>;
   /** Stores the plan as a new version of it; resolves the stored one. */
   put(plan: Plan): Promise<StoredPlan>;
-  /** Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); false when another change came first. */
+  /**
+   * Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); version 0 stores
+   * `next` only where there is no plan yet. False when another change came first.
+   */
   swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean>;
   remove(kind: Plan['kind'], key: string): Promise<boolean>;
 }

@@ -76,9 +76,13 @@ export class Planner {
     const now = this.now();
     const sendAt = 'at' in when ? when.at : now + when.delayMs;
     if (sendAt > now + MAX_SCHEDULE_MS) throw invalid('body.sendAt', `must be at most ${MAX_SCHEDULE_MS / 86_400_000} days ahead`);
-    const existing = await this.existing('send', key, notification.recipient, assertMayChange);
-    const plan: ScheduledSend = { kind: 'send', key, sendAt: Math.max(sendAt, now), notification, createdAt: existing?.createdAt ?? now };
-    return this.changed(await this.deps.store.put(plan));
+    return this.write('send', key, notification.recipient, assertMayChange, (existing): ScheduledSend => ({
+      kind: 'send',
+      key,
+      sendAt: Math.max(sendAt, now),
+      notification,
+      createdAt: existing?.createdAt ?? now,
+    }));
   }
 
   async heartbeat(
@@ -87,17 +91,38 @@ export class Planner {
     assertMayChange: AssertMayChange,
   ): Promise<StoredPlan> {
     const now = this.now();
-    const existing = await this.existing('heartbeat', key, settings.notification.recipient, assertMayChange);
-    const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
-    const plan: Heartbeat = {
-      kind: 'heartbeat',
-      key,
-      ...settings,
-      lastPingAt: kept?.lastPingAt ?? now,
-      status: kept?.status ?? { state: 'up' },
-      createdAt: kept?.createdAt ?? now,
-    };
-    return this.changed(await this.deps.store.put(plan));
+    return this.write('heartbeat', key, settings.notification.recipient, assertMayChange, (existing): Heartbeat => {
+      const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
+      return {
+        kind: 'heartbeat',
+        key,
+        ...settings,
+        lastPingAt: kept?.lastPingAt ?? now,
+        status: kept?.status ?? { state: 'up' },
+        createdAt: kept?.createdAt ?? now,
+      };
+    });
+  }
+
+  /**
+   * Stores what `build` makes of the plan under the key, in place of exactly the version that was checked (or only if
+   * there is still none): a plan another caller or instance made or changed in between is checked again, never
+   * overwritten unchecked.
+   */
+  private async write(
+    kind: Plan['kind'],
+    key: string,
+    recipient: string,
+    assertMayChange: AssertMayChange,
+    build: (existing: StoredPlan | undefined) => Plan,
+  ): Promise<StoredPlan> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const existing = await this.existing(kind, key, recipient, assertMayChange);
+      const plan = build(existing);
+      const version = existing?.version ?? 0;
+      if (await this.deps.store.swap(kind, key, version, plan)) return this.changed({ ...plan, version: version + 1 });
+    }
+    throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; send it again`, { retryAfterSeconds: 1 });
   }
 
   /** A ping: the heartbeat is up again from now; a ping that ends an episode cancels its alarm (and says "recovered"). */
@@ -128,8 +153,7 @@ export class Planner {
   /**
    * The plan stored under the key, once the caller may change it and there is room for what it becomes: a new plan
    * past MAX_PLANS, or one more for a recipient past MAX_PLANS_PER_RECIPIENT, is refused (a change that keeps its
-   * recipient always passes). The file and in-memory stores answer without I/O, so nothing comes between this read
-   * and the put that follows it.
+   * recipient always passes).
    */
   private async existing(kind: Plan['kind'], key: string, recipient: string, assertMayChange: AssertMayChange): Promise<StoredPlan | undefined> {
     const existing = await this.deps.store.get(kind, key);
