@@ -100,7 +100,7 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     tags: ['scheduled'],
     params: KeyParams,
     body: ScheduleBodySchema,
-    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', ...BODY_ERRORS],
+    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', ...BODY_ERRORS],
     responses: { 200: { description: 'The scheduled send', schema: ScheduledViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       const { sendAt, delaySeconds, ...notification } = body;
@@ -146,7 +146,7 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     tags: ['heartbeats'],
     params: NameParams,
     body: HeartbeatBodySchema,
-    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', ...BODY_ERRORS],
+    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', ...BODY_ERRORS],
     responses: { 200: { description: 'The heartbeat', schema: HeartbeatViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       principal.requireRecipient('notifications:send', body.notification.recipient);
