@@ -49,11 +49,16 @@ export function scriptPage(script: string): AttackerPage {
   return { html: `<!doctype html><script>${script}</script>` };
 }
 
-/** A POST as it went over the wire: the headers the browser added and the status the service answered. */
-export interface PostOnTheWire {
+/** A request as it went over the wire: the headers the browser added and the status the service answered. */
+export interface RequestOnTheWire {
   status: number;
   secFetchSite: string | undefined;
   origin: string | undefined;
+}
+
+/** A page that shows `src` as an image, the way any page embeds a picture (a GET the browser sends unasked). */
+export function imagePage(src: string): AttackerPage {
+  return { html: `<!doctype html><p>Cute cats</p><img src="${src}" alt="">` };
 }
 
 interface WireRecord {
@@ -66,9 +71,9 @@ interface WireRecord {
 /**
  * Watches `page` through the DevTools protocol, which sees every answer, also those the browser then hides from the
  * page (an opaque no-cors answer, one refused by CORS or Cross-Origin-Resource-Policy). `answerTo(url)` resolves with
- * the first POST to `url` sent after the call, once answered.
+ * the first request to `url` by `method` (default POST) sent after the call, once answered.
  */
-export async function watchPosts(page: Page): Promise<{ answerTo(url: string, timeoutMs?: number): Promise<PostOnTheWire> }> {
+export async function watchRequests(page: Page): Promise<{ answerTo(url: string, method?: string, timeoutMs?: number): Promise<RequestOnTheWire> }> {
   const cdp = await page.context().newCDPSession(page);
   const records = new Map<string, WireRecord>();
   const waiters = new Set<(id: string, record: WireRecord) => void>();
@@ -82,15 +87,15 @@ export async function watchPosts(page: Page): Promise<{ answerTo(url: string, ti
   cdp.on('Network.responseReceivedExtraInfo', (e) => update(e.requestId, { status: e.statusCode }));
   await cdp.send('Network.enable');
   return {
-    answerTo: (url, timeoutMs = 10_000) =>
+    answerTo: (url, method = 'POST', timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         const seen = new Set(records.keys());
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no answered POST to ${url} within ${timeoutMs} ms`));
+          reject(new Error(`no answered ${method} to ${url} within ${timeoutMs} ms`));
         }, timeoutMs);
         function check(id: string, r: WireRecord) {
-          if (seen.has(id) || r.url !== url || r.method !== 'POST' || r.status === undefined || r.headers === undefined) return;
+          if (seen.has(id) || r.url !== url || r.method !== method || r.status === undefined || r.headers === undefined) return;
           clearTimeout(timer);
           waiters.delete(check);
           resolve({ status: r.status, secFetchSite: r.headers['sec-fetch-site'], origin: r.headers.origin });

@@ -1,7 +1,16 @@
 import { request } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { autoSubmittedForm, sandboxed, scriptPage, startAttackerSite, watchPosts, type AttackerSite, type PostOnTheWire } from './attacker-site.js';
+import {
+  autoSubmittedForm,
+  imagePage,
+  sandboxed,
+  scriptPage,
+  startAttackerSite,
+  watchRequests,
+  type AttackerSite,
+  type RequestOnTheWire,
+} from './attacker-site.js';
 import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startLanService } from './lan-browser.js';
 import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
@@ -16,6 +25,8 @@ let notifications: ServiceProcess;
 let attacker: AttackerSite;
 const deviceUrl = (path: string) => `http://${LAN_HOST}:${devices.port}${path}`;
 const notificationUrl = (path: string) => `http://${LAN_HOST}:${notifications.port}${path}`;
+// The issue's page: the keyless service on loopback, where Chromium sends Fetch Metadata.
+const loopbackPing = () => `http://127.0.0.1:${notifications.port}/heartbeats/nightly-backup/ping`;
 
 beforeAll(async () => {
   [lan, devices, notifications] = await Promise.all([
@@ -36,6 +47,8 @@ beforeAll(async () => {
     '/read-all-fetch': scriptPage(
       `fetch(${JSON.stringify(notificationUrl('/notifications/frank/read-all'))}, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x' }).catch(() => {})`,
     ),
+    '/heartbeat-img': imagePage(loopbackPing()),
+    '/heartbeat-img-lan': imagePage(notificationUrl('/heartbeats/nightly-backup/ping')),
     '/toggle': scriptPage(`fetch(${JSON.stringify(deviceUrl(`/devices/${LAMP}/toggle`))}, { method: 'POST', mode: 'no-cors' })`),
   });
 }, 60_000);
@@ -43,10 +56,10 @@ afterAll(async () => {
   await Promise.all([lan?.close(), devices?.kill(), notifications?.kill(), attacker?.close()]);
 });
 
-/** The service's answer to the POST the attacker's page at `attackPage` sends to `target`, as it went over the wire. */
-async function answerTo(page: Page, attackPage: string, target: string): Promise<PostOnTheWire> {
-  const wire = await watchPosts(page);
-  const answered = wire.answerTo(target);
+/** The service's answer to the request (POST unless named) the attacker's page at `attackPage` sends to `target`, as it went over the wire. */
+async function answerTo(page: Page, attackPage: string, target: string, method = 'POST'): Promise<RequestOnTheWire> {
+  const wire = await watchRequests(page);
+  const answered = wire.answerTo(target, method);
   await page.goto(attacker.urlOf(attackPage));
   return answered;
 }
@@ -133,6 +146,37 @@ describe('a page on another site, opened in a browser at home', () => {
     expect({ byForm, byFetch }).toEqual({ byForm: refusedCrossSite(), byFetch: refusedCrossSite() });
     expect(shown).toContain('CROSS_ORIGIN_REFUSED');
     expect(await recipients()).toContainEqual({ recipient: 'frank', total: 2, unread: 2 });
+    await page.close();
+  }, 60_000);
+
+  it("cannot ping a heartbeat with an <img> on 127.0.0.1 or the LAN name: 403 both, and the heartbeat's last ping stays", async () => {
+    const put = await fetch(notificationUrl('/heartbeats/nightly-backup').replace(LAN_HOST, '127.0.0.1'), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        intervalSeconds: 3600,
+        notification: { recipient: 'ops', title: 'Backup', message: 'The nightly backup did not report', priority: 2 },
+      }),
+    });
+    expect(put.status).toBe(200);
+    const lastPing = async () =>
+      (await getJson<{ heartbeats: Array<{ name: string; lastPingAt: string }> }>(notificationUrl('/heartbeats'))).heartbeats[0]?.lastPingAt;
+    const before = await lastPing();
+    const page = await lan.browser.newPage();
+
+    const onLoopback = await answerTo(page, '/heartbeat-img', loopbackPing(), 'GET');
+    const onLanName = await answerTo(page, '/heartbeat-img-lan', notificationUrl('/heartbeats/nightly-backup/ping'), 'GET');
+    const afterImages = await lastPing();
+    // What cron does, as a control: the same GET without a browser's headers pings.
+    const byCron = await fetch(loopbackPing());
+
+    // On loopback Chromium says cross-site; to the LAN name over plain HTTP only the page's Referer tells.
+    expect(onLoopback).toEqual({ status: 403, secFetchSite: 'cross-site', origin: undefined });
+    expect(onLanName).toEqual({ status: 403, secFetchSite: undefined, origin: undefined });
+    expect(before).toEqual(expect.any(String));
+    expect(afterImages).toBe(before);
+    expect(byCron.status).toBe(200);
+    expect(((await byCron.json()) as { lastPingAt: string }).lastPingAt > before!).toBe(true);
     await page.close();
   }, 60_000);
 

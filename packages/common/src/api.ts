@@ -4,6 +4,7 @@ import swaggerUi from 'swagger-ui-express';
 import type { ZodType, z } from 'zod';
 import { ErrorBodySchema } from './error-body.js';
 import { AppError, ERROR_TABLE, type ErrorCode } from './errors.js';
+import { assertNotCrossSite } from './request-guards.js';
 import { principalOf, type Principal } from './tokens/principal.js';
 import type { RouteAccess } from './tokens/scopes.js';
 
@@ -43,6 +44,11 @@ export interface RouteSpec<P extends Schema, Q extends Schema, B extends Schema>
   responses: Record<number, RouteResponse>;
   /** Error codes this route can answer with; their statuses are documented with the error body. */
   errors?: ErrorCode[];
+  /**
+   * A GET that changes something (a heartbeat ping, kept as GET for cron and curl): refused with CROSS_ORIGIN_REFUSED
+   * when a page on another site sends it (an `<img>`), as every write is.
+   */
+  changesState?: boolean;
   handler: (input: RouteInput<P, Q, B>, req: Request, res: Response) => Promise<void> | void;
 }
 
@@ -101,6 +107,7 @@ export class Api {
     this.document(spec);
     const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const handler: RequestHandler = async (req, res) => {
+      if (spec.changesState) assertNotCrossSite(req);
       const principal = principalOf(res);
       principal.require(spec.access);
       // Only the parts the route declares are read (optional calls skip their arguments): Express 5 parses
@@ -145,7 +152,7 @@ export class Api {
         : { description: r.description };
     }
     // What the baseline in front of every route may answer (see createHttpApp).
-    const baseline: ErrorCode[] = spec.method === 'get' ? ['HOST_NOT_ALLOWED'] : ['HOST_NOT_ALLOWED', 'CROSS_ORIGIN_REFUSED'];
+    const baseline: ErrorCode[] = spec.method === 'get' && !spec.changesState ? ['HOST_NOT_ALLOWED'] : ['HOST_NOT_ALLOWED', 'CROSS_ORIGIN_REFUSED'];
     const auth: ErrorCode[] = spec.access === 'public' ? [] : spec.access === 'authenticated' ? ['UNAUTHORIZED'] : ['UNAUTHORIZED', 'SCOPE_MISSING'];
     for (const code of [...(spec.errors ?? []), 'VALIDATION_FAILED' as const, ...auth, ...baseline]) {
       const { status, error } = ERROR_TABLE[code];

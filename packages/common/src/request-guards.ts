@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from './errors.js';
 
 /** Suffixes that public DNS never answers, so a rebinding attacker cannot own a name under them. */
@@ -55,17 +55,42 @@ function originHost(origin: string): string | undefined {
   }
 }
 
+/** The host:port of a Referer header value (a page's address), or undefined when it is not an http(s) URL. */
+function refererHost(referer: string): string | undefined {
+  try {
+    const url = new URL(referer);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a browser sent this request from another site's page. Chromium sends Fetch Metadata (Sec-Fetch-Site) only
+ * to trustworthy origins (https, loopback): to a LAN name over plain HTTP a POST still carries its Origin, but an
+ * `<img>` GET carries neither, only the page's Referer. Scripts (curl, cron, Node-RED) send none of the three and pass.
+ */
+export function isCrossSiteRequest(req: Request): boolean {
+  const host = (req.headers.host ?? '').toLowerCase();
+  const { origin, referer } = req.headers;
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  if (origin !== undefined && originHost(origin) !== host) return true;
+  return referer !== undefined && refererHost(referer) !== host;
+}
+
+/** Throws CROSS_ORIGIN_REFUSED for a request a page on another site sent (see isCrossSiteRequest). */
+export function assertNotCrossSite(req: Request): void {
+  if (!isCrossSiteRequest(req)) return;
+  const origin = req.headers.origin ?? req.headers.referer;
+  throw new AppError('CROSS_ORIGIN_REFUSED', `${req.method} from ${origin === undefined ? 'another site' : JSON.stringify(origin.slice(0, 100))} refused`);
+}
+
 /**
  * A page on another site can send forms and no-cors fetches to a LAN address without the user noticing: a change
- * from a browser is accepted only from this service's own origin. Scripts send neither header and pass.
+ * from a browser is accepted only from this service's own origin. A GET that changes something (a heartbeat ping)
+ * is refused by its route the same way (RouteSpec.changesState).
  */
 export const refuseCrossOriginWrites: RequestHandler = (req, _res, next) => {
-  if (SAFE_METHODS.has(req.method)) return next();
-  const site = req.headers['sec-fetch-site'];
-  const origin = req.headers.origin;
-  const foreign = site === 'cross-site' || (origin !== undefined && originHost(origin) !== (req.headers.host ?? '').toLowerCase());
-  if (foreign) {
-    throw new AppError('CROSS_ORIGIN_REFUSED', `${req.method} from ${origin === undefined ? 'another site' : JSON.stringify(origin.slice(0, 100))} refused`);
-  }
+  if (!SAFE_METHODS.has(req.method)) assertNotCrossSite(req);
   next();
 };

@@ -23,6 +23,15 @@ function buildApp(options: { apiKey?: string; allowedHosts?: string[]; maxFailur
         responses: {},
         handler: (_i, _req, res) => void res.status(201).json({ writes: ++writes }),
       });
+      api.route({
+        method: 'get',
+        path: '/things/touch',
+        summary: 'a GET that writes, as a heartbeat ping does',
+        access: 'admin',
+        changesState: true,
+        responses: {},
+        handler: (_i, _req, res) => void res.json({ writes: ++writes }),
+      });
     },
   });
   return { app, writes: () => writes };
@@ -96,9 +105,51 @@ describe('writes from other web origins', () => {
     expect(built.writes()).toBe(4);
   });
 
+  it('refuses a write from a page whose Referer is another site, when the browser sent neither Origin nor Fetch Metadata', async () => {
+    const built = buildApp();
+    const res = await request(built.app).post('/things').set('Host', 'homelab.local:3000').set('Referer', 'http://evil.example/page').send({});
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('CROSS_ORIGIN_REFUSED');
+    expect(built.writes()).toBe(0);
+  });
+
   it('lets cross-site reads through (they cannot read the answer; the Host check stops rebinding)', async () => {
     const res = await request(buildApp().app).get('/things').set('Sec-Fetch-Site', 'cross-site').set('Origin', 'http://evil.example');
     expect(res.status).toBe(200);
+  });
+});
+
+describe('a GET route that changes state (changesState)', () => {
+  it.each([
+    ['a cross-site <img> on a loopback address (Fetch Metadata)', { 'Sec-Fetch-Site': 'cross-site' }],
+    ['a foreign Origin', { Origin: 'http://evil.example' }],
+    ['a page of another site as Referer (a LAN name over plain HTTP)', { Referer: 'http://evil.example:8080/cats.html' }],
+    ['a page of the same host on another port as Referer', { Referer: 'http://127.0.0.1:1/' }],
+  ])('refuses %s with 403 CROSS_ORIGIN_REFUSED, for GET and HEAD, before any work', async (_label, headers) => {
+    const built = buildApp();
+    const get = await request(built.app).get('/things/touch').set(headers).set('Host', '127.0.0.1:3000');
+    const head = await request(built.app).head('/things/touch').set(headers).set('Host', '127.0.0.1:3000');
+    expect([get.status, head.status]).toEqual([403, 403]);
+    expect(get.body.code).toBe('CROSS_ORIGIN_REFUSED');
+    expect(built.writes()).toBe(0);
+  });
+
+  it('answers cron and curl (no browser headers), its own dashboard, and an address typed in the address bar', async () => {
+    const built = buildApp();
+    const host = '127.0.0.1:3000';
+    expect((await request(built.app).get('/things/touch').set('Host', host)).status).toBe(200);
+    expect((await request(built.app).get('/things/touch').set('Host', host).set('Referer', `http://${host}/dashboard`)).status).toBe(200);
+    expect((await request(built.app).get('/things/touch').set('Host', host).set('Sec-Fetch-Site', 'none')).status).toBe(200);
+    expect((await request(built.app).get('/things/touch').set('Host', host).set('Sec-Fetch-Site', 'same-origin')).status).toBe(200);
+    expect(built.writes()).toBe(4);
+  });
+
+  it('documents CROSS_ORIGIN_REFUSED for that GET only, not for plain reads', async () => {
+    const doc = (await request(buildApp().app).get('/openapi.json')).body as {
+      paths: Record<string, { get: { responses: Record<string, { description: string }> } }>;
+    };
+    expect(doc.paths['/things/touch']!.get.responses['403']!.description).toContain('another web origin');
+    expect(doc.paths['/things']!.get.responses['403']?.description ?? '').not.toContain('another web origin');
   });
 });
 

@@ -22,3 +22,16 @@ export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haD
 export { parseExposition, metricValue, type MetricSample } from './metrics.js';
 export { Mosquitto, MqttRecorder, MOSQUITTO, hasMosquittoPasswd, type MosquittoOptions, type SeenMessage } from './mosquitto.js';
 export { createTestPki, type TestPki, type IssuedCertificate } from './test-pki.js';
+export {
+  matrixRoutesOf,
+  undeclaredRoutes,
+  issueMatrixCallers,
+  accessMatrixMismatches,
+  type AccessMatrix,
+  type MatrixAnswer,
+  type MatrixCallers,
+  type MatrixRequest,
+  type MatrixRoute,
+  type Ownership,
+  type RouteExpectation,
+} from './access-matrix.js';

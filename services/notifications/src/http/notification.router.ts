@@ -6,7 +6,7 @@ import { resendNotification } from '../domain/resend-notification.use-case.js';
 import { nextPageLink } from './next-page-link.js';
 import { notificationView, notificationViews } from './notification-view.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
-import { assertMayReachNotification, reachableNotification } from './recipient-access.js';
+import { assertMayReachNotification, mayReplacePlan, reachableNotification } from './recipient-access.js';
 import {
   CreateNotificationBodySchema,
   CreateNotificationMultipartSchema,
@@ -75,7 +75,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner }: N
         }
         const key = query.key ?? `n-${ctx.clock.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
         const when = query.sendAt !== undefined ? { at: Date.parse(query.sendAt) } : { delayMs: query.delaySeconds! * 1000 };
-        const plan = await planner.schedule(key, when, planned);
+        const plan = await planner.schedule(key, when, planned, mayReplacePlan(principal));
         res.setHeader('Location', `/scheduled/${key}`);
         return sendJson(res, 202, { key, sendAt: new Date((plan as { sendAt: number }).sendAt).toISOString(), notification: planned });
       }

@@ -1,8 +1,9 @@
-import { AppError, z, type Api, type Principal } from '@homeops/common';
+import { z, type Api, type Principal } from '@homeops/common';
 import type { Heartbeat, ScheduledSend, StoredPlan } from '../domain/plans/plan.js';
 import { dueAt } from '../domain/plans/plan.js';
-import { HEARTBEAT_INTERVAL_MS, MAX_SCHEDULE_MS, type Planner } from '../domain/plans/planner.js';
+import { HEARTBEAT_INTERVAL_MS, MAX_SCHEDULE_MS, planNotFound, type Planner } from '../domain/plans/planner.js';
 import { HeartbeatViewSchema, PlannedNotificationSchema, ScheduledViewSchema, type HeartbeatView, type ScheduledView } from './plan.schemas.js';
+import { mayCancelPlan, mayReplacePlan } from './recipient-access.js';
 
 const KeyParams = z.object({ key: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1 to 128 letters, digits, dots, dashes or underscores') });
 const NameParams = z.object({ name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1 to 128 letters, digits, dots, dashes or underscores') });
@@ -65,13 +66,11 @@ function readable<P extends StoredPlan>(principal: Principal, plans: P[]): P[] {
   return plans.filter((plan) => principal.mayReach('notifications:read', plan.notification.recipient));
 }
 
-/** A plan of a recipient the caller may not send to is as unknown to it as one that does not exist. */
-async function ownPlan(planner: Planner, principal: Principal, kind: 'send' | 'heartbeat', key: string): Promise<StoredPlan> {
-  const plan = await planner.get(kind, key);
-  if (!plan || !principal.mayReach('notifications:send', plan.notification.recipient)) {
-    throw new AppError('PLAN_NOT_FOUND', `No ${kind === 'send' ? 'scheduled send' : 'heartbeat'} "${key}"`);
-  }
-  return plan;
+/** A heartbeat of a recipient the caller may not send to is as unknown to it as one that does not exist. */
+async function ownHeartbeat(planner: Planner, principal: Principal, key: string): Promise<void> {
+  const plan = await planner.get('heartbeat', key);
+  if (!plan) throw planNotFound('heartbeat', key);
+  mayCancelPlan(principal)(plan);
 }
 
 const BODY_ERRORS = ['MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'STORAGE_UNAVAILABLE'] as const;
@@ -101,13 +100,13 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     tags: ['scheduled'],
     params: KeyParams,
     body: ScheduleBodySchema,
-    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', ...BODY_ERRORS],
+    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', ...BODY_ERRORS],
     responses: { 200: { description: 'The scheduled send', schema: ScheduledViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       const { sendAt, delaySeconds, ...notification } = body;
       principal.requireRecipient('notifications:send', notification.recipient);
       const when = sendAt !== undefined ? { at: Date.parse(sendAt) } : { delayMs: delaySeconds! * 1000 };
-      res.json(scheduledView((await planner.schedule(params.key, when, notification)) as ScheduledSend));
+      res.json(scheduledView((await planner.schedule(params.key, when, notification, mayReplacePlan(principal))) as ScheduledSend));
     },
   });
   api.route({
@@ -117,11 +116,10 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     access: 'notifications:send',
     tags: ['scheduled'],
     params: KeyParams,
-    errors: ['PLAN_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
+    errors: ['PLAN_NOT_FOUND', 'SERVER_BUSY', 'STORAGE_UNAVAILABLE'],
     responses: { 204: { description: 'Cancelled: it will not go out' } },
     handler: async ({ params, principal }, _req, res) => {
-      await ownPlan(planner, principal, 'send', params.key);
-      await planner.cancel('send', params.key);
+      await planner.cancel('send', params.key, mayCancelPlan(principal));
       res.status(204).end();
     },
   });
@@ -148,16 +146,20 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     tags: ['heartbeats'],
     params: NameParams,
     body: HeartbeatBodySchema,
-    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', ...BODY_ERRORS],
+    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', ...BODY_ERRORS],
     responses: { 200: { description: 'The heartbeat', schema: HeartbeatViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       principal.requireRecipient('notifications:send', body.notification.recipient);
-      const plan = await planner.heartbeat(params.name, {
-        intervalMs: body.intervalSeconds * 1000,
-        graceMs: body.graceSeconds * 1000,
-        notification: body.notification,
-        recoveredNote: body.recoveredNote,
-      });
+      const plan = await planner.heartbeat(
+        params.name,
+        {
+          intervalMs: body.intervalSeconds * 1000,
+          graceMs: body.graceSeconds * 1000,
+          notification: body.notification,
+          recoveredNote: body.recoveredNote,
+        },
+        mayReplacePlan(principal),
+      );
       res.json(heartbeatView(plan as Heartbeat));
     },
   });
@@ -170,9 +172,11 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
       tags: ['heartbeats'],
       params: NameParams,
       errors: ['PLAN_NOT_FOUND', 'SERVER_BUSY', 'STORAGE_UNAVAILABLE'],
+      // A GET ping is for cron and curl; an <img> on another site's page must not end an alarm.
+      changesState: true,
       responses: { 200: { description: 'The heartbeat after the ping', schema: HeartbeatViewSchema } },
       handler: async ({ params, principal }, _req, res) => {
-        await ownPlan(planner, principal, 'heartbeat', params.name);
+        await ownHeartbeat(planner, principal, params.name);
         res.json(heartbeatView((await planner.ping(params.name)) as Heartbeat));
       },
     });
@@ -184,11 +188,10 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     access: 'notifications:send',
     tags: ['heartbeats'],
     params: NameParams,
-    errors: ['PLAN_NOT_FOUND', 'STORAGE_UNAVAILABLE'],
+    errors: ['PLAN_NOT_FOUND', 'SERVER_BUSY', 'STORAGE_UNAVAILABLE'],
     responses: { 204: { description: 'Removed' } },
     handler: async ({ params, principal }, _req, res) => {
-      await ownPlan(planner, principal, 'heartbeat', params.name);
-      await planner.cancel('heartbeat', params.name);
+      await planner.cancel('heartbeat', params.name, mayCancelPlan(principal));
       res.status(204).end();
     },
   });

@@ -1,6 +1,7 @@
 import { AppError, type Principal } from '@homeops/common';
 import type { NotificationContext } from '../domain/notification-context.js';
 import type { NotificationRecord } from '../domain/notification.js';
+import { planNotFound, type AssertMayChange } from '../domain/plans/planner.js';
 
 /** The scopes a token may limit to some recipients. */
 export type RecipientScope = 'notifications:send' | 'notifications:read';
@@ -31,4 +32,25 @@ export async function assertMayReachNotification(ctx: NotificationContext, princ
 export function readableBy(principal: Principal): (recipient: string) => boolean {
   const recipients = principal.recipientsOf('notifications:read');
   return recipients === undefined ? () => true : (recipient) => recipients.includes(recipient);
+}
+
+/**
+ * A plan belongs to its recipient: replacing one under a key needs notifications:send for the recipient it has now.
+ * The refusal names neither that recipient nor the plan (a PUT on a free key succeeds, so the key's use is no secret).
+ */
+export function mayReplacePlan(principal: Principal): AssertMayChange {
+  return (plan) => {
+    if (principal.mayReach('notifications:send', plan.notification.recipient)) return;
+    const what = `for the ${plan.kind === 'send' ? 'scheduled send' : 'heartbeat'} under this key, which belongs to another recipient`;
+    throw new AppError('SCOPE_MISSING', `This token lacks the notifications:send scope ${what}`, {
+      solution: `Choose another key, or use a token with the notifications:send scope ${what}`,
+    });
+  };
+}
+
+/** Cancelling (or pinging) a plan needs notifications:send for its recipient; else PLAN_NOT_FOUND, as for a key nobody used. */
+export function mayCancelPlan(principal: Principal): AssertMayChange {
+  return (plan) => {
+    if (!principal.mayReach('notifications:send', plan.notification.recipient)) throw planNotFound(plan.kind, plan.key);
+  };
 }

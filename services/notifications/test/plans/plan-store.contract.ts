@@ -158,6 +158,17 @@ export function describePlanStoreContract(name: string, subject: PlanStoreSubjec
       expect(await store.get('send', 'ghost')).toBeUndefined();
     });
 
+    it('stores a plan with a swap on version 0 only where there is none: once, as version 1', async () => {
+      const { store } = await fresh();
+      const first = await store.swap('send', 'reminder', 0, aSend('reminder'));
+      const second = await store.swap('send', 'reminder', 0, aSend('reminder', { sendAt: T0 + 999_000 }));
+      const removeNothing = await store.swap('heartbeat', 'reminder', 0, undefined);
+
+      expect([first, second, removeNothing]).toEqual([true, false, false]);
+      expect(await store.get('send', 'reminder')).toEqual({ ...aSend('reminder'), version: 1 });
+      expect(await store.count()).toBe(1);
+    });
+
     it('removes a plan whatever its version, true once and false after, leaving the other kind alone', async () => {
       const { store } = await fresh();
       await store.put(aSend('same'));
@@ -184,6 +195,15 @@ export function describePlanStoreContract(name: string, subject: PlanStoreSubjec
       await store.swap('send', 'other', version, undefined);
 
       expect([empty, kept, await store.count()]).toEqual([0, 3, 1]);
+    });
+
+    it("counts the plans of one recipient, of both kinds, and none of another's", async () => {
+      const { store } = await fresh();
+      await store.put(aSend('a'));
+      await store.put(aHeartbeat('b'));
+      await store.put(aSend('c', { notification: { recipient: 'alice', title: '', message: 'm', priority: 0 } }));
+
+      expect([await store.countFor('ops'), await store.countFor('alice'), await store.countFor('nobody')]).toEqual([2, 1, 0]);
     });
 
     it('starts a removed plan again at version 1', async () => {

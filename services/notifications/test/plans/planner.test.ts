@@ -158,7 +158,8 @@ describe('how many plans are kept', () => {
         kind: 'send',
         key: `k${i}`,
         sendAt: Date.parse('2026-12-01T00:00:00Z'),
-        notification: { recipient: 'ops', title: '', message: 'm', priority: 0 },
+        // Spread over recipients, each under MAX_PLANS_PER_RECIPIENT: what fills up here is the bound on them all.
+        notification: { recipient: `r${i % 20}`, title: '', message: 'm', priority: 0 },
         createdAt: 0,
       });
     const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'] } });

@@ -17,6 +17,8 @@ import type { AttachmentStore } from '../../src/domain/attachment-store.js';
 import type { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import type { NotificationContext } from '../../src/domain/notification-context.js';
 import type { NotificationRepository } from '../../src/domain/notification-repository.js';
+import type { PlanStore } from '../../src/domain/plans/plan.js';
+import { InMemoryPlanStore } from '../../src/adapters/storage/in-memory-plan-store.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
@@ -30,6 +32,8 @@ export interface TestApp {
   delivery: DeliveryWorker;
   ctx: NotificationContext;
   hub: EventStreamHub;
+  /** Where the scheduled sends and heartbeats are kept (in memory unless given). */
+  plans: PlanStore;
   /** The history file (real repository only). */
   storagePath?: string;
 }
@@ -41,6 +45,7 @@ export interface TestAppOptions {
   provider?: FakePushProvider;
   clock?: Clock;
   config?: Partial<AppConfig>;
+  plans?: PlanStore;
 }
 
 export const silentLogger: Logger = createLogger({ service: 'test', level: 'silent' });
@@ -88,10 +93,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const hub = createStreamHub(config);
   const base = { logger: silentLogger, repository, attachments, provider, hub, ...(options.clock ? { clock: options.clock } : {}) };
   const { ctx, delivery } = buildDomain(base, config);
-  const app = createApp({ ...base, events: ctx.events, delivery }, config);
+  const plans = options.plans ?? new InMemoryPlanStore();
+  const app = createApp({ ...base, events: ctx.events, delivery, plans }, config);
   // Retries must not outlive the test's storage.
   cleanups.push(() => delivery.stop());
-  return { app, repository, attachments, provider, delivery, ctx, hub, ...(real ? { storagePath: real.storagePath } : {}) };
+  return { app, repository, attachments, provider, delivery, ctx, hub, plans, ...(real ? { storagePath: real.storagePath } : {}) };
 }
 
 /** Serves a test app on 127.0.0.1 and a free port; the server is closed (connections cut) after the test. */

@@ -48,6 +48,12 @@ export class FilePlanStore implements PlanStore {
     return Promise.resolve(this.plans.size);
   }
 
+  countFor(recipient: string): Promise<number> {
+    let count = 0;
+    for (const plan of this.plans.values()) if (plan.notification.recipient === recipient) count++;
+    return Promise.resolve(count);
+  }
+
   async put(plan: Plan): Promise<StoredPlan> {
     const stored = { ...structuredClone(plan), version: (this.plans.get(keyOf(plan.kind, plan.key))?.version ?? 0) + 1 } as StoredPlan;
     this.plans.set(keyOf(plan.kind, plan.key), stored);
@@ -57,7 +63,7 @@ export class FilePlanStore implements PlanStore {
 
   async swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
     const current = this.plans.get(keyOf(kind, key));
-    if (current?.version !== version) return false;
+    if ((current?.version ?? 0) !== version || (!current && next === undefined)) return false;
     if (next === undefined) this.plans.delete(keyOf(kind, key));
     else this.plans.set(keyOf(kind, key), { ...structuredClone(next), version: version + 1 } as StoredPlan);
     await this.persist();

@@ -27,6 +27,12 @@ export class InMemoryPlanStore implements PlanStore {
     return Promise.resolve(this.plans.size);
   }
 
+  countFor(recipient: string): Promise<number> {
+    let count = 0;
+    for (const plan of this.plans.values()) if (plan.notification.recipient === recipient) count++;
+    return Promise.resolve(count);
+  }
+
   put(plan: Plan): Promise<StoredPlan> {
     const stored = { ...structuredClone(plan), version: (this.plans.get(keyOf(plan.kind, plan.key))?.version ?? 0) + 1 } as StoredPlan;
     this.plans.set(keyOf(plan.kind, plan.key), stored);
@@ -34,7 +40,8 @@ export class InMemoryPlanStore implements PlanStore {
   }
 
   swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
-    if (this.plans.get(keyOf(kind, key))?.version !== version) return Promise.resolve(false);
+    const current = this.plans.get(keyOf(kind, key));
+    if ((current?.version ?? 0) !== version || (!current && next === undefined)) return Promise.resolve(false);
     if (next === undefined) this.plans.delete(keyOf(kind, key));
     else this.plans.set(keyOf(kind, key), { ...structuredClone(next), version: version + 1 } as StoredPlan);
     return Promise.resolve(true);

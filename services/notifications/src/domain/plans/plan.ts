@@ -53,9 +53,14 @@ export interface PlanStore {
   get(kind: Plan['kind'], key: string): Promise<StoredPlan | undefined>;
   /** How many plans are kept, of both kinds: what the limit is checked against without reading them all. */
   count(): Promise<number>;
+  /** How many plans of both kinds send to this recipient: its share of the limit. */
+  countFor(recipient: string): Promise<number>;
   /** Stores the plan as a new version of it; resolves the stored one. */
   put(plan: Plan): Promise<StoredPlan>;
-  /** Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); false when another change came first. */
+  /**
+   * Replaces version `version` of the plan with `next` (or removes it when `next` is undefined); version 0 stores
+   * `next` only where there is no plan yet. False when another change came first.
+   */
   swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean>;
   remove(kind: Plan['kind'], key: string): Promise<boolean>;
 }

@@ -10,10 +10,18 @@ export const MAX_SCHEDULE_MS = 7 * 24 * 3_600_000;
 export const HEARTBEAT_INTERVAL_MS = { min: 10_000, max: 7 * 24 * 3_600_000 };
 /** Scheduled sends and heartbeats kept at most, together: each change rewrites them all. */
 export const MAX_PLANS = 10_000;
+/** Kept at most for one recipient, so a token limited to one inbox cannot take the whole MAX_PLANS from the others. */
+export const MAX_PLANS_PER_RECIPIENT = 1_000;
 /** How often the plans are read again, so one instance sees what another changed (and restarts resume). */
 const RESCAN_MS = 30_000;
 /** How long a claim holds: past it, the plan is taken up again (its instance died before it finished). */
 const CLAIM_MS = 120_000;
+
+/**
+ * Throws unless the caller may change (replace, cancel) this plan: a plan belongs to its recipient. Given by the
+ * caller's side, which knows who calls; the planner calls it with the plan as stored before it changes anything.
+ */
+export type AssertMayChange = (plan: StoredPlan) => void;
 
 export interface PlannerDeps {
   ctx: NotificationContext;
@@ -59,40 +67,69 @@ export class Planner {
   }
 
   /** Schedules (or changes) the send under the client's key, at a time or after a delay on the service's clock. */
-  async schedule(key: string, when: { at: number } | { delayMs: number }, notification: PlannedNotification): Promise<StoredPlan> {
+  async schedule(
+    key: string,
+    when: { at: number } | { delayMs: number },
+    notification: PlannedNotification,
+    assertMayChange: AssertMayChange,
+  ): Promise<StoredPlan> {
     const now = this.now();
     const sendAt = 'at' in when ? when.at : now + when.delayMs;
     if (sendAt > now + MAX_SCHEDULE_MS) throw invalid('body.sendAt', `must be at most ${MAX_SCHEDULE_MS / 86_400_000} days ahead`);
-    await this.assertRoom('send', key);
-    const existing = await this.deps.store.get('send', key);
-    const plan: ScheduledSend = { kind: 'send', key, sendAt: Math.max(sendAt, now), notification, createdAt: existing?.createdAt ?? now };
-    return this.changed(await this.deps.store.put(plan));
+    return this.write('send', key, notification.recipient, assertMayChange, (existing): ScheduledSend => ({
+      kind: 'send',
+      key,
+      sendAt: Math.max(sendAt, now),
+      notification,
+      createdAt: existing?.createdAt ?? now,
+    }));
   }
 
   async heartbeat(
     key: string,
     settings: { intervalMs: number; graceMs: number; notification: PlannedNotification; recoveredNote: boolean },
+    assertMayChange: AssertMayChange,
   ): Promise<StoredPlan> {
     const now = this.now();
-    await this.assertRoom('heartbeat', key);
-    const existing = await this.deps.store.get('heartbeat', key);
-    const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
-    const plan: Heartbeat = {
-      kind: 'heartbeat',
-      key,
-      ...settings,
-      lastPingAt: kept?.lastPingAt ?? now,
-      status: kept?.status ?? { state: 'up' },
-      createdAt: kept?.createdAt ?? now,
-    };
-    return this.changed(await this.deps.store.put(plan));
+    return this.write('heartbeat', key, settings.notification.recipient, assertMayChange, (existing): Heartbeat => {
+      const kept = existing?.kind === 'heartbeat' ? { lastPingAt: existing.lastPingAt, status: existing.status, createdAt: existing.createdAt } : undefined;
+      return {
+        kind: 'heartbeat',
+        key,
+        ...settings,
+        lastPingAt: kept?.lastPingAt ?? now,
+        status: kept?.status ?? { state: 'up' },
+        createdAt: kept?.createdAt ?? now,
+      };
+    });
+  }
+
+  /**
+   * Stores what `build` makes of the plan under the key, in place of exactly the version that was checked (or only if
+   * there is still none): a plan another caller or instance made or changed in between is checked again, never
+   * overwritten unchecked.
+   */
+  private async write(
+    kind: Plan['kind'],
+    key: string,
+    recipient: string,
+    assertMayChange: AssertMayChange,
+    build: (existing: StoredPlan | undefined) => Plan,
+  ): Promise<StoredPlan> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const existing = await this.existing(kind, key, recipient, assertMayChange);
+      const plan = build(existing);
+      const version = existing?.version ?? 0;
+      if (await this.deps.store.swap(kind, key, version, plan)) return this.changed({ ...plan, version: version + 1 });
+    }
+    throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; send it again`, { retryAfterSeconds: 1 });
   }
 
   /** A ping: the heartbeat is up again from now; a ping that ends an episode cancels its alarm (and says "recovered"). */
   async ping(key: string): Promise<StoredPlan> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await this.deps.store.get('heartbeat', key);
-      if (current?.kind !== 'heartbeat') throw new AppError('PLAN_NOT_FOUND', `No heartbeat "${key}"`);
+      if (current?.kind !== 'heartbeat') throw planNotFound('heartbeat', key);
       const next: Heartbeat = { ...stripVersion(current), lastPingAt: this.now(), status: { state: 'up' } };
       if (!(await this.deps.store.swap('heartbeat', key, current.version, next))) continue;
       if (current.status.state === 'down') await this.signal(current, 'resolved', current.status.missedAt);
@@ -102,16 +139,33 @@ export class Planner {
     throw new AppError('SERVER_BUSY', 'The heartbeat changed too often at once; ping again', { retryAfterSeconds: 1 });
   }
 
-  async cancel(kind: Plan['kind'], key: string): Promise<void> {
-    if (!(await this.deps.store.remove(kind, key))) throw new AppError('PLAN_NOT_FOUND', `No ${kind === 'send' ? 'scheduled send' : 'heartbeat'} "${key}"`);
+  /** Removes the plan if the caller may change it: the version it checked and no other (one changed since is checked again). */
+  async cancel(kind: Plan['kind'], key: string, assertMayChange: AssertMayChange): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const existing = await this.deps.store.get(kind, key);
+      if (!existing) throw planNotFound(kind, key);
+      assertMayChange(existing);
+      if (await this.deps.store.swap(kind, key, existing.version, undefined)) return;
+    }
+    throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; cancel again`, { retryAfterSeconds: 1 });
   }
 
-  /** Refuses a new plan past MAX_PLANS (a changed one always passes). */
-  private async assertRoom(kind: Plan['kind'], key: string): Promise<void> {
-    if (await this.deps.store.get(kind, key)) return;
-    if ((await this.deps.store.count()) >= MAX_PLANS) {
+  /**
+   * The plan stored under the key, once the caller may change it and there is room for what it becomes: a new plan
+   * past MAX_PLANS, or one more for a recipient past MAX_PLANS_PER_RECIPIENT, is refused (a change that keeps its
+   * recipient always passes).
+   */
+  private async existing(kind: Plan['kind'], key: string, recipient: string, assertMayChange: AssertMayChange): Promise<StoredPlan | undefined> {
+    const existing = await this.deps.store.get(kind, key);
+    if (existing) assertMayChange(existing);
+    if (existing?.notification.recipient === recipient) return existing;
+    if ((await this.deps.store.countFor(recipient)) >= MAX_PLANS_PER_RECIPIENT) {
+      throw new AppError('LIMIT_REACHED', `At most ${MAX_PLANS_PER_RECIPIENT} scheduled sends and heartbeats are kept for one recipient`);
+    }
+    if (!existing && (await this.deps.store.count()) >= MAX_PLANS) {
       throw new AppError('LIMIT_REACHED', `At most ${MAX_PLANS} scheduled sends and heartbeats are kept together`);
     }
+    return existing;
   }
 
   private now(): number {
@@ -206,6 +260,13 @@ const HEARTBEAT_SENDER: AlertSender = { id: 'heartbeat', resolvesAny: false };
 function stripVersion<P extends Plan>(plan: P & { version: number }): P {
   const { version: _version, ...rest } = plan;
   return rest as unknown as P;
+}
+
+const kindName = (kind: Plan['kind']) => (kind === 'send' ? 'scheduled send' : 'heartbeat');
+
+/** The answer for a plan that is not there; also for one of a recipient the caller may not see. */
+export function planNotFound(kind: Plan['kind'], key: string): AppError {
+  return new AppError('PLAN_NOT_FOUND', `No ${kindName(kind)} "${key}"`);
 }
 
 function invalid(path: string, message: string): AppError {

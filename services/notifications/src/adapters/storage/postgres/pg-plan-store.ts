@@ -53,6 +53,11 @@ export class PgPlanStore implements PlanStore {
     return rows[0]!.count;
   }
 
+  async countFor(recipient: string): Promise<number> {
+    const rows = await this.query<{ count: number }>(`SELECT count(*)::int AS count FROM plans WHERE plan #>> '{notification,recipient}' = $1`, [recipient]);
+    return rows[0]!.count;
+  }
+
   async put(plan: Plan): Promise<StoredPlan> {
     const rows = await this.query<{ plan: StoredPlan }>(
       `INSERT INTO plans AS p (kind, key, version, plan) VALUES ($1, $2, 1, $3::jsonb)
@@ -64,6 +69,15 @@ export class PgPlanStore implements PlanStore {
   }
 
   async swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
+    if (version === 0) {
+      if (next === undefined) return false;
+      const inserted = await this.affected('INSERT INTO plans (kind, key, version, plan) VALUES ($1, $2, 1, $3::jsonb) ON CONFLICT (kind, key) DO NOTHING', [
+        kind,
+        key,
+        planColumn(next),
+      ]);
+      return inserted === 1;
+    }
     const changed =
       next === undefined
         ? await this.affected('DELETE FROM plans WHERE kind = $1 AND key = $2 AND version = $3', [kind, key, version])
