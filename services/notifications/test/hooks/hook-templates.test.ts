@@ -55,6 +55,20 @@ describe('HOOK_TEMPLATES_FILE', () => {
     expect(() => loadHookTemplates(fileWith('templates: [unclosed'))).toThrow(/cannot be read as YAML or JSON/);
   });
 
+  it('stops the start on a template naming __proto__ (Mustache keeps its lookups in a plain object)', () => {
+    expect(() => loadHookTemplates(fileWith({ templates: { washer: { ...washer, message: '{{#a}}{{b.__proto__.c}}{{/a}}' } } }))).toThrow(
+      /hook template "washer": message names __proto__/,
+    );
+  });
+
+  it('maps a priority by the own keys of its map only: a body saying "constructor" or "toString" gets the default', () => {
+    const template = loadHookTemplates(fileWith({ templates: { washer } })).get('washer')!;
+    const levels = ['constructor', 'toString', '__proto__', 'alarm'].map(
+      (level) => renderHook('washer', template, { device: { id: 'w1' }, event: { text: 'Done', level } }, {})[0]!.body.priority,
+    );
+    expect(levels).toEqual([0, 0, 0, 2]);
+  });
+
   it('renders text only: HTML is not escaped, nothing in a body runs, and prototype names read nothing', () => {
     const templates = loadHookTemplates(undefined);
     const body = { title: '<b>A & B</b>', message: '{{constructor}} {{__proto__}}', id: 'x', __proto__: { polluted: true } };
