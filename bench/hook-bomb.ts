@@ -113,7 +113,8 @@ async function serviceRun(nodeOptions: string | undefined) {
  */
 async function inProcessRender() {
   // Imported once built: the template module reads @homeops/common's build.
-  const { loadHookTemplates, renderHook } = await import('../services/notifications/src/adapters/hooks/hook-template.js');
+  const { loadHookTemplates } = await import('../services/notifications/src/adapters/hooks/hook-template.js');
+  const { renderHook } = await import('../services/notifications/src/adapters/hooks/render-hook.js');
   const template = loadHookTemplates(undefined).get('alertmanager')!;
   const manyKeys = (bytes: number) =>
     JSON.stringify({

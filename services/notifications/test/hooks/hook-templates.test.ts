@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadHookTemplates, renderHook, valueAt } from '../../src/adapters/hooks/hook-template.js';
+import { loadHookTemplates } from '../../src/adapters/hooks/hook-template.js';
+import { renderHook, valueAt } from '../../src/adapters/hooks/render-hook.js';
 
 // Templates of one's own: checked at start (a bad one names itself and its field), rendered without running anything.
 const dirs: string[] = [];
