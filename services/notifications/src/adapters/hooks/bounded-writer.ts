@@ -55,7 +55,8 @@ export class BoundedWriter extends Mustache.Writer {
     // Data only: true renders in the same context, any other value is pushed as the context (never called).
     if (!Array.isArray(value)) return this.renderTokens(inner, value === true ? context : context.push(value), partials, original);
     let buffer = '';
-    for (let i = 0; i < value.length && this.chars > 0 && this.steps >= 0; i++) {
+    // Each item is a step, even one rendering no token: empty sections nested over one array multiply too.
+    for (let i = 0; i < value.length && this.chars > 0 && this.steps-- >= 0; i++) {
       buffer += this.renderTokens(inner, context.push((value[i] as unknown) ?? ''), partials, original);
     }
     return buffer;
