@@ -36,7 +36,7 @@ export class BoundedWriter extends Mustache.Writer {
       if (this.chars <= 0 || this.steps < 0) break;
       this.steps--;
       const symbol = token[0];
-      if (symbol === '#') buffer += this.renderSection(token, context, partials, original) ?? '';
+      if (symbol === '#') buffer += this.renderSection(token, context, partials, original);
       else if (symbol === '^') buffer += this.renderInverted(token, context, partials, original) ?? '';
       else if (symbol === 'text') buffer += this.take(token[1]!);
       else if (symbol === 'name' || symbol === '&') buffer += this.take(textOf(context.lookup(token[1]!)));
