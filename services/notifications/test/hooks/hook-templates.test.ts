@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadHookTemplates, renderHook, valueAt } from '../../src/adapters/hooks/hook-template.js';
+import { loadHookTemplates } from '../../src/adapters/hooks/hook-template.js';
+import { renderHook, valueAt } from '../../src/adapters/hooks/render-hook.js';
 
 // Templates of one's own: checked at start (a bad one names itself and its field), rendered without running anything.
 const dirs: string[] = [];
@@ -53,6 +54,20 @@ describe('HOOK_TEMPLATES_FILE', () => {
     expect(() => loadHookTemplates(fileWith({ templates: { washer: { ...washer, script: 'rm -rf /' } } }))).toThrow(/templates\.washer/);
     expect(() => loadHookTemplates(fileWith({ templates: { 'Bad Name': washer } }))).toThrow(/HOOK_TEMPLATES_FILE/);
     expect(() => loadHookTemplates(fileWith('templates: [unclosed'))).toThrow(/cannot be read as YAML or JSON/);
+  });
+
+  it('stops the start on a template naming __proto__ (Mustache keeps its lookups in a plain object)', () => {
+    expect(() => loadHookTemplates(fileWith({ templates: { washer: { ...washer, message: '{{#a}}{{b.__proto__.c}}{{/a}}' } } }))).toThrow(
+      /hook template "washer": message names __proto__/,
+    );
+  });
+
+  it('maps a priority by the own keys of its map only: a body saying "constructor" or "toString" gets the default', () => {
+    const template = loadHookTemplates(fileWith({ templates: { washer } })).get('washer')!;
+    const levels = ['constructor', 'toString', '__proto__', 'alarm'].map(
+      (level) => renderHook('washer', template, { device: { id: 'w1' }, event: { text: 'Done', level } }, {})[0]!.body.priority,
+    );
+    expect(levels).toEqual([0, 0, 0, 2]);
   });
 
   it('renders text only: HTML is not escaped, nothing in a body runs, and prototype names read nothing', () => {

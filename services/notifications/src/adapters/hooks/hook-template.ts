@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { AppError, z } from '@homeops/common/core';
+import { z } from '@homeops/common/core';
 import Mustache from 'mustache';
 import { parse as parseYaml } from 'yaml';
 import type { HookQuery, HookTemplates, RenderedAlert } from '../../domain/alert-hooks.js';
 import { BUILT_IN_TEMPLATES } from './built-in-templates.js';
+import { renderHook, TEXT_FIELDS } from './render-hook.js';
 
 // A template maps a monitoring tool's JSON to notifications. Its text fields are Mustache templates: logic-less (no
 // code, no expressions, no helpers), so a template file can be written by anyone and a body can run nothing.
@@ -46,19 +47,30 @@ export type HookTemplate = z.infer<typeof HookTemplateSchema>;
 
 const TemplateFileSchema = z.object({ templates: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/), HookTemplateSchema) }).strict();
 
-const TEXT_FIELDS = ['recipient', 'title', 'message', 'url', 'urlTitle', 'sound', 'identity'] as const;
-
-/** Throws when a template's text is not valid Mustache, naming the template and field. */
+/** Throws when a template's text is not valid Mustache, or names `__proto__`, naming the template and field. */
 function assertParses(name: string, template: HookTemplate): void {
   for (const field of TEXT_FIELDS) {
     const text = template[field];
     if (text === undefined) continue;
+    let tokens: Mustache.TemplateSpans;
     try {
-      Mustache.parse(text);
+      tokens = Mustache.parse(text);
     } catch (err) {
       throw new Error(`hook template "${name}": ${field} is not a valid template: ${(err as Error).message}`);
     }
+    // Mustache caches a lookup under its name in a plain object: `__proto__` would replace that object's prototype.
+    if (namesIn(tokens).some((path) => path.split('.').includes('__proto__'))) {
+      throw new Error(`hook template "${name}": ${field} names __proto__, which no body value can be read as`);
+    }
   }
+}
+
+function namesIn(tokens: Mustache.TemplateSpans): string[] {
+  return tokens.flatMap((token) => {
+    if (token[0] === 'name' || token[0] === '&') return [token[1]];
+    if (token[0] === '#' || token[0] === '^') return [token[1], ...namesIn(token[4] as Mustache.TemplateSpans)];
+    return [];
+  });
 }
 
 /**
@@ -82,74 +94,6 @@ export function loadHookTemplates(file: string | undefined): ReadonlyMap<string,
   for (const [name, template] of Object.entries(result.data.templates)) templates.set(name, template);
   for (const [name, template] of templates) assertParses(name, template);
   return templates;
-}
-
-/** The value at a dotted path (`alerts.0.labels.severity`), own properties only. */
-export function valueAt(value: unknown, path: string): unknown {
-  let at: unknown = value;
-  for (const key of path.split('.')) {
-    if (at === null || typeof at !== 'object' || !Object.prototype.hasOwnProperty.call(at, key)) return undefined;
-    at = (at as Record<string, unknown>)[key];
-  }
-  return at;
-}
-
-// Mustache's HTML escaping is for web pages; notifications are plain text.
-const render = (text: string, view: object) => Mustache.render(text, view, {}, { escape: (value: unknown) => String(value) }).trim();
-
-function bad(path: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', `${path} ${message}`, { details: [{ path, message }] });
-}
-
-// Pushover's limits: a longer alert text is shortened rather than refused.
-const TITLE_MAX = 250;
-const MESSAGE_MAX = 1024;
-const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
-/** Maps a webhook body through a template to its alerts; a body the template cannot map is a 400 naming what is missing. */
-export function renderHook(name: string, template: HookTemplate, body: unknown, query: HookQuery): RenderedAlert[] {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw bad('body', 'must be a JSON object');
-  const items = template.each === undefined ? [body] : valueAt(body, template.each);
-  if (!Array.isArray(items)) throw bad(`body.${template.each}`, `must be an array of alerts (template "${name}")`);
-  if (items.length === 0) throw bad(`body.${template.each}`, `holds no alert (template "${name}")`);
-  if (items.length > 100) throw bad(`body.${template.each}`, 'holds more than 100 alerts; send fewer per call');
-  return items.map((item, i) => {
-    const at = template.each === undefined ? 'body' : `body.${template.each}.${i}`;
-    const view = item !== null && typeof item === 'object' && !Array.isArray(item) ? { ...(item as object), root: body } : { root: body };
-    const text = (field: (typeof TEXT_FIELDS)[number]) => (template[field] === undefined ? undefined : render(template[field], view) || undefined);
-    const recipient = query.recipient ?? text('recipient');
-    if (!recipient) throw bad('query.recipient', `is needed: template "${name}" names no recipient`);
-    const message = text('message');
-    if (!message) throw bad(at, `gives no message through template "${name}" (its message is ${JSON.stringify(template.message)})`);
-    const resolved = template.resolved && template.resolved.values.includes(valueAt(view, template.resolved.from) as string);
-    const sound = query.sound ?? text('sound');
-    const url = text('url');
-    const urlTitle = text('urlTitle');
-    return {
-      state: resolved ? 'resolved' : 'firing',
-      identity: text('identity'),
-      body: {
-        recipient,
-        title: shorten(text('title') ?? name, TITLE_MAX),
-        message: shorten(message, MESSAGE_MAX),
-        priority: query.priority ?? priorityOf(template, view),
-        ...(sound ? { sound } : {}),
-        ...(url ? { url } : {}),
-        ...(urlTitle ? { urlTitle } : {}),
-      },
-    };
-  });
-}
-
-function priorityOf(template: HookTemplate, view: object): number {
-  const spec = template.priority;
-  if (spec === undefined) return 0;
-  if (typeof spec === 'number') return spec;
-  const value = valueAt(view, spec.from);
-  const mapped = spec.map && (typeof value === 'string' || typeof value === 'number') ? spec.map[String(value)] : value;
-  const chosen = mapped ?? spec.default ?? 0;
-  const number = typeof chosen === 'number' ? chosen : Number(chosen);
-  return Number.isInteger(number) && number >= -2 && number <= 2 ? number : Number(spec.default ?? 0);
 }
 
 /** The templates of a start (built-in and HOOK_TEMPLATES_FILE's), rendered with Mustache. */
