@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock, Timer } from '../clock.js';
+import { setRepeatingTimer, type Clock, type Timer } from '../clock.js';
 import { AppError } from '../errors.js';
 import { Principal } from './principal.js';
 import type { Grant, Scope } from './scopes.js';
@@ -25,6 +25,8 @@ export interface TokenRegistryOptions {
   families?: readonly string[];
   /** How often the last-use times are written back at most (default one minute). */
   lastUseFlushMs?: number;
+  /** How often a store that other processes write is checked for their changes (default two seconds). */
+  reloadMs?: number;
 }
 
 /** Tokens kept at most: a household needs a few dozen. */
@@ -43,13 +45,18 @@ export class TokenRegistry {
   private readonly watchers = new Map<string, Set<() => void>>();
   private lastUseDirty = false;
   private flushTimer: Timer | undefined;
-  /** Saves run one after another, each with the state of its time. */
+  private reloadTimer: Timer | undefined;
+  /** Saves and reloads run one after another, each with the state of its time. */
   private saving: Promise<void> = Promise.resolve();
+  private queued = 0;
+  /** What the store kept at its last save or reload, taken in once nothing else is queued. */
+  private kept: StoredToken[] | undefined;
 
   constructor(private readonly options: TokenRegistryOptions) {}
 
   async open(): Promise<void> {
     for (const token of await this.options.store.load()) this.remember(token);
+    if (this.options.store.reload) this.reloadTimer = setRepeatingTimer(this.options.clock, () => this.reload(), this.options.reloadMs ?? 2_000);
   }
 
   /** The registry's clock time (expiries are set and checked on it). */
@@ -126,6 +133,7 @@ export class TokenRegistry {
   async close(): Promise<void> {
     this.flushTimer?.cancel();
     this.flushTimer = undefined;
+    this.reloadTimer?.cancel();
     if (this.lastUseDirty) await this.persist();
     await this.saving;
   }
@@ -192,18 +200,77 @@ export class TokenRegistry {
   private persist(): Promise<void> {
     this.lastUseDirty = false;
     const tokens = [...this.tokens.values()].map(stored);
-    const next = this.saving
-      .catch(() => {})
-      .then(() => this.options.store.save(tokens))
-      .catch((err: unknown) => {
+    return this.enqueue(
+      () => this.options.store.save(tokens),
+      (err: unknown) => {
         this.lastUseDirty = true;
         throw new AppError('TOKENS_NOT_SAVED', `The tokens could not be saved: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
           cause: err,
         });
-      });
+      },
+    );
+  }
+
+  /** Takes in what other processes sharing the store changed (a token created, rotated or revoked there). */
+  private reload(): void {
+    const { store } = this.options;
+    if (this.queued > 0 || !store.reload) return;
+    void this.enqueue(
+      () => store.reload!(),
+      () => undefined,
+    );
+  }
+
+  // Runs `step` after the saves and reloads before it; what the store then keeps is taken in when no other is queued
+  // (a later step starts from this one's result, and memory already holds its changes).
+  private enqueue(step: () => Promise<StoredToken[] | void | undefined>, failed: (err: unknown) => void): Promise<void> {
+    this.queued += 1;
+    const next = this.saving
+      .catch(() => {})
+      .then(step)
+      .then(
+        (kept) => {
+          this.queued -= 1;
+          if (kept) this.kept = kept;
+          if (this.queued === 0 && this.kept) this.adopt(this.kept);
+        },
+        (err: unknown) => {
+          this.queued -= 1;
+          failed(err);
+        },
+      );
     this.saving = next;
     return next;
   }
+
+  private adopt(kept: readonly StoredToken[]): void {
+    this.kept = undefined;
+    const ids = new Set(kept.map((t) => t.id));
+    for (const id of [...this.tokens.keys()]) {
+      if (ids.has(id)) continue;
+      this.tokens.delete(id);
+      this.end(id);
+    }
+    for (const token of kept) {
+      const known = this.tokens.get(token.id);
+      const lastUsedMs = Math.max(known?.lastUsedMs ?? -Infinity, token.lastUsedAt === null ? -Infinity : Date.parse(token.lastUsedAt));
+      if (known && sameExcept(stored(known), token, ['lastUsedAt'])) {
+        known.lastUsedMs = Number.isFinite(lastUsedMs) ? lastUsedMs : undefined;
+        continue;
+      }
+      const entry = this.remember(token);
+      entry.lastUsedMs = Number.isFinite(lastUsedMs) ? lastUsedMs : undefined;
+      // Changed elsewhere: streams of its old grants end as after a change here (a new label alone ends none).
+      if (known && !sameExcept(stored(known), token, ['lastUsedAt', 'label'])) this.end(token.id);
+    }
+  }
+}
+
+/** Whether two kept tokens agree in every field but `ignored` (whatever order their fields are in). */
+function sameExcept(a: StoredToken, b: StoredToken, ignored: readonly string[]): boolean {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)].filter((field) => !ignored.includes(field)));
+  const field = (token: StoredToken, name: string) => JSON.stringify((token as Record<string, unknown>)[name]);
+  return [...fields].every((name) => field(a, name) === field(b, name));
 }
 
 function refuse(message: string): never {
