@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +140,28 @@ describe('two processes on one token file', () => {
     expect(kept[0]!.lastUsedAt).toBe('2026-11-26T08:00:01.000Z');
     clock.advance(1_000);
     await two.close();
+  });
+
+  it('keeps every token when both create many at once (each save under the lock, merged)', async () => {
+    const { file, one, two } = await pair();
+    const create = (registry: TokenRegistry, label: string) => registry.create({ label, scopes: [{ scope: 'metrics' }], expiresAt: null });
+
+    await Promise.all(Array.from({ length: 20 }, (_, i) => [create(one, `one-${i}`), create(two, `two-${i}`)]).flat());
+
+    expect((JSON.parse(await readFile(file, 'utf8')).tokens as StoredToken[]).length).toBe(40);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('takes over a lock left by a process that died holding it', async () => {
+    const { file, one } = await pair();
+    writeFileSync(`${file}.lock`, '');
+    utimesSync(`${file}.lock`, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+
+    await one.create({ label: 'after a crash', scopes: [{ scope: 'metrics' }], expiresAt: null });
+
+    expect(JSON.parse(await readFile(file, 'utf8')).tokens).toHaveLength(1);
+    await one.close();
   });
 
   it('refuses a token revoked at the other process after its next reload, and ends its streams', async () => {

@@ -3,6 +3,7 @@ import { setRepeatingTimer, type Clock, type Timer } from '../clock.js';
 import { AppError } from '../errors.js';
 import { Principal } from './principal.js';
 import type { Grant, Scope } from './scopes.js';
+import { mergeTokens } from './token-merge.js';
 import { FileTokenStore, type StoredToken, type TokenStore } from './token-store.js';
 
 /** A token as the API shows it: everything but its hash. */
@@ -49,8 +50,6 @@ export class TokenRegistry {
   /** Saves and reloads run one after another, each with the state of its time. */
   private saving: Promise<void> = Promise.resolve();
   private queued = 0;
-  /** What the store kept at its last save or reload, taken in once nothing else is queued. */
-  private kept: StoredToken[] | undefined;
 
   constructor(private readonly options: TokenRegistryOptions) {}
 
@@ -199,9 +198,8 @@ export class TokenRegistry {
 
   private persist(): Promise<void> {
     this.lastUseDirty = false;
-    const tokens = [...this.tokens.values()].map(stored);
     return this.enqueue(
-      () => this.options.store.save(tokens),
+      (tokens) => this.options.store.save(tokens),
       (err: unknown) => {
         this.lastUseDirty = true;
         throw new AppError('TOKENS_NOT_SAVED', `The tokens could not be saved: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
@@ -221,18 +219,22 @@ export class TokenRegistry {
     );
   }
 
-  // Runs `step` after the saves and reloads before it; what the store then keeps is taken in when no other is queued
-  // (a later step starts from this one's result, and memory already holds its changes).
-  private enqueue(step: () => Promise<StoredToken[] | void | undefined>, failed: (err: unknown) => void): Promise<void> {
+  // Runs `step` with the tokens as they are when it starts, after the saves and reloads before it. What the store then
+  // keeps (merged with other processes' changes) is taken in, merged again with what changed here meanwhile (a
+  // create or revoke whose own save is still queued), so neither side's change is lost.
+  private enqueue(step: (tokens: StoredToken[]) => Promise<StoredToken[] | void | undefined>, failed: (err: unknown) => void): Promise<void> {
     this.queued += 1;
+    const current = () => [...this.tokens.values()].map(stored);
     const next = this.saving
       .catch(() => {})
-      .then(step)
+      .then(async () => {
+        const snapshot = current();
+        const kept = await step(snapshot);
+        if (kept) this.adopt(mergeTokens(snapshot, current(), kept));
+      })
       .then(
-        (kept) => {
+        () => {
           this.queued -= 1;
-          if (kept) this.kept = kept;
-          if (this.queued === 0 && this.kept) this.adopt(this.kept);
         },
         (err: unknown) => {
           this.queued -= 1;
@@ -244,7 +246,6 @@ export class TokenRegistry {
   }
 
   private adopt(kept: readonly StoredToken[]): void {
-    this.kept = undefined;
     const ids = new Set(kept.map((t) => t.id));
     for (const id of [...this.tokens.keys()]) {
       if (ids.has(id)) continue;
