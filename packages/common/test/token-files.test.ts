@@ -101,6 +101,24 @@ describe('openServiceTokens', () => {
     await again.close();
   });
 
+  it('refuses, keeps and names the tokens of the other service when both are given one TOKENS_FILE', async () => {
+    const { dir, clock, secrets } = await legacyFolder();
+    const log = captureLogger();
+    const file = join(dir, 'tokens.json');
+    const notifications = await openServiceTokens({ file, dataDir: dir, service: 'notifications', scopes: NOTIFY, clock, logger: log.logger });
+
+    expect(notifications.authenticate(secrets.lamp)).toBeUndefined();
+    expect(notifications.authenticate(secrets.both)).toBeUndefined();
+    expect(notifications.authenticate(secrets.phone)).toBeDefined();
+    await notifications.create({ label: 'new', scopes: [{ scope: 'notifications:read' }], expiresAt: null });
+    const devices = await openServiceTokens({ file, dataDir: dir, service: 'device-control', scopes: DEVICE, clock, logger: log.logger });
+
+    expect(devices.authenticate(secrets.lamp)?.has('devices:control')).toBe(true);
+    expect(notifications.list().map((t) => t.label)).toEqual(['phone', 'admin', 'scraper', 'new']);
+    expect(log.text()).toContain('holds 2 tokens of another service');
+    await Promise.all([devices.close(), notifications.close()]);
+  });
+
   it('uses TOKENS_FILE as it is, without splitting', async () => {
     const { dir, clock, secrets } = await legacyFolder();
     const file = join(dir, 'mine.json');

@@ -43,6 +43,8 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  */
 export class TokenRegistry {
   private readonly tokens = new Map<string, Entry>();
+  /** Tokens of another service in a file both were told to share (one TOKENS_FILE): kept in it, never accepted here. */
+  private readonly foreign = new Map<string, StoredToken>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private lastUseDirty = false;
   private flushTimer: Timer | undefined;
@@ -54,7 +56,7 @@ export class TokenRegistry {
   constructor(private readonly options: TokenRegistryOptions) {}
 
   async open(): Promise<void> {
-    for (const token of await this.options.store.load()) this.remember(token);
+    this.adopt(await this.options.store.load());
     if (this.options.store.reload) this.reloadTimer = setRepeatingTimer(this.options.clock, () => this.reload(), this.options.reloadMs ?? 2_000);
   }
 
@@ -65,6 +67,11 @@ export class TokenRegistry {
 
   get size(): number {
     return this.tokens.size;
+  }
+
+  /** How many tokens of another service the store holds (kept there, refused here). */
+  get foreignCount(): number {
+    return this.foreign.size;
   }
 
   list(): TokenView[] {
@@ -224,7 +231,7 @@ export class TokenRegistry {
   // create or revoke whose own save is still queued), so neither side's change is lost.
   private enqueue(step: (tokens: StoredToken[]) => Promise<StoredToken[] | void | undefined>, failed: (err: unknown) => void): Promise<void> {
     this.queued += 1;
-    const current = () => [...this.tokens.values()].map(stored);
+    const current = () => [...[...this.tokens.values()].map(stored), ...this.foreign.values()];
     const next = this.saving
       .catch(() => {})
       .then(async () => {
@@ -245,7 +252,13 @@ export class TokenRegistry {
     return next;
   }
 
-  private adopt(kept: readonly StoredToken[]): void {
+  private adopt(all: readonly StoredToken[]): void {
+    this.foreign.clear();
+    const kept = all.filter((token) => {
+      const foreign = token.scopes.some((grant) => !this.options.scopes.includes(grant.scope));
+      if (foreign) this.foreign.set(token.id, token);
+      return !foreign;
+    });
     const ids = new Set(kept.map((t) => t.id));
     for (const id of [...this.tokens.keys()]) {
       if (ids.has(id)) continue;

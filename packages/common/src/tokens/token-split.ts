@@ -50,7 +50,15 @@ export async function openServiceTokens(settings: ServiceTokenSettings): Promise
   const { dataDir, service, scopes, clock, families, logger } = settings;
   const file = settings.file ?? join(dataDir, `${service}-tokens.json`);
   if (settings.file === undefined) await splitSharedTokens(join(dataDir, SHARED_TOKENS_FILE), file, scopes, logger);
-  return openTokens(file, scopes, clock, families);
+  const tokens = await openTokens(file, scopes, clock, families);
+  if (tokens.foreignCount > 0) {
+    logger.warn(
+      { file, tokens: tokens.foreignCount },
+      `${file} holds ${tokens.foreignCount} tokens of another service: they are refused here and left in the file. ` +
+        'Give each service its own TOKENS_FILE (or none: each then keeps <service>-tokens.json in its data folder)',
+    );
+  }
+  return tokens;
 }
 
 async function splitSharedTokens(shared: string, own: string, scopes: readonly Scope[], logger: Logger): Promise<void> {
