@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { dirname } from 'node:path';
+import { createFileExclusively } from './atomic-file.js';
 import type { Logger } from './logger.js';
 
 /** How a service is reached and guarded, settled once at startup. */
@@ -46,15 +46,11 @@ async function keptApiKey(file: string, logger: Logger): Promise<string> {
     return kept;
   }
   const key = randomBytes(32).toString('base64url');
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  // 'wx': of two processes starting together only one writes; the other reads what it wrote.
-  const written = await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' }).then(
-    () => true,
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EEXIST') return false;
-      throw new Error(`cannot save the generated API key to ${file}: ${err.code ?? err.message}`);
-    },
-  );
+  // Created whole or not at all (linked from a synced temp file): of two services starting together on one folder only
+  // one writes, and the other reads all of what it wrote, never an empty or half-written key.
+  const written = await createFileExclusively(file, `${key}\n`).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(`cannot save the generated API key to ${file}: ${err.code ?? err.message}`);
+  });
   if (!written) return keptApiKey(file, logger);
   logger.warn(
     { file },

@@ -25,7 +25,7 @@ export const HttpAccessShape = {
   API_KEY: ApiKeySchema,
   /** Where a generated key is kept when HOST is not loopback and API_KEY is unset; default `api-key` in the data folder. */
   API_KEY_FILE: z.string().min(1).optional(),
-  /** Where the scoped tokens are kept (hashes only, 0600); default `tokens.json` in the data folder. */
+  /** Where the scoped tokens are kept (hashes only, 0600); default `<service>-tokens.json` in the data folder. */
   TOKENS_FILE: z.string().min(1).optional(),
   /** An explicit opt-out for a trusted LAN: listen on HOST without any key (/health says degraded). */
   ALLOW_OPEN_LAN: flag,

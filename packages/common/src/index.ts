@@ -19,6 +19,7 @@ export { SCOPES, GrantSchema, GrantsSchema, type Grant, type Scope, type RouteAc
 export { openTokens, TokenRegistry, type TokenView, type TokenSettings, type TokenRegistryOptions } from './tokens/token-registry.js';
 export { FileTokenStore, InMemoryTokenStore, type StoredToken, type TokenStore } from './tokens/token-store.js';
 export { registerTokenRoutes } from './tokens/token-routes.js';
+export { openServiceTokens, tokensOfService, SHARED_TOKENS_FILE, type ServiceTokenSettings } from './tokens/token-split.js';
 export { Api, parseInput, type RouteSpec, type RouteInput, type RouteResponse, type RouteEntry } from './api.js';
 export { createHttpApp, httpAccessOptions, PUBLIC_PATHS, routeTableOf, type HttpAppOptions } from './http-app.js';
 export { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
@@ -26,7 +27,7 @@ export { EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOption
 export { serve, type ServeOptions, type RunningServer } from './server.js';
 export { processInfo } from './process-info.js';
 export { sendJson } from './send-json.js';
-export { writeFileAtomically } from './atomic-file.js';
+export { createFileExclusively, writeFileAtomically } from './atomic-file.js';
 export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';
 export { HttpAccessShape } from './config-schemas.js';
 export { resolveAccess, withResolvedAccess, isLoopbackHost, type Access, type AccessSettings, type AccessConfig } from './access.js';

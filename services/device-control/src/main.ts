@@ -1,5 +1,15 @@
 import { dirname, join } from 'node:path';
-import { createLogger, EventStreamHub, openTokens, serve, systemClock, withResolvedAccess, type Clock, type Logger, type TokenRegistry } from '@homeops/common';
+import {
+  createLogger,
+  EventStreamHub,
+  openServiceTokens,
+  serve,
+  systemClock,
+  withResolvedAccess,
+  type Clock,
+  type Logger,
+  type TokenRegistry,
+} from '@homeops/common';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp, DEVICE_SCOPES } from './app.js';
@@ -71,7 +81,15 @@ const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanP
 const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
 let tokens: TokenRegistry;
 try {
-  tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(config.CLOUD_TOKEN_FILE), 'tokens.json'), DEVICE_SCOPES, clock, CONTROL_FAMILIES);
+  tokens = await openServiceTokens({
+    file: config.TOKENS_FILE,
+    dataDir: dirname(config.CLOUD_TOKEN_FILE),
+    service: SERVICE_NAME,
+    scopes: DEVICE_SCOPES,
+    clock,
+    families: CONTROL_FAMILIES,
+    logger,
+  });
 } catch (err) {
   logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
   process.exit(1);

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
-import { openTokens, serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
+import { openServiceTokens, serve, systemClock, withResolvedAccess, type Clock, type Logger } from '@homeops/common';
 import { buildDomain, createApp, createStreamHub, NOTIFICATION_SCOPES } from './app.js';
 import type { Config } from './config.js';
 import type { AttachmentStore } from './domain/attachment-store.js';
@@ -10,6 +10,7 @@ import type { NotificationRepository } from './domain/notification-repository.js
 import type { PlanStore } from './domain/plans/plan.js';
 import type { PushProvider } from './domain/push-provider.js';
 import { RetentionJob } from './domain/retention.job.js';
+import { SERVICE_NAME } from './version.js';
 
 /** The real (or embedding app's) implementations of the domain interfaces. */
 export interface ServiceAdapters {
@@ -40,7 +41,14 @@ export async function startService(settings: Config, logger: Logger, adapters: S
   const { repository, attachments, provider } = adapters;
   const config = await withResolvedAccess(settings, join(dirname(settings.STORAGE_PATH), 'api-key'), logger);
   const clock = adapters.clock ?? systemClock;
-  const tokens = await openTokens(config.TOKENS_FILE ?? join(dirname(settings.STORAGE_PATH), 'tokens.json'), NOTIFICATION_SCOPES, clock);
+  const tokens = await openServiceTokens({
+    file: config.TOKENS_FILE,
+    dataDir: dirname(settings.STORAGE_PATH),
+    service: SERVICE_NAME,
+    scopes: NOTIFICATION_SCOPES,
+    clock,
+    logger,
+  });
   await repository.open();
   await adapters.plans?.open();
   if (!provider.enabled) {

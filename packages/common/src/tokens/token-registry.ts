@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock, Timer } from '../clock.js';
+import { setRepeatingTimer, type Clock, type Timer } from '../clock.js';
 import { AppError } from '../errors.js';
 import { Principal } from './principal.js';
 import type { Grant, Scope } from './scopes.js';
+import { mergeTokens } from './token-merge.js';
 import { FileTokenStore, type StoredToken, type TokenStore } from './token-store.js';
 
 /** A token as the API shows it: everything but its hash. */
@@ -25,6 +26,8 @@ export interface TokenRegistryOptions {
   families?: readonly string[];
   /** How often the last-use times are written back at most (default one minute). */
   lastUseFlushMs?: number;
+  /** How often a store that other processes write is checked for their changes (default two seconds). */
+  reloadMs?: number;
 }
 
 /** Tokens kept at most: a household needs a few dozen. */
@@ -40,16 +43,21 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  */
 export class TokenRegistry {
   private readonly tokens = new Map<string, Entry>();
+  /** Tokens of another service in a file both were told to share (one TOKENS_FILE): kept in it, never accepted here. */
+  private readonly foreign = new Map<string, StoredToken>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private lastUseDirty = false;
   private flushTimer: Timer | undefined;
-  /** Saves run one after another, each with the state of its time. */
+  private reloadTimer: Timer | undefined;
+  /** Saves and reloads run one after another, each with the state of its time. */
   private saving: Promise<void> = Promise.resolve();
+  private queued = 0;
 
   constructor(private readonly options: TokenRegistryOptions) {}
 
   async open(): Promise<void> {
-    for (const token of await this.options.store.load()) this.remember(token);
+    this.adopt(await this.options.store.load());
+    if (this.options.store.reload) this.reloadTimer = setRepeatingTimer(this.options.clock, () => this.reload(), this.options.reloadMs ?? 2_000);
   }
 
   /** The registry's clock time (expiries are set and checked on it). */
@@ -59,6 +67,11 @@ export class TokenRegistry {
 
   get size(): number {
     return this.tokens.size;
+  }
+
+  /** How many tokens of another service the store holds (kept there, refused here). */
+  get foreignCount(): number {
+    return this.foreign.size;
   }
 
   list(): TokenView[] {
@@ -126,6 +139,7 @@ export class TokenRegistry {
   async close(): Promise<void> {
     this.flushTimer?.cancel();
     this.flushTimer = undefined;
+    this.reloadTimer?.cancel();
     if (this.lastUseDirty) await this.persist();
     await this.saving;
   }
@@ -191,19 +205,86 @@ export class TokenRegistry {
 
   private persist(): Promise<void> {
     this.lastUseDirty = false;
-    const tokens = [...this.tokens.values()].map(stored);
-    const next = this.saving
-      .catch(() => {})
-      .then(() => this.options.store.save(tokens))
-      .catch((err: unknown) => {
+    return this.enqueue(
+      (tokens) => this.options.store.save(tokens),
+      (err: unknown) => {
         this.lastUseDirty = true;
         throw new AppError('TOKENS_NOT_SAVED', `The tokens could not be saved: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
           cause: err,
         });
-      });
+      },
+    );
+  }
+
+  /** Takes in what other processes sharing the store changed (a token created, rotated or revoked there). */
+  private reload(): void {
+    const { store } = this.options;
+    if (this.queued > 0 || !store.reload) return;
+    void this.enqueue(
+      () => store.reload!(),
+      () => undefined,
+    );
+  }
+
+  // Runs `step` with the tokens as they are when it starts, after the saves and reloads before it. What the store then
+  // keeps (merged with other processes' changes) is taken in, merged again with what changed here meanwhile (a
+  // create or revoke whose own save is still queued), so neither side's change is lost.
+  private enqueue(step: (tokens: StoredToken[]) => Promise<StoredToken[] | void | undefined>, failed: (err: unknown) => void): Promise<void> {
+    this.queued += 1;
+    const current = () => [...[...this.tokens.values()].map(stored), ...this.foreign.values()];
+    const next = this.saving
+      .catch(() => {})
+      .then(async () => {
+        const snapshot = current();
+        const kept = await step(snapshot);
+        if (kept) this.adopt(mergeTokens(snapshot, current(), kept));
+      })
+      .then(
+        () => {
+          this.queued -= 1;
+        },
+        (err: unknown) => {
+          this.queued -= 1;
+          failed(err);
+        },
+      );
     this.saving = next;
     return next;
   }
+
+  private adopt(all: readonly StoredToken[]): void {
+    this.foreign.clear();
+    const kept = all.filter((token) => {
+      const foreign = token.scopes.some((grant) => !this.options.scopes.includes(grant.scope));
+      if (foreign) this.foreign.set(token.id, token);
+      return !foreign;
+    });
+    const ids = new Set(kept.map((t) => t.id));
+    for (const id of [...this.tokens.keys()]) {
+      if (ids.has(id)) continue;
+      this.tokens.delete(id);
+      this.end(id);
+    }
+    for (const token of kept) {
+      const known = this.tokens.get(token.id);
+      const lastUsedMs = Math.max(known?.lastUsedMs ?? -Infinity, token.lastUsedAt === null ? -Infinity : Date.parse(token.lastUsedAt));
+      if (known && sameExcept(stored(known), token, ['lastUsedAt'])) {
+        known.lastUsedMs = Number.isFinite(lastUsedMs) ? lastUsedMs : undefined;
+        continue;
+      }
+      const entry = this.remember(token);
+      entry.lastUsedMs = Number.isFinite(lastUsedMs) ? lastUsedMs : undefined;
+      // Changed elsewhere: streams of its old grants end as after a change here (a new label alone ends none).
+      if (known && !sameExcept(stored(known), token, ['lastUsedAt', 'label'])) this.end(token.id);
+    }
+  }
+}
+
+/** Whether two kept tokens agree in every field but `ignored` (whatever order their fields are in). */
+function sameExcept(a: StoredToken, b: StoredToken, ignored: readonly string[]): boolean {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)].filter((field) => !ignored.includes(field)));
+  const field = (token: StoredToken, name: string) => JSON.stringify((token as Record<string, unknown>)[name]);
+  return [...fields].every((name) => field(a, name) === field(b, name));
 }
 
 function refuse(message: string): never {
