@@ -59,11 +59,19 @@ describe('docs/node-red/homeops-flow.json', () => {
 
   it('subscribes and publishes on the topics the bridges use, under their default base topics', () => {
     const plug = deviceTopics(DeviceControlConfig.parse({}).MQTT_BASE_TOPIC, 'sim-plug-0001');
-    const lamp = deviceTopics(DeviceControlConfig.parse({}).MQTT_BASE_TOPIC, 'sim-plug-0002');
+    const lamp = deviceTopics(DeviceControlConfig.parse({}).MQTT_BASE_TOPIC, 'sim-bulb-0001');
     const [alice] = recipientEntities(NotificationsConfig.parse({}).MQTT_BASE_TOPIC, ['alice']);
     const topics = (type: string) => flow.filter((node) => node.type === type).map((node) => node.topic);
     expect(topics('mqtt in').sort()).toEqual([plug.channelState(0), alice!.topics.alarm].sort());
     expect(topics('mqtt out').sort()).toEqual([lamp.channelSet(0), alice!.topics.notify].sort());
+  });
+
+  it('reaches the broker named by settings, and notifies on a change of state only', () => {
+    const broker = flow.find((node) => node.type === 'mqtt-broker') as FlowNode & { port?: string };
+    expect([broker.broker, broker.port]).toEqual(['${HOMEOPS_MQTT_HOST}', '${HOMEOPS_MQTT_PORT}']);
+    const state = flow.find((node) => node.type === 'mqtt in' && node.topic?.endsWith('/channels/0/state'))!;
+    const filter = byId.get(state.wires?.[0]?.[0] ?? '') as FlowNode & { func?: string };
+    expect([filter.type, filter.func]).toEqual(['rbe', 'rbei']);
   });
 
   it('calls documented routes with the X-API-Key header from the environment', async () => {

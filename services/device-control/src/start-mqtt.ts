@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Clock, Logger } from '@homeops/common';
 import { MqttBridge, mqttSettingsOf, type MqttStatus } from '@homeops/common/mqtt';
-import { DeviceControlMqttAdapter } from './adapters/mqtt/device-control-mqtt.adapter.js';
+import { DeviceControlMqttAdapter, MAX_PACKET_BYTES } from './adapters/mqtt/device-control-mqtt.adapter.js';
 import type { Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
@@ -33,6 +33,7 @@ export function buildMqtt(config: Config, deps: MqttDeps): MqttLink | undefined 
     origin: { name: `homeops ${SERVICE_NAME}`, swVersion: SERVICE_VERSION, supportUrl: `http://${hostname()}:${config.PORT}/docs` },
     clock: deps.clock,
     logger: log,
+    maxPacketBytes: MAX_PACKET_BYTES,
   });
   const adapter = new DeviceControlMqttAdapter({
     bridge,

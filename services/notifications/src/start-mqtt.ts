@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { parseInput, type Logger } from '@homeops/common';
 import { MqttBridge, mqttSettingsOf, type MqttStatus } from '@homeops/common/mqtt';
-import { NotificationsMqttAdapter } from './adapters/mqtt/notifications-mqtt.adapter.js';
+import { MAX_PACKET_BYTES, NotificationsMqttAdapter } from './adapters/mqtt/notifications-mqtt.adapter.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import type { Domain } from './app.js';
 import type { Config } from './config.js';
@@ -41,6 +41,7 @@ export function buildMqtt(config: Config, domain: Domain, logger: Logger): MqttL
     origin: { name: `homeops ${SERVICE_NAME}`, swVersion: SERVICE_VERSION, supportUrl: `http://${hostname()}:${config.PORT}/docs` },
     clock: domain.ctx.clock,
     logger: log,
+    maxPacketBytes: MAX_PACKET_BYTES,
   });
   const adapter = new NotificationsMqttAdapter({
     bridge,

@@ -13,3 +13,4 @@ export {
   type DiscoveryOrigin,
 } from './discovery.js';
 export { OutboundQueue, type OutboundMessage, type RetainedKind } from './outbound-queue.js';
+export { PacketSizeGuard, PacketTooLargeError, guardPacketSize, type GuardedStream } from './packet-size-guard.js';

@@ -7,6 +7,7 @@ import { withTimeout } from '../timeout.js';
 import { buildDiscoveryMessage, slugOf, type DiscoveryDevice, type DiscoveryOrigin } from './discovery.js';
 import { brokerLabel, type MqttSettings } from './mqtt-config.js';
 import { OutboundQueue } from './outbound-queue.js';
+import { guardPacketSize } from './packet-size-guard.js';
 
 /** What /health shows of the bridge (`off` when MQTT_URL is unset); never a user name or password. */
 export interface MqttStatus {
@@ -33,7 +34,19 @@ export interface MqttBridgeOptions {
   maxQueued?: number;
   /** Publishes awaiting the broker's acknowledgement at once; default 100. */
   maxInFlight?: number;
+  /**
+   * The largest packet the broker may send this service (topic and payload), default 1 MiB: asked of the broker as
+   * MQTT 5's Maximum Packet Size (Mosquitto 2 then drops a larger message for this client), and enforced on the
+   * connection whatever the broker does (a larger packet ends the connection before it is buffered).
+   */
+  maxPacketBytes?: number;
 }
+
+/** The MQTT versions the bridge speaks: 5 first, 3.1.1 with a broker that refuses 5. */
+type ProtocolVersion = 5 | 4;
+
+/** CONNACK codes of a broker that does not speak the version asked: 3.1.1's 1, MQTT 5's 0x84. */
+const UNSUPPORTED_VERSION = new Set([1, 0x84]);
 
 /** The life cycle of the broker connection: one value, moved only by `moveTo`. */
 type Connection =
@@ -45,8 +58,9 @@ type Connection =
 
 /**
  * One service's connection to an MQTT broker for Home Assistant: a last will (`offline`, retained) on
- * `<base>/availability` and `online` once connected; discovery and state messages kept (latest per topic) and published
- * again after every reconnect and whenever Home Assistant announces `online` on `<prefix>/status`; devices that went
+ * `<base>/availability` and `online` once connected; discovery and state messages kept (latest per topic), published
+ * when they change, and again after every reconnect and whenever Home Assistant announces `online` on
+ * `<prefix>/status`; devices that went
  * away get their retained config cleared. Publishing never waits for the broker (fire-and-forget through a bounded
  * queue), so a broker outage only shows in `status()`. Reconnects back off on the injected clock.
  */
@@ -62,6 +76,8 @@ export class MqttBridge {
   private lastError: string | null = null;
   private readonly callTimeoutMs: number;
   private readonly clientId: string;
+  private readonly maxPacketBytes: number;
+  private protocolVersion: ProtocolVersion = 5;
 
   constructor(private readonly options: MqttBridgeOptions) {
     const { settings } = options;
@@ -71,6 +87,7 @@ export class MqttBridge {
     this.idPrefix = `${slugOf(settings.baseTopic)}_`;
     this.callTimeoutMs = options.callTimeoutMs ?? 5_000;
     this.clientId = `${this.idPrefix}${randomBytes(4).toString('hex')}`;
+    this.maxPacketBytes = options.maxPacketBytes ?? 1024 * 1024;
     this.queue = new OutboundQueue({
       maxQueued: options.maxQueued ?? 1_000,
       maxInFlight: options.maxInFlight ?? 100,
@@ -114,9 +131,17 @@ export class MqttBridge {
     this.queue.retain(`${this.settings.discoveryPrefix}/device/${id}/config`, '', 'discovery');
   }
 
-  /** A state: retained, and the latest per topic is published again after a reconnect. */
+  /**
+   * A state: retained, published only when it changed (a periodic sync repeats every state), and the latest per topic
+   * is published again after a reconnect and when Home Assistant announces `online`.
+   */
   publishState(topic: string, payload: string): void {
     this.queue.retain(topic, payload, 'state');
+  }
+
+  /** A state published even when unchanged: a refused command tells Home Assistant the true state again. */
+  publishStateAgain(topic: string, payload: string): void {
+    this.queue.retain(topic, payload, 'state', true);
   }
 
   /** A one-off message (an event, an error report): not retained; queued (bounded) while the broker is away. */
@@ -171,13 +196,15 @@ export class MqttBridge {
       const { connect } = await import('mqtt');
       if (this.connection.kind === 'stopped') return;
       client = connect(this.settings.url, this.clientOptions());
+      // connect() built the socket and piped it to the parser; no byte has arrived yet.
+      guardPacketSize(client.stream, this.maxPacketBytes);
     } catch (err) {
       this.fail(failures, downSince, err);
       return;
     }
     this.moveTo({ kind: 'connecting', client, failures, downSince });
     client.on('connect', () => void this.onConnected(client));
-    client.on('error', (err) => (this.lastError = this.scrub(err.message)));
+    client.on('error', (err) => this.onError(client, err));
     client.on('message', (topic, payload, packet) => void this.onMessage(topic, payload, packet.retain));
     client.on('close', () => this.onClosed(client));
   }
@@ -191,6 +218,8 @@ export class MqttBridge {
       reconnectPeriod: 0,
       connectTimeout: this.callTimeoutMs,
       keepalive: 30,
+      protocolVersion: this.protocolVersion,
+      ...(this.protocolVersion === 5 ? { properties: { maximumPacketSize: this.maxPacketBytes } } : {}),
       will: { topic: this.availabilityTopic, payload: Buffer.from('offline'), qos: 1, retain: true },
       ...(settings.username === undefined ? {} : { username: settings.username }),
       ...(settings.password === undefined ? {} : { password: settings.password }),
@@ -212,6 +241,17 @@ export class MqttBridge {
     if (!(await this.subscribeOn(client, filters))) return;
     this.queue.retain(this.availabilityTopic, 'online', 'state');
     this.queue.resendAll();
+  }
+
+  private onError(client: MqttClient, err: Error & { code?: unknown }): void {
+    this.lastError = this.scrub(err.message);
+    const current = this.connection;
+    if (current.kind !== 'connecting' || current.client !== client) return;
+    // A broker without MQTT 5 refuses the connection: the next attempt speaks 3.1.1 (the packet guard still holds).
+    if (this.protocolVersion === 5 && typeof err.code === 'number' && UNSUPPORTED_VERSION.has(err.code)) {
+      this.protocolVersion = 4;
+      this.options.logger.warn({ broker: this.broker }, 'mqtt: the broker does not speak MQTT 5; using 3.1.1');
+    }
   }
 
   private async subscribeOn(client: MqttClient, filters: string[]): Promise<boolean> {
@@ -255,7 +295,7 @@ export class MqttBridge {
     const prefix = this.settings.discoveryPrefix;
     if (topic === this.homeAssistantStatusTopic) {
       // A retained birth message is not an announcement: everything was published at connect anyway.
-      if (!retained && payload.toString('utf8') === 'online') this.queue.resendAll();
+      if (!retained && payload.length === 'online'.length && payload.toString('utf8') === 'online') this.queue.resendAll();
       return;
     }
     if (topic.startsWith(`${prefix}/device/`) && topic.endsWith('/config')) {

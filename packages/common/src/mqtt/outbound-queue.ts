@@ -35,8 +35,14 @@ export class OutboundQueue {
 
   constructor(private readonly options: OutboundQueueOptions) {}
 
-  /** Sets a retained topic's payload (an empty one clears it at the broker) and publishes it when it can. */
-  retain(topic: string, payload: string, kind: RetainedKind): void {
+  /**
+   * Sets a retained topic's payload (an empty one clears it at the broker) and publishes it when it can. The same payload
+   * again is not published (the broker's retained copy already tells it) unless `again`: every publish reaches the
+   * subscribers, and a flow that acts on each one would act on a repeat.
+   */
+  retain(topic: string, payload: string, kind: RetainedKind, again = false): void {
+    const known = this.retained.get(topic);
+    if (!again && known?.payload === payload && known.kind === kind) return;
     this.retained.set(topic, { payload, kind });
     this.dirty.delete(topic);
     this.dirty.add(topic);

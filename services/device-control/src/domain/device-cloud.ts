@@ -70,6 +70,9 @@ export interface LightFeatures {
   rgb: boolean;
 }
 
+/** Which of its settings a light shows: its colour temperature or its RGB colour (the one set last). */
+export type LightColorMode = 'temperature' | 'rgb';
+
 /** A light's settings: brightness and colour temperature 1–100 (warm to cold), colour as 0xRRGGBB; null while unknown. */
 export interface LightReading {
   channel: number;
@@ -77,6 +80,8 @@ export interface LightReading {
   temperature: number | null;
   rgb: number | null;
   supports: LightFeatures;
+  /** What the light shows, when the device tells it (Meross's capacity bits); the service also knows it from the last change. */
+  mode?: LightColorMode | null;
 }
 
 /** What a light command changes (at least one field). */
@@ -192,7 +197,7 @@ export type CloudEvent =
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
   | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
   | { type: 'cover'; uuid: string; channel: number; position?: number; motion?: CoverMotion; source: 'push' }
-  | ({ type: 'light'; uuid: string; channel: number; source: 'push' } & LightChange)
+  | ({ type: 'light'; uuid: string; channel: number; source: 'push'; mode?: LightColorMode } & LightChange)
   | { type: 'hubDevice'; uuid: string; id: string; change: Partial<HubSubDeviceReading>; source: 'push' }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };

@@ -1,10 +1,11 @@
 import { AppError } from '@homeops/common/core';
-import type { LightChange, LightFeatures, LightReading } from './device-cloud.js';
+import type { LightChange, LightColorMode, LightFeatures, LightReading } from './device-cloud.js';
 import { DeviceActions } from './device-actions.js';
 import { assertChannelOf } from './device-rules.js';
 
-/** A light as the service knows it, with what it can do. */
+/** A light as the service knows it, with what it can do and what it shows (null until a change or the device tells). */
 export interface LightView extends LightReading {
+  mode: LightColorMode | null;
   at: string | null;
 }
 
@@ -41,6 +42,7 @@ export class Lights extends DeviceActions {
       temperature: reading.temperature !== undefined ? reading.temperature : (before?.temperature ?? null),
       rgb: reading.rgb !== undefined ? reading.rgb : (before?.rgb ?? null),
       supports: reading.supports ?? before?.supports ?? { brightness: false, temperature: false, rgb: false },
+      mode: reading.mode ?? modeChangedBy(reading) ?? before?.mode ?? null,
       at: this.nowIso(),
     };
     lights.set(reading.channel, now);
@@ -83,6 +85,14 @@ export class Lights extends DeviceActions {
     const readings = await this.call(`reading light ${uuid}`, () => this.deps.cloud.readLight(uuid));
     for (const r of readings) this.apply(uuid, r, 'read');
   }
+}
+
+/** The mode a change puts the light in: setting a colour shows it, setting a temperature shows that; both or neither tell nothing. */
+function modeChangedBy(change: Partial<LightReading>): LightColorMode | undefined {
+  const rgb = change.rgb !== undefined && change.rgb !== null;
+  const temperature = change.temperature !== undefined && change.temperature !== null;
+  if (rgb === temperature) return undefined;
+  return rgb ? 'rgb' : 'temperature';
 }
 
 function assertSupported(uuid: string, supports: LightFeatures, change: LightChange): void {

@@ -186,6 +186,10 @@ export const LightsSchema = z
         temperature: z.number().int().nullable().openapi({ description: '1 warm … 100 cold' }),
         rgb: z.string().nullable().openapi({ description: '#rrggbb' }),
         supports: LightFeaturesSchema,
+        mode: z
+          .enum(['temperature', 'rgb'])
+          .nullable()
+          .openapi({ description: 'What the light shows: its colour temperature or its colour, the one set last (null until known)' }),
         at: z.string().nullable(),
       }),
     ),

@@ -147,7 +147,9 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
     await eventually(() => adapter.events.some((e) => e.type === 'light' && e.uuid === BULB && e.brightness === 25), 'the light push');
     await eventually(() => adapter.events.some((e) => e.type === 'channel' && e.uuid === BULB && e.on), 'the light on');
 
-    expect(read).toEqual([{ channel: 0, brightness: 60, temperature: 30, rgb: 0x00ff00, supports: { brightness: true, temperature: false, rgb: true } }]);
+    expect(read).toEqual([
+      { channel: 0, brightness: 60, temperature: 30, rgb: 0x00ff00, supports: { brightness: true, temperature: false, rgb: true }, mode: 'rgb' },
+    ]);
     expect(emulator.requests('Appliance.Control.Light', 'SET').map((r) => r.payload)).toEqual([{ light: { channel: 0, capacity: 4, luminance: 25 } }]);
     expect((await adapter.listDevices()).find((d) => d.uuid === BULB)).toMatchObject({ capabilities: ['switch', 'light'], switchable: true });
   });

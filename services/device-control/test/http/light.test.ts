@@ -41,6 +41,18 @@ describe('lights', () => {
     expect(lights().at(-1)).toMatchObject({ brightness: 30, temperature: 80, rgb: 0xff8000, source: 'command' });
   });
 
+  it('tells which mode the light shows: the colour after a colour is set, the temperature after a temperature', async () => {
+    const { app } = await setup();
+
+    await request(app).put(`/devices/${BULB}/light/0`).send({ rgb: '#ff0000' });
+    const afterColour = await request(app).get(`/devices/${BULB}/light`);
+    await request(app).put(`/devices/${BULB}/light/0`).send({ temperature: 20 });
+    const afterTemperature = await request(app).get(`/devices/${BULB}/light`);
+
+    expect(afterColour.body.lights[0]).toMatchObject({ mode: 'rgb', rgb: '#ff0000' });
+    expect(afterTemperature.body.lights[0]).toMatchObject({ mode: 'temperature', temperature: 20 });
+  });
+
   it('answers 400 naming the field and range, and sends nothing', async () => {
     const { app, cloud } = await setup();
 

@@ -40,7 +40,7 @@ export async function homeAssistant(broker: Mosquitto): Promise<MqttRecorder> {
  * device-control as main wires it (simulator backend, the bridge from MQTT_URL), in this process so a test can press a
  * simulated button and change the account; `env` overrides the variables.
  */
-export async function startBridgedService(broker: Mosquitto, env: Record<string, string> = {}) {
+export async function startBridgedService(broker: Pick<Mosquitto, 'url'>, env: Record<string, string> = {}) {
   const logger = createLogger({ service: 'device-control', level: 'silent' });
   const config = parseConfig({
     PORT: '0',
@@ -71,7 +71,12 @@ export async function startBridgedService(broker: Mosquitto, env: Record<string,
     cloud,
     devices,
     base,
-    health: async () => (await (await fetch(`${base}/health`)).json()) as { status: string; problems: string[]; mqtt: { state: string } },
+    health: async () =>
+      (await (await fetch(`${base}/health`)).json()) as {
+        status: string;
+        problems: string[];
+        mqtt: { state: string; lastError: string | null; since: string | null };
+      },
     /** A channel's state as GET /devices tells it. */
     channelOn: async (uuid: string, channel: number) => {
       const list = (await (await fetch(`${base}/devices`)).json()) as Array<{ uuid: string; channels: Array<{ channel: number; on: boolean | null }> }>;

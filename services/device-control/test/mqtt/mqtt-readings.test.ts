@@ -30,6 +30,31 @@ describe('device-control in Home Assistant: lights, energy plugs and hubs', () =
     expect(service.cloud.channelState(BULB, 0)).toBe(false);
   });
 
+  it('reports the colour mode of the last change: rgb after a colour set over MQTT or REST, color_temp after a temperature', { timeout: 30_000 }, async () => {
+    const broker = await startBroker();
+    const ha = await homeAssistant(broker);
+    const service = await startBridgedService(broker);
+    const state = (check: (light: { color_mode?: string; color?: unknown }) => boolean) =>
+      ha.waitFor(deviceTopic(BULB, 'lights/0/state'), (m) => check(JSON.parse(m.payload) as { color_mode?: string }));
+    await state((light) => light.color_mode === 'color_temp');
+
+    await ha.publish(deviceTopic(BULB, 'lights/0/set'), JSON.stringify({ state: 'ON', color: { r: 255, g: 0, b: 0 } }));
+    await state((light) => light.color_mode === 'rgb' && JSON.stringify(light.color) === '{"r":255,"g":0,"b":0}');
+    await ha.publish(deviceTopic(BULB, 'lights/0/set'), JSON.stringify({ color_temp: 3000 }));
+    await state((light) => light.color_mode === 'color_temp');
+    ha.clear();
+    const res = await fetch(`${service.base}/devices/${BULB}/light/0`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rgb: '#00ff00' }),
+    });
+
+    expect(res.status).toBe(200);
+    await state((light) => light.color_mode === 'rgb' && JSON.stringify(light.color) === '{"r":0,"g":255,"b":0}');
+    const read = (await (await fetch(`${service.base}/devices/${BULB}/light`)).json()) as { lights: Array<{ mode: string }> };
+    expect(read.lights[0]?.mode).toBe('rgb');
+  });
+
   it('reads energy plugs and hubs within the budget and publishes their sensors and valves', { timeout: 30_000 }, async () => {
     const broker = await startBroker();
     const ha = await homeAssistant(broker);

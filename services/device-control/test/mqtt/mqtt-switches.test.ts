@@ -1,6 +1,6 @@
 import { eventually, haDiscoveryProblems, MqttRecorder } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
-import { BASE, PREFIX, bridgeState, configTopic, deviceTopic, homeAssistant, startBridgedService, startBroker } from './mqtt-harness.js';
+import { BASE, PREFIX, afterTest, bridgeState, configTopic, deviceTopic, homeAssistant, startBridgedService, startBroker } from './mqtt-harness.js';
 
 const STRIP = 'sim-strip-0001';
 const PLUG = 'sim-plug-0001';
@@ -72,7 +72,10 @@ describe('device-control in Home Assistant: switches and the service device', ()
     expect(JSON.parse(error.payload)).toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED', topic: deviceTopic(PLUG, 'channels/0/set') });
     await ha.waitFor(deviceTopic(PLUG, 'channels/0/state'), (m) => m.payload === 'ON');
     expect(service.cloud.channelState(PLUG, 0)).toBe(true);
-    await ha.waitFor(`${BASE}/service/budget/burst`, (m) => m.payload === '0');
+    // Unchanged by the refusal, so not published again: a subscriber now sees the retained 0.
+    const late = await MqttRecorder.connect(broker.url, [`${BASE}/service/budget/burst`]);
+    afterTest(() => late.close());
+    await late.waitFor(`${BASE}/service/budget/burst`, (m) => m.payload === '0' && m.retain);
   });
 
   it('publishes discovery again when Home Assistant announces itself', { timeout: 30_000 }, async () => {

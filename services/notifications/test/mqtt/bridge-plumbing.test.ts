@@ -37,6 +37,21 @@ describe('OutboundQueue', () => {
     expect(sent.map((m) => `${m.topic}=${m.payload}`)).toEqual(['a/state=2', 'a/event=2', 'a/event=3', 'a/event=4']);
   });
 
+  it('publishes a retained topic again only when its payload changed, or when asked to (a refused command)', async () => {
+    const { queue, sent, acks } = queueWith(10, 100);
+    queue.resendAll();
+    queue.retain('a/state', 'ON', 'state');
+    acks.shift()!();
+    await drainEventLoop();
+
+    queue.retain('a/state', 'ON', 'state');
+    queue.retain('a/state', 'OFF', 'state');
+    queue.retain('a/state', 'OFF', 'state');
+    queue.retain('a/state', 'OFF', 'state', true);
+
+    expect(sent.map((m) => `${m.topic}=${m.payload}`)).toEqual(['a/state=ON', 'a/state=OFF', 'a/state=OFF']);
+  });
+
   it('resends every config before any state, and holds at most maxInFlight unacknowledged', async () => {
     const { queue, sent, acks } = queueWith(10, 2);
     queue.retain('s/1', 'x', 'state');

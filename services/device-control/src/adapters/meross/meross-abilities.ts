@@ -5,6 +5,7 @@ import type {
   GarageDoorReading,
   HubSubDeviceReading,
   LightChange,
+  LightColorMode,
   LightFeatures,
   PowerReading,
 } from '../../domain/device-cloud.js';
@@ -131,9 +132,14 @@ export function lightFeaturesOf(abilities: Abilities): LightFeatures {
 }
 
 /** A light's settings from Appliance.System.All's digest or an Appliance.Control.Light push (`light: {...}`). */
-export function parseLights(light: unknown): Array<{ channel: number } & LightChange> {
+export function parseLights(light: unknown): Array<{ channel: number; mode?: LightColorMode } & LightChange> {
   return entries(light).map((e) => {
-    const reading: { channel: number } & LightChange = { channel: channelOf(e) };
+    const reading: { channel: number; mode?: LightColorMode } & LightChange = { channel: channelOf(e) };
+    // The capacity of a reading names the mode the light is in (RGB, else temperature); luminance alone says nothing of it.
+    if (typeof e.capacity === 'number') {
+      if (e.capacity & RGB) reading.mode = 'rgb';
+      else if (e.capacity & TEMPERATURE) reading.mode = 'temperature';
+    }
     if (typeof e.luminance === 'number') reading.brightness = e.luminance;
     if (typeof e.temperature === 'number') reading.temperature = e.temperature;
     if (typeof e.rgb === 'number') reading.rgb = e.rgb;

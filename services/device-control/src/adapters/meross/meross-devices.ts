@@ -260,7 +260,14 @@ export class MerossDevices {
     const digest = (payload as { all?: { digest?: { light?: unknown } } } | null)?.all?.digest;
     const lights = parseLights(digest?.light);
     if (lights.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no light in Appliance.System.All`);
-    return lights.map((l) => ({ channel: l.channel, brightness: l.brightness ?? null, temperature: l.temperature ?? null, rgb: l.rgb ?? null, supports }));
+    return lights.map((l) => ({
+      channel: l.channel,
+      brightness: l.brightness ?? null,
+      temperature: l.temperature ?? null,
+      rgb: l.rgb ?? null,
+      supports,
+      ...(l.mode ? { mode: l.mode } : {}),
+    }));
   }
 
   async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {

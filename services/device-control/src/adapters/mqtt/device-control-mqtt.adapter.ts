@@ -12,7 +12,7 @@ import { deviceOf, deviceTopics, type DeviceTopics } from './device-entities.js'
 import { serviceDevice, ServiceSensors } from './service-sensors.js';
 
 /** What the adapter uses of the bridge. */
-export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishEvent' | 'deviceId'>;
+export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishStateAgain' | 'publishEvent' | 'deviceId'>;
 
 /** What the adapter uses of the domain: the operations the HTTP routes call, and the same events /events streams. */
 export type DeviceOperations = Pick<
@@ -50,6 +50,10 @@ export interface DeviceControlMqttOptions {
 
 /** Commands handled at once; past it a command is refused (SERVER_BUSY) instead of piling up. */
 const MAX_COMMANDS_AT_ONCE = 32;
+/** The largest command payload read: the longest, a light's JSON, is under 200 bytes. */
+export const MAX_COMMAND_BYTES = 4096;
+/** The largest packet the broker may send device-control: commands, and the discovery configs it watches for its own. */
+export const MAX_PACKET_BYTES = 1024 * 1024;
 
 /**
  * Home Assistant's side of device-control: a device per Meross device (a switch and a button event per channel) and a
@@ -194,6 +198,8 @@ export class DeviceControlMqttAdapter {
     const target = this.known.get(`${this.options.baseTopic}/devices/${rest[0] ?? ''}/availability`);
     const key = rest[2] ?? '';
     if (!target) return;
+    if (payload.length > MAX_COMMAND_BYTES)
+      return this.refuse(command, target, key, topic, new AppError('PAYLOAD_TOO_LARGE', `A command may have at most ${MAX_COMMAND_BYTES} bytes`));
     if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, key, topic, new AppError('SERVER_BUSY'));
     this.commands++;
     try {
@@ -214,7 +220,7 @@ export class DeviceControlMqttAdapter {
     // Home Assistant shows the entity as commanded until told otherwise: tell it what the device really is.
     for (const stateTopic of command.states(target, key, this.readings.hubIds(target.uuid))) {
       const last = this.lastStates.get(stateTopic);
-      if (last !== undefined) bridge.publishState(stateTopic, last);
+      if (last !== undefined) bridge.publishStateAgain(stateTopic, last);
     }
     const body = {
       code: error.code,

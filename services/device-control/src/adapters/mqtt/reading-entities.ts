@@ -29,12 +29,16 @@ export function colorModesOf(reading: Pick<LightReading, 'supports'>): string[] 
   return reading.supports.brightness ? ['brightness'] : ['onoff'];
 }
 
-/** A JSON-schema light's state from the channel's on/off and the light's reading. */
-export function lightStateOf(on: boolean | null, reading: LightReading | undefined, mode: string | undefined): string {
+/** Home Assistant's name of each mode a light shows. */
+const HA_COLOR_MODE = { temperature: 'color_temp', rgb: 'rgb' } as const;
+
+/** A JSON-schema light's state from the channel's on/off and the light's reading; its colour mode is the one it shows. */
+export function lightStateOf(on: boolean | null, reading: LightReading | undefined): string {
   const state: Record<string, unknown> = { state: on ? 'ON' : 'OFF' };
   if (reading) {
     const modes = colorModesOf(reading);
-    const colorMode = mode !== undefined && modes.includes(mode) ? mode : modes[0];
+    const shown = reading.mode ? HA_COLOR_MODE[reading.mode] : undefined;
+    const colorMode = shown !== undefined && modes.includes(shown) ? shown : modes[0];
     state.color_mode = colorMode;
     if (reading.brightness !== null && reading.supports.brightness) state.brightness = reading.brightness;
     if (reading.temperature !== null && reading.supports.temperature) state.color_temp = kelvinOf(reading.temperature);

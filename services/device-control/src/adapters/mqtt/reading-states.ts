@@ -77,6 +77,6 @@ export class ReadingStates {
     const reading = this.lights.get(uuid)?.get(channel);
     if (!reading) return;
     const on = this.channelsOn.get(`${uuid}/${channel}`) ?? null;
-    this.state(deviceTopics(this.baseTopic, uuid).lightState(channel), lightStateOf(on, reading, undefined));
+    this.state(deviceTopics(this.baseTopic, uuid).lightState(channel), lightStateOf(on, reading));
   }
 }

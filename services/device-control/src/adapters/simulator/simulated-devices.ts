@@ -25,7 +25,7 @@ function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: 
   const supports = { brightness: true, temperature: true, rgb: true };
   const lights = new Map(
     capabilities.includes('light')
-      ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports }])
+      ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports, mode: 'temperature' as const }])
       : [],
   );
   const subdevices: HubSubDeviceReading[] = capabilities.includes('hubSensors')

@@ -165,6 +165,9 @@ export class SimulatorCloud implements DeviceCloud {
     const light = lights.get(channel);
     if (!light) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no light channel ${channel}`);
     Object.assign(light, change);
+    // Like a real bulb, it shows what was set last: a colour, or a white of some temperature.
+    if (change.rgb !== undefined) light.mode = 'rgb';
+    else if (change.temperature !== undefined) light.mode = 'temperature';
   }
 
   /** A lamp's draw while on (60 W) or in standby (0.4 W) at 230 V, with a little noise. */

@@ -25,6 +25,8 @@ export interface NotificationsMqttOptions {
 
 /** Larger messages on a notify topic are refused: a 5 MiB attachment is about 6.7 MiB of base64. */
 export const MAX_NOTIFY_BYTES = 7 * 1024 * 1024;
+/** The largest packet the broker may send notifications: a notify message at the limit, with room for its topic. */
+export const MAX_PACKET_BYTES = MAX_NOTIFY_BYTES + 64 * 1024;
 /** The unread sensor is read at most this often per recipient: Home Assistant needs no more than a few a second. */
 export const UNREAD_INTERVAL_MS = 250;
 /** Where a recipient's unread count stands between a change and its publication. */
