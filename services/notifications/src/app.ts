@@ -87,6 +87,8 @@ export type AppConfig = Pick<
       | 'ALLOW_OPEN_LAN'
       | 'SSE_MAX_STREAMS'
       | 'SSE_MAX_STREAMS_PER_ADDRESS'
+      | 'SSE_MAX_STREAMS_PER_TOKEN'
+      | 'TRUSTED_PROXIES'
       | 'METRICS'
       | 'HOOK_TEMPLATES_FILE'
     >
@@ -99,6 +101,7 @@ export function createStreamHub(config: AppConfig, clock: Clock = systemClock): 
     clock,
     ...(config.SSE_MAX_STREAMS === undefined ? {} : { maxStreams: config.SSE_MAX_STREAMS }),
     ...(config.SSE_MAX_STREAMS_PER_ADDRESS === undefined ? {} : { maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS }),
+    ...(config.SSE_MAX_STREAMS_PER_TOKEN === undefined ? {} : { maxStreamsPerToken: config.SSE_MAX_STREAMS_PER_TOKEN }),
   });
 }
 

@@ -56,7 +56,7 @@ describe('notifications with API_KEY set: what the public paths show', () => {
 });
 
 describe('notifications with API_KEY set: guessing the key', () => {
-  it('refuses an address with 429 and Retry-After after 10 wrong keys in a minute, even the right key', async () => {
+  it('refuses the wrong keys of an address with 429 and Retry-After after 10 in a minute, and lets the right key through', async () => {
     const dir = await makeStorageDir();
     const guarded = await startRealService(dir, { API_KEY });
     try {
