@@ -1,10 +1,13 @@
 import { AppError, parseInput, sendJson, z, type Api } from '@homeops/common';
 import type { AlertHooks, AlertSignal, HookTemplates } from '../domain/alert-hooks.js';
 import { CreateNotificationBodySchema, newNotificationOf } from './notification.schemas.js';
+import { assertMaySendPriority, type SendRates } from './send-limits.js';
 
 export interface HookRoutesDeps {
   alerts: AlertHooks;
   templates: HookTemplates;
+  /** A hook call spends one send of a token's rate, whatever it sends. */
+  sendRates: SendRates;
 }
 
 const HookParamsSchema = z.object({ template: z.string().min(1).max(64) });
@@ -36,7 +39,15 @@ export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
     query: HookQuerySchema,
     // Documented only: the template reads the body (and says what it lacks); a copy of it through a schema is waste.
     bodyContentTypes: { 'application/json': HookBodySchema },
-    errors: ['HOOK_TEMPLATE_NOT_FOUND', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE', 'MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE'],
+    errors: [
+      'HOOK_TEMPLATE_NOT_FOUND',
+      'RECIPIENT_NOT_MAPPED',
+      'STORAGE_UNAVAILABLE',
+      'TOO_MANY_CREATES',
+      'MALFORMED_JSON',
+      'JSON_TOO_DEEP',
+      'PAYLOAD_TOO_LARGE',
+    ],
     responses: {
       200: { description: 'Nothing new was sent (only cancels, or alerts already ringing)', schema: HookResultSchema },
       201: { description: 'At least one notification was sent', schema: HookResultSchema },
@@ -53,7 +64,11 @@ export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
         identity: alert.identity,
         notification: newNotificationOf(parseInput(CreateNotificationBodySchema, alert.body, 'body')),
       }));
-      for (const signal of signals) principal.requireRecipient('notifications:send', signal.notification.recipient);
+      for (const signal of signals) {
+        principal.requireRecipient('notifications:send', signal.notification.recipient);
+        assertMaySendPriority(principal, signal.notification.priority);
+      }
+      deps.sendRates.take(principal);
       const resolvedNote = query.resolvedNote === undefined ? templates.sendsResolvedNote(params.template) : query.resolvedNote === 'true';
       const outcome = await deps.alerts.receive(params.template, signals, { resolvedNote });
       sendJson(res, outcome.created.length > 0 ? 201 : 200, {
