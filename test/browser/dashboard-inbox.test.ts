@@ -435,6 +435,8 @@ describe('notifications inbox with scoped tokens', () => {
     await form.getByRole('group', { name: 'Only these inboxes' }).getByRole('checkbox', { name: 'alice' }).check();
     await form.getByRole('checkbox', { name: /^notifications:send/ }).check();
     await form.getByRole('group', { name: 'Only to these recipients' }).getByRole('checkbox', { name: 'alice' }).check();
+    await form.getByLabel(/^Highest priority/).fill('1');
+    await form.getByLabel(/^Sends a minute/).fill('30');
     const formViolations = await seriousAxeViolations(page);
     await form.getByRole('button', { name: 'Create token' }).click();
     const { secret, noteText, stored } = await takeSecretOnce(panel);
@@ -447,7 +449,7 @@ describe('notifications inbox with scoped tokens', () => {
     expect(stored).not.toContain(secret);
     expect(await page.content()).not.toContain(secret);
     expect(await panel.getByRole('listitem').filter({ hasText: "Alice's phone" }).first().textContent()).toMatch(
-      /notifications:send \(only alice\).*notifications:read \(only alice\).*never expires/,
+      /notifications:send \(only alice; priority at most 1; 30 a minute\).*notifications:read \(only alice\).*never expires/,
     );
 
     const phone = await lan.browser.newPage();

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { AuthThrottle } from './auth-throttle.js';
+import { clientAddressOf } from './client-address.js';
 import { AppError } from './errors.js';
 import { Principal, principalOf, setPrincipal } from './tokens/principal.js';
 import type { TokenRegistry } from './tokens/token-registry.js';
@@ -32,8 +33,10 @@ export interface AuthenticateOptions {
 
 /**
  * Finds who calls: the API key (an admin) or a scoped token, compared in constant time; any other path than the public
- * ones needs one of them (each route then checks its scope). An address that sent too many wrong keys gets 429 until
- * its window ends, whatever it sends, so the answer tells a guesser nothing.
+ * ones needs one of them (each route then checks its scope). An address that sent too many wrong keys gets 429 for
+ * every wrong or missing key until its window ends; a valid key or token still passes, so guessers sharing an address
+ * (a household behind one NAT, everyone behind a reverse proxy) cannot lock its owner out. The secrets themselves
+ * (32+ character keys, 256-bit token secrets) are what make guessing hopeless; the throttle bounds its noise.
  */
 export function authenticate(options: AuthenticateOptions): RequestHandler {
   const expected = digest(options.apiKey);
@@ -43,13 +46,14 @@ export function authenticate(options: AuthenticateOptions): RequestHandler {
   const isPublic = (path: string) => publicPaths.some((p) => path === p || (p !== '/' && path.startsWith(`${p}/`)));
   const principalFor = (key: string): Principal | undefined => (timingSafeEqual(digest(key), expected) ? Principal.key : tokens?.authenticate(key));
   return (req, res, next) => {
-    const address = req.socket.remoteAddress ?? 'unknown';
     const key = presentedKey(req.headers.authorization, req.headers['x-api-key']);
-    const wait = throttle.blockedFor(address);
-    const principal = wait === 0 && key !== undefined ? principalFor(key) : undefined;
-    if (!principal && wait === 0 && key !== undefined) throttle.recordFailure(address);
+    const principal = key === undefined ? undefined : principalFor(key);
     setPrincipal(res, principal ?? Principal.anonymous);
-    if (principal || isPublic(req.path)) return next();
+    if (principal) return next();
+    const address = clientAddressOf(req);
+    const wait = throttle.blockedFor(address);
+    if (wait === 0 && key !== undefined) throttle.recordFailure(address);
+    if (isPublic(req.path)) return next();
     if (wait > 0) throw new AppError('TOO_MANY_AUTH_FAILURES', undefined, { retryAfterSeconds: wait });
     throw new AppError('UNAUTHORIZED');
   };

@@ -1,3 +1,4 @@
+import { trustedProxyProblem } from './client-address.js';
 import { z } from './zod.js';
 
 /** LOG_LEVEL, shared by both services. */
@@ -34,6 +35,26 @@ export const HttpAccessShape = {
   /** Event streams open at once: in all, and from one client address (429 past either). */
   SSE_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(200),
   SSE_MAX_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** Streams one token may hold at once, so a limited token cannot take the slots everyone shares. */
+  SSE_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(10),
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, `loopback`…, comma-separated): only
+   * then the wrong-key throttle and the stream limits count the client behind the proxy. Default none.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const entries = (value ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0);
+      for (const entry of entries) {
+        const problem = trustedProxyProblem(entry);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }
+      return entries;
+    }),
   /** `off`: no request counting and no `GET /metrics` (docs/metrics.md). */
   METRICS: z.enum(['on', 'off']).default('on'),
   /** Host names accepted besides IP literals, localhost, dotless names and .local/.lan/.home.arpa/.internal ones. */

@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'CLOUD_TIMEOUT'
   | 'CLOUD_ERROR'
   | 'COMMAND_BUDGET_EXHAUSTED'
+  | 'SYNC_TOO_SOON'
+  | 'TOO_MANY_CREATES'
   | 'MFA_CODE_REJECTED'
   | 'CLOUD_LOGIN_NOT_NEEDED'
   | 'NOTIFICATION_NOT_FOUND'
@@ -99,6 +101,12 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorEntry> = {
   CLOUD_TIMEOUT: { status: 504, error: 'The cloud did not answer in time', solution: 'Check that the device is online and retry' },
   CLOUD_ERROR: { status: 502, error: 'The cloud answered with an error', solution: 'See the error text; retry later or check the device in the vendor app' },
   COMMAND_BUDGET_EXHAUSTED: { status: 429, error: 'Command budget exhausted', solution: 'Retry after the time given in Retry-After' },
+  SYNC_TOO_SOON: { status: 429, error: 'The device list was synchronized moments ago', solution: 'Retry after the time given in Retry-After' },
+  TOO_MANY_CREATES: {
+    status: 429,
+    error: "This token's notification rate is used up",
+    solution: 'Retry after the time given in Retry-After, or ask an admin for a token with a higher rate',
+  },
   MFA_CODE_REJECTED: { status: 400, error: 'MFA code rejected', solution: 'Send the code your authenticator app shows now (codes change every 30 s)' },
   CLOUD_LOGIN_NOT_NEEDED: { status: 409, error: 'No login needed', solution: 'See /health: only a session waiting for an MFA code takes one' },
   NOTIFICATION_NOT_FOUND: { status: 404, error: 'Notification not found', solution: 'Check the id; list notifications with GET /notifications/:recipient' },

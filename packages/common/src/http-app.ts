@@ -28,6 +28,8 @@ export interface HttpAppOptions {
   allowedHosts?: readonly string[];
   /** How many wrong keys an address may send per minute (default 10). */
   authThrottle?: AuthThrottleOptions;
+  /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES; see clientAddressOf); default none. */
+  trustedProxies?: readonly string[];
   /** Largest JSON body accepted, e.g. `100kb`. */
   jsonLimit?: string;
   /** Middleware mounted after auth and before the JSON parser (e.g. a multipart parser). */
@@ -111,11 +113,13 @@ export function httpAccessOptions(config: {
   API_KEY?: string | undefined;
   ALLOWED_HOSTS?: readonly string[];
   AUTH_MAX_FAILURES_PER_MINUTE?: number;
-}): Pick<HttpAppOptions, 'apiKey' | 'allowedHosts' | 'authThrottle'> {
+  TRUSTED_PROXIES?: readonly string[];
+}): Pick<HttpAppOptions, 'apiKey' | 'allowedHosts' | 'authThrottle' | 'trustedProxies'> {
   return {
     apiKey: config.API_KEY,
     allowedHosts: config.ALLOWED_HOSTS ?? [],
     authThrottle: { maxFailures: config.AUTH_MAX_FAILURES_PER_MINUTE ?? 10 },
+    trustedProxies: config.TRUSTED_PROXIES ?? [],
   };
 }
 
@@ -128,6 +132,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   // that matched the exact path.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
+  // req.ip (clientAddressOf) reads X-Forwarded-For only from these peers; none by default.
+  const trusted = options.trustedProxies ?? [];
+  app.set('trust proxy', trusted.length > 0 ? [...trusted] : false);
   const { metrics } = options;
   const baseline = [
     requestLog(options.logger, metrics && ((req, status, ms) => metrics.observeRequest(req, status, ms))),

@@ -30,6 +30,7 @@ export { sendJson } from './send-json.js';
 export { createFileExclusively, writeFileAtomically } from './atomic-file.js';
 export { LogLevelSchema, ApiKeySchema } from './config-schemas.js';
 export { HttpAccessShape } from './config-schemas.js';
+export { clientAddressOf } from './client-address.js';
 export { resolveAccess, withResolvedAccess, isLoopbackHost, type Access, type AccessSettings, type AccessConfig } from './access.js';
 export { isAllowedHost } from './request-guards.js';
 export { AuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';

@@ -7,6 +7,6 @@ export { useClientState } from './use-client.js';
 export { type Action, useAction } from './use-action.js';
 export { Access, lacking, lockProps, type Me, useAccess } from './access/access.js';
 export { AccessBar } from './access/access-bar.js';
-export { type LimitChoice, type LimitField, type ScopeChoice } from './access/scope-choices.js';
+export { type LimitChoice, type LimitField, type NumberLimitChoice, type NumberLimitField, type ScopeChoice } from './access/scope-choices.js';
 export { TokensPanel } from './access/tokens-panel.js';
 export { ChoiceOptions } from './choice-options.js';

@@ -49,7 +49,8 @@ export interface AppDeps {
 }
 
 /** The settings createApp reads; the access ones default to a service without a key on loopback. */
-export type AppConfig = Pick<Config, 'API_KEY'> & Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'ALLOW_OPEN_LAN' | 'METRICS'>>;
+export type AppConfig = Pick<Config, 'API_KEY'> &
+  Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'TRUSTED_PROXIES' | 'ALLOW_OPEN_LAN' | 'METRICS'>>;
 
 /** The scopes a device-control token may hold. */
 export const DEVICE_SCOPES: readonly Scope[] = ['admin', 'metrics', 'devices:read', 'devices:control'];

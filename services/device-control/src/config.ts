@@ -80,6 +80,8 @@ const EnvSchema = z.object({
     .max(86_400)
     .default(300)
     .refine((s) => s === 0 || s >= 10, 'must be 0 (off) or at least 10'),
+  /** Least time between two POST /devices/sync that ran (one in flight is joined; 0: no gap). */
+  CLOUD_SYNC_MIN_GAP_SECONDS: positiveInt(0, 3_600, 30),
   /** Background state reads (after a sync or a reconnect): at most one per device per this many seconds. */
   CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: positiveInt(1, 86_400, 60),
   CLOUD_REQUEST_TIMEOUT_MS: positiveInt(100, 120_000, 10_000),
@@ -163,6 +165,7 @@ export function deviceServiceOptions(config: Config): DeviceServiceOptions {
     maxMessagesPerHour: config.CLOUD_MAX_MESSAGES_PER_HOUR,
     maxMessagesPerMinute: config.CLOUD_MAX_MESSAGES_PER_MINUTE,
     syncIntervalSeconds: config.CLOUD_SYNC_INTERVAL_SECONDS,
+    syncMinGapSeconds: config.CLOUD_SYNC_MIN_GAP_SECONDS,
     backgroundReadIntervalSeconds: config.CLOUD_BACKGROUND_READ_INTERVAL_SECONDS,
     requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
     commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,

@@ -74,6 +74,7 @@ const hub = new EventStreamHub({
   heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000,
   maxStreams: config.SSE_MAX_STREAMS,
   maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
+  maxStreamsPerToken: config.SSE_MAX_STREAMS_PER_TOKEN,
   clock,
 });
 const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }, logger, clock);

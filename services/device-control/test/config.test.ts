@@ -112,6 +112,7 @@ describe('config', () => {
       CLOUD_MAX_MESSAGES_PER_HOUR: '120',
       CLOUD_MAX_MESSAGES_PER_MINUTE: '12',
       CLOUD_SYNC_INTERVAL_SECONDS: '0',
+      CLOUD_SYNC_MIN_GAP_SECONDS: '45',
       CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: '90',
     });
 
@@ -119,6 +120,7 @@ describe('config', () => {
       maxMessagesPerHour: 120,
       maxMessagesPerMinute: 12,
       syncIntervalSeconds: 0,
+      syncMinGapSeconds: 45,
       backgroundReadIntervalSeconds: 90,
       requestTimeoutMs: 10_000,
       commandTimeoutMs: 5_000,

@@ -36,6 +36,7 @@ import { registerHealthRoutes } from './http/health.router.js';
 import { registerNotificationMetrics } from './http/notification.metrics.js';
 import type { NotificationRoutesDeps } from './http/notification-routes.deps.js';
 import { registerNotificationRoutes } from './http/notification.router.js';
+import { SendRates } from './http/send-limits.js';
 import { registerReadStatusRoutes } from './http/read-status.router.js';
 import { registerRecipientRoutes } from './http/recipients.router.js';
 import { registerSoundRoutes } from './http/sounds.router.js';
@@ -87,6 +88,8 @@ export type AppConfig = Pick<
       | 'ALLOW_OPEN_LAN'
       | 'SSE_MAX_STREAMS'
       | 'SSE_MAX_STREAMS_PER_ADDRESS'
+      | 'SSE_MAX_STREAMS_PER_TOKEN'
+      | 'TRUSTED_PROXIES'
       | 'METRICS'
       | 'HOOK_TEMPLATES_FILE'
     >
@@ -99,6 +102,7 @@ export function createStreamHub(config: AppConfig, clock: Clock = systemClock): 
     clock,
     ...(config.SSE_MAX_STREAMS === undefined ? {} : { maxStreams: config.SSE_MAX_STREAMS }),
     ...(config.SSE_MAX_STREAMS_PER_ADDRESS === undefined ? {} : { maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS }),
+    ...(config.SSE_MAX_STREAMS_PER_TOKEN === undefined ? {} : { maxStreamsPerToken: config.SSE_MAX_STREAMS_PER_TOKEN }),
   });
 }
 
@@ -163,7 +167,7 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
 export function createApp(deps: AppDeps, config: AppConfig): Express {
   const { ctx, delivery, emergencies, create, alerts, planner } = buildDomain(deps, config);
   const hub = deps.hub ?? createStreamHub(config, ctx.clock);
-  const routes: NotificationRoutesDeps = { ctx, hub, create, planner };
+  const routes: NotificationRoutesDeps = { ctx, hub, create, planner, sendRates: new SendRates(ctx.clock) };
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -187,8 +191,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerReadStatusRoutes(api, routes);
   registerRecipientRoutes(api, routes);
   registerSoundRoutes(api, deps.provider, PUSHOVER_SOUND_NAMES);
-  registerHookRoutes(api, { alerts, templates: MustacheHookTemplates.load(config.HOOK_TEMPLATES_FILE) });
-  registerPlanRoutes(api, planner);
+  registerHookRoutes(api, { alerts, templates: MustacheHookTemplates.load(config.HOOK_TEMPLATES_FILE), sendRates: routes.sendRates });
+  registerPlanRoutes(api, planner, routes.sendRates);
   const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) {
     const emergenciesRinging = () => emergencies?.size ?? 0;

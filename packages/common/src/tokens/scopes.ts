@@ -9,13 +9,15 @@ export type RouteAccess = 'public' | 'authenticated' | Scope;
 
 const Names = z.array(z.string().min(1).max(200)).min(1).max(200);
 
+const LIMITS = ['devices', 'families', 'exceptFamilies', 'recipients', 'maxPriority', 'createsPerMinute'] as const;
+
 // Which limits each scope takes; the others are refused rather than silently ignored.
-const LIMITS_OF: Record<Scope, ReadonlyArray<'devices' | 'families' | 'exceptFamilies' | 'recipients'>> = {
+const LIMITS_OF: Record<Scope, ReadonlyArray<(typeof LIMITS)[number]>> = {
   admin: [],
   metrics: [],
   'devices:read': [],
   'devices:control': ['devices', 'families', 'exceptFamilies'],
-  'notifications:send': ['recipients'],
+  'notifications:send': ['recipients', 'maxPriority', 'createsPerMinute'],
   'notifications:read': ['recipients'],
 };
 
@@ -31,10 +33,14 @@ export const GrantSchema = z
     exceptFamilies: Names.optional(),
     /** notifications:send / notifications:read: only these recipients. */
     recipients: Names.optional(),
+    /** notifications:send: no priority above this one (-2 to 2; 1 keeps the token from ringing an emergency). */
+    maxPriority: z.number().int().min(-2).max(2).optional(),
+    /** notifications:send: at most this many sends a minute (creates, resends, hook calls, scheduled sends); then 429. */
+    createsPerMinute: z.number().int().min(1).max(10_000).optional(),
   })
   .strict()
   .superRefine((grant, ctx) => {
-    for (const key of ['devices', 'families', 'exceptFamilies', 'recipients'] as const) {
+    for (const key of LIMITS) {
       if (grant[key] !== undefined && !LIMITS_OF[grant.scope].includes(key)) {
         ctx.addIssue({ code: 'custom', path: [key], message: `does not apply to the ${grant.scope} scope` });
       }

@@ -12,12 +12,29 @@ export interface LimitChoice {
   other?: boolean;
 }
 
+/** The limits a grant can carry that are one number (notifications:send: the highest priority, sends a minute). */
+export type NumberLimitField = 'maxPriority' | 'createsPerMinute';
+
+/** One number limit as the create form offers it: empty leaves the scope unlimited there. */
+export interface NumberLimitChoice {
+  field: NumberLimitField;
+  text: string;
+  min: number;
+  max: number;
+}
+
 /** One scope of this service as the create form offers it, with what it allows and the limits it takes. */
 export interface ScopeChoice {
   scope: Scope;
   text: string;
   limits?: LimitChoice[];
+  numbers?: NumberLimitChoice[];
 }
+
+const NUMBER_WORDS: Record<NumberLimitField, (value: number) => string> = {
+  maxPriority: (value) => `priority at most ${value}`,
+  createsPerMinute: (value) => `${value} a minute`,
+};
 
 const LIMIT_WORDS: Record<LimitField, string> = { devices: 'only', families: 'only', exceptFamilies: 'never', recipients: 'only' };
 
@@ -28,6 +45,9 @@ export function describeGrant(grant: Grant, choices: readonly ScopeChoice[]): st
   const parts = (['devices', 'families', 'exceptFamilies', 'recipients'] as const)
     .filter((field) => grant[field] !== undefined)
     .map((field) => `${LIMIT_WORDS[field]} ${grant[field]!.map((v) => nameOf(field, v)).join(', ')}`);
+  for (const field of ['maxPriority', 'createsPerMinute'] as const) {
+    if (grant[field] !== undefined) parts.push(NUMBER_WORDS[field](grant[field]));
+  }
   return parts.length > 0 ? `${grant.scope} (${parts.join('; ')})` : grant.scope;
 }
 
@@ -43,6 +63,11 @@ export function grantsOf(data: FormData, choices: readonly ScopeChoice[]): Grant
         const typed = String(data.get(`${name} other`) ?? '').split(',');
         const names = [...new Set([...data.getAll(name).map(String), ...typed].map((n) => n.trim()).filter((n) => n !== ''))];
         if (names.length > 0) grant[limit.field] = names;
+      }
+      for (const limit of choice.numbers ?? []) {
+        const typed = String(data.get(`${choice.scope} ${limit.field}`) ?? '').trim();
+        // The server checks the range and answers which field is wrong.
+        if (typed !== '') grant[limit.field] = Number(typed);
       }
       return grant;
     });

@@ -65,7 +65,7 @@ export function TokenForm({ client, choices, onCreated }: Props) {
                 <code>{choice.scope}</code> <span class="muted">{choice.text}</span>
               </span>
             </label>
-            {ticked.has(choice.scope) && choice.limits?.length ? <Limits choice={choice} /> : null}
+            {ticked.has(choice.scope) && (choice.limits?.length || choice.numbers?.length) ? <Limits choice={choice} /> : null}
           </div>
         ))}
       </fieldset>
@@ -108,6 +108,12 @@ function Limits({ choice }: { choice: ScopeChoice }) {
           </fieldset>
         );
       })}
+      {(choice.numbers ?? []).map((limit) => (
+        <label key={limit.field}>
+          {limit.text}
+          <input name={`${choice.scope} ${limit.field}`} type="number" min={limit.min} max={limit.max} step={1} />
+        </label>
+      ))}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { isoNow, setRepeatingTimer, SingleFlight, type Clock, type Logger, type Timer } from '@homeops/common/core';
+import { AppError, isoNow, setRepeatingTimer, SingleFlight, type Clock, type Logger, type Timer } from '@homeops/common/core';
 import { callCloud } from './cloud-call.js';
 import type { CloudDevice, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
@@ -28,6 +28,8 @@ interface DeviceSyncDeps {
   clock: Clock;
   logger: Logger;
   intervalSeconds: number;
+  /** Least time between two syncs asked for through the API (0: none). */
+  minGapSeconds: number;
   timeoutMs: number;
   publish: (event: DeviceEvent) => void;
   afterSync: () => void;
@@ -38,6 +40,8 @@ export class DeviceSync {
   private readonly running = new SingleFlight<SyncResult>();
   private timer: Timer | undefined;
   private state: SyncStatus;
+  /** When the API may ask for the next sync (clock time); set by the last requested sync that succeeded. */
+  private nextRequestAt = -Infinity;
 
   constructor(private readonly deps: DeviceSyncDeps) {
     this.state = {
@@ -86,6 +90,25 @@ export class DeviceSync {
   /** One synchronization for a caller; concurrent callers share it. A failure leaves the known devices untouched. */
   run(): Promise<SyncResult> {
     return this.running.current ?? this.begin(this.deps.budget.assertReserve('caller'));
+  }
+
+  /**
+   * A sync asked for through the API: joins one in flight, else runs unless the last requested one succeeded less than
+   * the minimum gap ago (SYNC_TOO_SOON with the wait). A failed one leaves no gap: retrying it is what the caller wants,
+   * and each try still needs room in the message budget.
+   */
+  request(): Promise<SyncResult> {
+    if (this.running.current) return this.running.current;
+    const waitMs = this.nextRequestAt - this.deps.clock.now();
+    if (waitMs > 0) {
+      throw new AppError('SYNC_TOO_SOON', `The device list was synchronized moments ago; the next sync may run in ${Math.ceil(waitMs / 1000)} s`, {
+        retryAfterSeconds: Math.ceil(waitMs / 1000),
+      });
+    }
+    return this.run().then((result) => {
+      this.nextRequestAt = this.deps.clock.now() + this.deps.minGapSeconds * 1000;
+      return result;
+    });
   }
 
   /** The same for background work: undefined (skipped) when the budget has no room outside the callers' share. */

@@ -29,6 +29,8 @@ export interface DeviceServiceOptions {
   maxMessagesPerMinute: number;
   /** 0 turns the periodic sync off. */
   syncIntervalSeconds: number;
+  /** Least time between two syncs asked for through the API (default 30; 0 none). */
+  syncMinGapSeconds?: number;
   requestTimeoutMs: number;
   commandTimeoutMs: number;
   /** Read unknown channel states in the background (after a sync, when a device or its command channel comes back). */
@@ -142,6 +144,7 @@ export class DeviceService {
       clock,
       logger,
       intervalSeconds: options.syncIntervalSeconds,
+      minGapSeconds: options.syncMinGapSeconds ?? 30,
       timeoutMs: options.requestTimeoutMs,
       publish: (event) => this.publish(event),
       afterSync: () => {
@@ -202,6 +205,11 @@ export class DeviceService {
   /** Synchronizes the device list with the cloud now (concurrent calls share one run). */
   sync(): Promise<SyncResult> {
     return this.syncer.run();
+  }
+
+  /** The same for a caller of the API: SYNC_TOO_SOON within the minimum gap after the last one it asked for. */
+  requestSync(): Promise<SyncResult> {
+    return this.syncer.request();
   }
 
   /** Logs in once with an MFA code for a session that waits for one; the login's messages count against the budget. */

@@ -86,13 +86,15 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
   api.route({
     method: 'post',
     path: '/devices/sync',
-    summary: 'Synchronize the device list with the cloud now',
-    access: 'devices:control',
+    // Admin only: a sync lists the whole account and spends the budget every token shares (a one-plug token spent the
+    // burst window with 13 of them). Concurrent calls share one run; another within the minimum gap is refused.
+    summary: 'Synchronize the device list with the cloud now (one at a time, at least CLOUD_SYNC_MIN_GAP_SECONDS apart)',
+    access: 'admin',
     tags: ['devices'],
     responses: { 200: { description: 'What the sync changed', schema: SyncResultSchema } },
-    errors: ['CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT', 'COMMAND_BUDGET_EXHAUSTED'],
+    errors: ['CLOUD_ERROR', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT', 'COMMAND_BUDGET_EXHAUSTED', 'SYNC_TOO_SOON'],
     handler: async (_input, _req, res) => {
-      res.json(await devices.sync());
+      res.json(await devices.requestSync());
     },
   });
 

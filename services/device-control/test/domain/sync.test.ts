@@ -152,3 +152,97 @@ describe('synchronization outside requests', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'sync', ok: true, result: { total: 4, added: 0, removed: 1, updated: 0 } }));
   });
 });
+
+describe('POST /devices/sync: who may ask, and how often', () => {
+  const KEY = 'sync-test-key-0123456789-abcdefghijklmnop';
+  const withKey = { 'X-API-Key': KEY };
+
+  async function tokenWith(app: TestApp['app'], scopes: unknown[]): Promise<string> {
+    const res = await request(app).post('/tokens').set(withKey).send({ label: 'test', scopes });
+    expect(res.status).toBe(201);
+    return (res.body as { secret: string }).secret;
+  }
+
+  it('answers 403 to a control token, even one limited to a single plug, and runs no sync', async () => {
+    t = await buildTestApp({ apiKey: KEY });
+    const onePlug = await tokenWith(t.app, [{ scope: 'devices:control', devices: ['strip-1'] }, 'devices:read']);
+    const control = await tokenWith(t.app, ['devices:control']);
+    const admin = await tokenWith(t.app, ['admin']);
+    const before = t.cloud.callsOf('listDevices').length;
+
+    const refused = await Promise.all([onePlug, control].map((secret) => request(t.app).post('/devices/sync').set('Authorization', `Bearer ${secret}`)));
+    const listed = t.cloud.callsOf('listDevices').length - before;
+    const byAdmin = await request(t.app).post('/devices/sync').set('Authorization', `Bearer ${admin}`);
+
+    expect(refused.map((res) => [res.status, res.body.code])).toEqual([
+      [403, 'SCOPE_MISSING'],
+      [403, 'SCOPE_MISSING'],
+    ]);
+    expect(listed).toBe(0);
+    expect(byAdmin.status).toBe(200);
+  });
+
+  it('runs one sync for two concurrent requests and answers both with its result', async () => {
+    t = await buildTestApp({ clock: new ManualClock(Date.parse('2026-11-28T08:00:00Z')) });
+    const list = t.cloud.listDevices.bind(t.cloud);
+    const requestSync = t.devices.requestSync.bind(t.devices);
+    let asked = 0;
+    t.devices.requestSync = () => {
+      asked++;
+      return requestSync();
+    };
+    let calls = 0;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    t.cloud.listDevices = async () => {
+      calls++;
+      await gate;
+      return list();
+    };
+
+    const first = request(t.app)
+      .post('/devices/sync')
+      .then((res) => res);
+    await eventually(() => calls === 1, 'the first sync to reach the cloud');
+    const second = request(t.app)
+      .post('/devices/sync')
+      .then((res) => res);
+    await eventually(() => asked === 2, 'the second request to arrive');
+    release();
+    const answers = await Promise.all([first, second]);
+
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    expect(answers[1]!.body).toEqual(answers[0]!.body);
+    expect(calls).toBe(1);
+  });
+
+  it('answers 429 with Retry-After to a sync asked within 30 s of the last one, and runs it once the gap passed', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-28T08:00:00Z'));
+    t = await buildTestApp({ clock });
+    const before = t.cloud.callsOf('listDevices').length;
+
+    const first = await request(t.app).post('/devices/sync');
+    clock.advance(20_000);
+    const tooSoon = await request(t.app).post('/devices/sync');
+    clock.advance(10_000);
+    const later = await request(t.app).post('/devices/sync');
+
+    expect(first.status).toBe(200);
+    expect(tooSoon.status).toBe(429);
+    expect(tooSoon.headers['retry-after']).toBe('10');
+    expect(tooSoon.body).toMatchObject({ code: 'SYNC_TOO_SOON', error: expect.stringContaining('10 s'), solution: expect.any(String) });
+    expect(later.status).toBe(200);
+    expect(t.cloud.callsOf('listDevices').length - before).toBe(2);
+  });
+
+  it('leaves no gap after a failed sync, so the caller can retry at once', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-28T08:00:00Z'));
+    t = await buildTestApp({ clock });
+    t.cloud.failNext('listDevices', 'cloud-error');
+
+    const failed = await request(t.app).post('/devices/sync');
+    const retried = await request(t.app).post('/devices/sync');
+
+    expect([failed.status, retried.status]).toEqual([502, 200]);
+  });
+});

@@ -99,11 +99,14 @@ describe('device-control end to end: the cloud session across restarts, outages 
     emulator.api.revokeTokens();
 
     const firstSync = await service.request('POST', '/devices/sync');
+    // A second sync this soon is refused (CLOUD_SYNC_MIN_GAP_SECONDS); a toggle then uses the new session.
     const secondSync = await service.request('POST', '/devices/sync');
+    const toggled = await service.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
 
     expect(firstSync.status).toBe(200);
     expect(firstSync.body).toMatchObject({ total: 4, added: 0, removed: 0 });
-    expect(secondSync.status).toBe(200);
+    expect(secondSync.status).toBe(429);
+    expect(toggled.status).toBe(200);
     expect(emulator.api.calls.rejectedToken).toBe(1);
     expect(emulator.api.calls.signIn).toBe(2);
   });

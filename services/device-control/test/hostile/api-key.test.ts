@@ -55,7 +55,7 @@ describe('device-control with API_KEY set: wrong keys', () => {
 });
 
 describe('device-control with API_KEY set: guessing the key', () => {
-  it('refuses an address with 429 and Retry-After after 10 wrong keys in a minute, even the right key', async () => {
+  it('refuses the wrong keys of an address with 429 and Retry-After after 10 in a minute, and lets the right key through', async () => {
     const guarded = await serveTestApp({ apiKey: API_KEY });
     try {
       await expectGuessThrottle(guarded.port, '/devices', API_KEY);

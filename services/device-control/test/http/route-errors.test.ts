@@ -28,7 +28,7 @@ async function openApiDocument(): Promise<OpenApiResponses> {
 function raisedBy(document: OpenApiResponses): Record<string, readonly ErrorCode[]> {
   const raised: Record<string, readonly ErrorCode[]> = {
     'GET /devices/{uuid}': ['DEVICE_NOT_FOUND'],
-    'POST /devices/sync': CLOUD_CALL,
+    'POST /devices/sync': [...CLOUD_CALL, 'SYNC_TOO_SOON'],
     'POST /cloud/login': ['MFA_CODE_REJECTED', 'CLOUD_LOGIN_NOT_NEEDED', 'CLOUD_UNAVAILABLE', 'CLOUD_TIMEOUT'],
     'GET /events': ['TOO_MANY_STREAMS'],
   };

@@ -157,9 +157,9 @@ export function App({ client }: { client: ApiClient }) {
           type="button"
           class="primary"
           onClick={sync}
-          disabled={syncing || keyNeeded || controlLock !== null}
-          title={controlLock ?? undefined}
-          data-locked={controlLock !== null || undefined}
+          disabled={syncing || keyNeeded || adminLock !== null}
+          title={adminLock ?? undefined}
+          data-locked={adminLock !== null || undefined}
         >
           {syncing ? 'Syncing…' : 'Sync'}
         </button>

@@ -1,10 +1,13 @@
 import { AppError, parseInput, sendJson, z, type Api, type Principal } from '@homeops/common';
 import type { AlertHooks, AlertSender, AlertSignal, HookTemplates } from '../domain/alert-hooks.js';
 import { CreateNotificationBodySchema, newNotificationOf } from './notification.schemas.js';
+import { assertMaySendPriority, type SendRates } from './send-limits.js';
 
 export interface HookRoutesDeps {
   alerts: AlertHooks;
   templates: HookTemplates;
+  /** A hook call spends one send of a token's rate, whatever it sends. */
+  sendRates: SendRates;
 }
 
 const HookParamsSchema = z.object({ template: z.string().min(1).max(64) });
@@ -52,6 +55,7 @@ export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
       'ALERT_FIRED_BY_ANOTHER',
       'RECIPIENT_NOT_MAPPED',
       'STORAGE_UNAVAILABLE',
+      'TOO_MANY_CREATES',
       'MALFORMED_JSON',
       'JSON_TOO_DEEP',
       'PAYLOAD_TOO_LARGE',
@@ -72,7 +76,11 @@ export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
         identity: alert.identity,
         notification: newNotificationOf(parseInput(CreateNotificationBodySchema, alert.body, 'body')),
       }));
-      for (const signal of signals) principal.requireRecipient('notifications:send', signal.notification.recipient);
+      for (const signal of signals) {
+        principal.requireRecipient('notifications:send', signal.notification.recipient);
+        assertMaySendPriority(principal, signal.notification.priority);
+      }
+      deps.sendRates.take(principal);
       const resolvedNote = query.resolvedNote === undefined ? templates.sendsResolvedNote(params.template) : query.resolvedNote === 'true';
       const outcome = await deps.alerts.receive(params.template, signals, { resolvedNote, sender: alertSenderOf(principal) });
       sendJson(res, outcome.created.length > 0 ? 201 : 200, {

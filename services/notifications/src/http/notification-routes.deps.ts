@@ -2,6 +2,7 @@ import type { EventStreamHub } from '@homeops/common';
 import type { CreateDeps } from '../domain/create-notification.use-case.js';
 import type { NotificationContext } from '../domain/notification-context.js';
 import type { Planner } from '../domain/plans/planner.js';
+import type { SendRates } from './send-limits.js';
 
 /** What the notification routers call into. */
 export interface NotificationRoutesDeps {
@@ -10,4 +11,6 @@ export interface NotificationRoutesDeps {
   hub: EventStreamHub;
   /** Creates with `sendAt` or `delaySeconds` are scheduled through it. */
   planner: Planner;
+  /** The send rates of tokens that have one (createsPerMinute). */
+  sendRates: SendRates;
 }

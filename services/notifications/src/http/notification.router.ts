@@ -7,6 +7,7 @@ import { nextPageLink } from './next-page-link.js';
 import { notificationView, notificationViews } from './notification-view.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { assertMayReachNotification, mayReplacePlan, reachableNotification } from './recipient-access.js';
+import { assertMaySendPriority } from './send-limits.js';
 import {
   CreateNotificationBodySchema,
   CreateNotificationMultipartSchema,
@@ -39,7 +40,7 @@ const LaterQuerySchema = z
   })
   .refine((q) => q.sendAt === undefined || q.delaySeconds === undefined, 'give sendAt or delaySeconds, not both');
 
-export function registerNotificationRoutes(api: Api, { ctx, create, planner }: NotificationRoutesDeps): void {
+export function registerNotificationRoutes(api: Api, { ctx, create, planner, sendRates }: NotificationRoutesDeps): void {
   api.route({
     method: 'post',
     path: '/notifications',
@@ -56,6 +57,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner }: N
     errors: [
       'RECIPIENT_NOT_MAPPED',
       'LIMIT_REACHED',
+      'TOO_MANY_CREATES',
       'MALFORMED_JSON',
       'JSON_TOO_DEEP',
       'PAYLOAD_TOO_LARGE',
@@ -66,6 +68,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner }: N
     ],
     handler: async ({ body, query, principal }, _req, res) => {
       principal.requireRecipient('notifications:send', body.recipient);
+      assertMaySendPriority(principal, body.priority);
+      sendRates.take(principal);
       if (query.sendAt !== undefined || query.delaySeconds !== undefined) {
         const { attachment, ...planned } = body;
         if (attachment !== undefined) {
@@ -136,9 +140,11 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner }: N
     tags,
     params: IdParamsSchema,
     responses: { 200: { description: 'Resent; delivery holds the outcome of the first attempt', schema: NotificationSchema } },
-    errors: ['NOTIFICATION_NOT_FOUND', 'NOTIFICATION_NOT_RESENDABLE', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE'],
+    errors: ['NOTIFICATION_NOT_FOUND', 'NOTIFICATION_NOT_RESENDABLE', 'RECIPIENT_NOT_MAPPED', 'STORAGE_UNAVAILABLE', 'TOO_MANY_CREATES'],
     handler: async ({ params, principal }, _req, res) => {
-      await assertMayReachNotification(ctx, principal, 'notifications:send', params.id);
+      const record = await reachableNotification(ctx, principal, 'notifications:send', params.id);
+      assertMaySendPriority(principal, record.priority);
+      sendRates.take(principal);
       res.json(notificationView(await resendNotification(ctx, create, params.id)));
     },
   });

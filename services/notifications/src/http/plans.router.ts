@@ -2,6 +2,7 @@ import { z, type Api, type Principal } from '@homeops/common';
 import type { Heartbeat, ScheduledSend, StoredPlan } from '../domain/plans/plan.js';
 import { dueAt } from '../domain/plans/plan.js';
 import { HEARTBEAT_INTERVAL_MS, MAX_SCHEDULE_MS, planNotFound, type Planner } from '../domain/plans/planner.js';
+import { assertMaySendPriority, type SendRates } from './send-limits.js';
 import { HeartbeatViewSchema, PlannedNotificationSchema, ScheduledViewSchema, type HeartbeatView, type ScheduledView } from './plan.schemas.js';
 import { mayCancelPlan, mayReplacePlan } from './recipient-access.js';
 
@@ -76,7 +77,7 @@ async function ownHeartbeat(planner: Planner, principal: Principal, key: string)
 const BODY_ERRORS = ['MALFORMED_JSON', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE', 'STORAGE_UNAVAILABLE'] as const;
 
 /** /scheduled and /heartbeats: sends planned ahead, and dead man's switches that send when a ping is late. */
-export function registerPlanRoutes(api: Api, planner: Planner): void {
+export function registerPlanRoutes(api: Api, planner: Planner, sendRates: SendRates): void {
   api.route({
     method: 'get',
     path: '/scheduled',
@@ -100,11 +101,13 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     tags: ['scheduled'],
     params: KeyParams,
     body: ScheduleBodySchema,
-    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', ...BODY_ERRORS],
+    errors: ['VALIDATION_FAILED', 'LIMIT_REACHED', 'SERVER_BUSY', 'TOO_MANY_CREATES', ...BODY_ERRORS],
     responses: { 200: { description: 'The scheduled send', schema: ScheduledViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       const { sendAt, delaySeconds, ...notification } = body;
       principal.requireRecipient('notifications:send', notification.recipient);
+      assertMaySendPriority(principal, notification.priority);
+      sendRates.take(principal);
       const when = sendAt !== undefined ? { at: Date.parse(sendAt) } : { delayMs: delaySeconds! * 1000 };
       res.json(scheduledView((await planner.schedule(params.key, when, notification, mayReplacePlan(principal))) as ScheduledSend));
     },
@@ -150,6 +153,7 @@ export function registerPlanRoutes(api: Api, planner: Planner): void {
     responses: { 200: { description: 'The heartbeat', schema: HeartbeatViewSchema } },
     handler: async ({ params, body, principal }, _req, res) => {
       principal.requireRecipient('notifications:send', body.notification.recipient);
+      assertMaySendPriority(principal, body.notification.priority);
       const plan = await planner.heartbeat(
         params.name,
         {

@@ -56,7 +56,7 @@ describe('notifications with API_KEY set: what the public paths show', () => {
 });
 
 describe('notifications with API_KEY set: guessing the key', () => {
-  it('refuses an address with 429 and Retry-After after 10 wrong keys in a minute, even the right key', async () => {
+  it('refuses the wrong keys of an address with 429 and Retry-After after 10 in a minute, and lets the right key through', async () => {
     const dir = await makeStorageDir();
     const guarded = await startRealService(dir, { API_KEY });
     try {
@@ -65,5 +65,41 @@ describe('notifications with API_KEY set: guessing the key', () => {
       await guarded.stop();
       await removeDir(dir);
     }
+  });
+});
+
+describe('notifications behind a reverse proxy: TRUSTED_PROXIES', () => {
+  const get = (port: number, key: string, forwardedFor: string) =>
+    sendRaw(port, {
+      method: 'GET',
+      target: '/recipients',
+      headers: [
+        ['X-API-Key', key],
+        ['X-Forwarded-For', forwardedFor],
+      ],
+    });
+
+  async function afterTenGuessesFrom(env: Record<string, string>, guesser: string): Promise<{ guesser: number; neighbour: number; right: number }> {
+    const dir = await makeStorageDir();
+    const proxied = await startRealService(dir, { API_KEY, ...env });
+    try {
+      for (let i = 0; i < 10; i++) await get(proxied.port, `guess-${i}-${API_KEY}`, guesser);
+      return {
+        guesser: (await get(proxied.port, `guess-10-${API_KEY}`, guesser)).status,
+        neighbour: (await get(proxied.port, `guess-11-${API_KEY}`, '198.51.100.7')).status,
+        right: (await get(proxied.port, API_KEY, guesser)).status,
+      };
+    } finally {
+      await proxied.stop();
+      await removeDir(dir);
+    }
+  }
+
+  it('counts each client behind a trusted proxy apart, and ignores X-Forwarded-For without it', async () => {
+    const trusted = await afterTenGuessesFrom({ TRUSTED_PROXIES: 'loopback' }, '203.0.113.5');
+    const untrusted = await afterTenGuessesFrom({}, '203.0.113.5');
+
+    expect(trusted).toEqual({ guesser: 429, neighbour: 401, right: 200 });
+    expect(untrusted).toEqual({ guesser: 429, neighbour: 429, right: 200 });
   });
 });

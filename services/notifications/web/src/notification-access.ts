@@ -40,6 +40,10 @@ export function notificationScopeChoices(recipients: readonly string[]): ScopeCh
       scope: 'notifications:send',
       text: 'send, and resend',
       limits: [{ field: 'recipients', text: 'Only to these recipients', options, other: true }],
+      numbers: [
+        { field: 'maxPriority', text: 'Highest priority (-2 to 2; empty: any, 2 rings an emergency)', min: -2, max: 2 },
+        { field: 'createsPerMinute', text: 'Sends a minute at most (empty: no limit)', min: 1, max: 10_000 },
+      ],
     },
     {
       scope: 'notifications:read',
