@@ -561,6 +561,8 @@ describe('device-control dashboard with watches', () => {
     const listed = { text: await watch.textContent(), state: await state.getAttribute('data-watch-state') };
     await fetch(`http://127.0.0.1:${running.port}/devices/${GARAGE}/garage-door/0/open`, { method: 'POST', headers: { 'X-API-Key': KEY } });
     await expect.poll(() => state.getAttribute('data-watch-state'), { timeout: 20_000 }).toBe('firing');
+    // The watch turns firing, then calls out: on a loaded machine the page may show the first before the call lands.
+    await expect.poll(() => sink.hooks.length, { timeout: 20_000 }).toBeGreaterThan(0);
 
     expect(listed).toEqual({
       text: 'garage-openquietGarage Door open longer than 3 secondsNotifies family at priority 2 · 0 cloud messages per hourRemove',
@@ -626,6 +628,9 @@ describe('device-control dashboard against the emulated Meross cloud', () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
     const port = new URL(setup.service.baseUrl).port;
+    // Opened once the service has its device list from the cloud (on a loaded machine the sign-in takes a while, and
+    // the page's first list would be a 503 until then).
+    await expect.poll(async () => (await fetch(`${setup.service.baseUrl}/devices`)).status, { timeout: 30_000 }).toBe(200);
     await page.goto(`http://${LAN_HOST}:${port}/`);
     const lamp = switchOf(page, 'Desk lamp', 'Desk lamp');
     await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
