@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { interpolate } from './docker/compose-file.js';
 import { serviceAliases, serviceVariables } from './support/config-variables.js';
 
 const root = join(import.meta.dirname, '..');
@@ -52,6 +54,40 @@ describe('.env.example', () => {
     for (const line of read('.env.example').split('\n')) {
       const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
       if (match && secrets.test(match[1] ?? '')) expect(match[2], match[1]).toBe('');
+    }
+  });
+
+  it('reads in a shell with the recipient map it shows: RECIPIENTS quoted, as a bare `;` would end the line', () => {
+    const example = /^# For example: (RECIPIENTS='([^']*)')$/m.exec(read('.env.example'));
+    expect(example?.[2]).toContain(';');
+    const filled = read('.env.example').replace(/^RECIPIENTS=.*$/m, example![1]!);
+
+    const sourced = spawnSync('/bin/sh', ['-c', 'set -a; eval "$ENV_FILE"; printf %s "$RECIPIENTS"'], {
+      env: { PATH: process.env.PATH, ENV_FILE: filled },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+
+    expect({ status: sourced.status, stderr: sourced.stderr, value: sourced.stdout }).toEqual({ status: 0, stderr: '', value: example![2] });
+  });
+});
+
+describe('docker-compose.postgres.yml', () => {
+  const file = read('docker-compose.postgres.yml');
+
+  it('has no PostgreSQL password of its own: it refuses to start without POSTGRES_PASSWORD', () => {
+    expect(file).toMatch(/\$\{POSTGRES_PASSWORD:\?/);
+    expect(file).not.toMatch(/\$\{POSTGRES_PASSWORD(:?-|\})/);
+    expect(() => interpolate(file, {})).toThrow(/POSTGRES_PASSWORD/);
+    expect(() => interpolate(file, { POSTGRES_PASSWORD: '' })).toThrow(/POSTGRES_PASSWORD/);
+  });
+
+  it('gives the password set in .env to the database and to both instances', () => {
+    const parsed = parse(interpolate(file, { POSTGRES_PASSWORD: 's3cret-pw' })) as Compose;
+
+    expect(parsed.services.postgres?.environment?.POSTGRES_PASSWORD).toBe('s3cret-pw');
+    for (const name of ['notifications-1', 'notifications-2']) {
+      expect(parsed.services[name]?.environment?.STORAGE_URL, name).toBe('postgres://homeops:s3cret-pw@postgres:5432/notifications');
     }
   });
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulatedSetup, type EmulatedSetup } from '../../services/device-control/test/e2e/emulated-setup.js';
 import {
@@ -76,6 +76,22 @@ async function addWatch(page: Page, fields: { name: string; recipient: string; m
   await form.getByRole('button', { name: 'Add watch' }).click();
 }
 
+/**
+ * Presses a switch once its state is known (not `mixed`) and waits for the service's answer to that press and for the
+ * switch to show the state the answer reports, no longer busy: the wait is on what the app reports, never a time.
+ * Answers the state the page asked for and the one the service reported.
+ */
+async function pressSwitch(page: Page, control: Locator, uuid: string, channel = 0): Promise<{ asked: boolean; reported: boolean }> {
+  await expect.poll(() => control.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
+  const path = `/devices/${uuid}/channels/${channel}`;
+  const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'PUT' && new URL(r.url()).pathname === path), control.click()]);
+  expect(answer.status()).toBe(200);
+  const asked = (answer.request().postDataJSON() as { on: boolean }).on;
+  const reported = ((await answer.json()) as { on: boolean }).on;
+  await control.and(page.locator(`[aria-checked="${reported}"][aria-busy="false"]`)).waitFor();
+  return { asked, reported };
+}
+
 async function deviceState(port: number, uuid: string, key?: string): Promise<Array<boolean | null>> {
   const res = await fetch(`http://127.0.0.1:${port}/devices/${uuid}`, { headers: key ? { 'X-API-Key': key } : {} });
   return ((await res.json()) as { channels: Array<{ on: boolean | null }> }).channels.map((c) => c.on);
@@ -95,13 +111,11 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     const trouble = watchTrouble(page);
     await page.goto(`http://${LAN_HOST}:${running.port}/`);
     const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
-    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
-    const before = await lamp.getAttribute('aria-checked');
 
-    await lamp.click();
-    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+    const { asked, reported } = await pressSwitch(page, lamp, 'sim-plug-0001');
 
-    expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([before !== 'true']);
+    expect(reported).toBe(asked);
+    expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([asked]);
     expect(await page.getByRole('article').count()).toBe(7);
     await expect
       .poll(() => page.getByRole('status', { name: 'Service status' }).textContent())
@@ -334,14 +348,13 @@ describe('device-control dashboard behind an API key', () => {
     await page.getByRole('button', { name: 'Unlock' }).click();
     const lamp = switchOf(page, 'Desk Lamp', 'Desk Lamp');
     await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
-    const before = await lamp.getAttribute('aria-checked');
     const problemsBefore = trouble.problems.length;
 
-    await lamp.click();
-    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+    const { asked, reported } = await pressSwitch(page, lamp, 'sim-plug-0001');
     await expect.poll(() => streamHeaders.includes(KEY)).toBe(true);
 
-    expect(await deviceState(running.port, 'sim-plug-0001', KEY)).toEqual([before !== 'true']);
+    expect(reported).toBe(asked);
+    expect(await deviceState(running.port, 'sim-plug-0001', KEY)).toEqual([asked]);
     expect(urls.filter((u) => u.includes(KEY))).toEqual([]);
     // Before the key: the 401s that made the page ask. After it: nothing.
     expect(trouble.problems.slice(0, problemsBefore).every((p) => /401/.test(p))).toBe(true);
@@ -408,11 +421,10 @@ describe('device-control dashboard with scoped tokens', () => {
     const door = cardOf(limited, 'Garage Door');
     const lamp = switchOf(limited, 'Desk Lamp', 'Desk Lamp');
     await door.getByText('This token lacks devices:control for garageDoor').waitFor();
-    // The switch shows `mixed` until the channel's state is read; a press before that flips an unknown state.
-    await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
-    const before = await lamp.getAttribute('aria-checked');
-    await lamp.click();
-    await expect.poll(() => lamp.getAttribute('aria-checked')).toBe(before === 'true' ? 'false' : 'true');
+    // Pressed once its state is known; the wait is for the service's answer and the page showing it.
+    const press = await pressSwitch(limited, lamp, 'sim-plug-0001');
+    expect(press.reported).toBe(press.asked);
+    expect(await deviceState(running.port, 'sim-plug-0001', KEY)).toEqual([press.asked]);
 
     expect(
       await door
@@ -549,6 +561,8 @@ describe('device-control dashboard with watches', () => {
     const listed = { text: await watch.textContent(), state: await state.getAttribute('data-watch-state') };
     await fetch(`http://127.0.0.1:${running.port}/devices/${GARAGE}/garage-door/0/open`, { method: 'POST', headers: { 'X-API-Key': KEY } });
     await expect.poll(() => state.getAttribute('data-watch-state'), { timeout: 20_000 }).toBe('firing');
+    // The watch turns firing, then calls out: on a loaded machine the page may show the first before the call lands.
+    await expect.poll(() => sink.hooks.length, { timeout: 20_000 }).toBeGreaterThan(0);
 
     expect(listed).toEqual({
       text: 'garage-openquietGarage Door open longer than 3 secondsNotifies family at priority 2 · 0 cloud messages per hourRemove',
@@ -614,6 +628,9 @@ describe('device-control dashboard against the emulated Meross cloud', () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
     const port = new URL(setup.service.baseUrl).port;
+    // Opened once the service has its device list from the cloud (on a loaded machine the sign-in takes a while, and
+    // the page's first list would be a 503 until then).
+    await expect.poll(async () => (await fetch(`${setup.service.baseUrl}/devices`)).status, { timeout: 30_000 }).toBe(200);
     await page.goto(`http://${LAN_HOST}:${port}/`);
     const lamp = switchOf(page, 'Desk lamp', 'Desk lamp');
     await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);

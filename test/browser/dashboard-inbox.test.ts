@@ -205,6 +205,26 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await page.close();
   }, 60_000);
 
+  it('saves an attachment under the name the server gives it: a bidi trick keeps the extension of its type', async () => {
+    const { id } = await api.create({
+      recipient: 'grace',
+      title: 'Log',
+      message: 'Build log',
+      attachment: { filename: '\u202Etxt.bat', contentType: 'text/plain', data: Buffer.from('build ok\n').toString('base64') },
+    });
+    const served = await fetch(`http://127.0.0.1:${running.port}/notifications/single/${id}/attachment`);
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=grace`);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download txt\.bat\.txt/ }).click()]);
+
+    expect(served.headers.get('content-disposition')).toMatch(/^attachment; filename="?txt\.bat\.txt"?$/);
+    expect(download.suggestedFilename()).toBe('txt.bat.txt');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("sends from the form with Pushover's fields, and refuses what the API refuses before sending", async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);

@@ -57,13 +57,22 @@ export interface ServiceOverrides {
   oneOff?: string[];
 }
 
-/** Compose's variable interpolation: `${NAME}`, `${NAME:-default}` (default also when empty), `$$` for `$`. */
+/**
+ * Compose's variable interpolation: `${NAME}`, `${NAME:-default}` (default also when empty), `${NAME:?message}`
+ * (unset or empty is an error, as `docker compose` refuses to start), `$$` for `$`.
+ */
 export function interpolate(text: string, variables: Record<string, string | undefined>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (whole, name: string | undefined, fallback: string | undefined) => {
-    if (whole === '$$') return '$';
-    const value = variables[name!];
-    return value === undefined || (value === '' && fallback !== undefined) ? (fallback ?? '') : value;
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g,
+    (whole, name: string | undefined, operator: string | undefined, word: string | undefined) => {
+      if (whole === '$$') return '$';
+      const value = variables[name!];
+      const empty = value === undefined || value === '';
+      if (operator === ':?' && empty) throw new Error(`required variable ${name!} is missing a value: ${word ?? ''}`);
+      if (operator === ':-' && empty) return word ?? '';
+      return value ?? '';
+    },
+  );
 }
 
 function readDotEnv(file: string): Record<string, string> {

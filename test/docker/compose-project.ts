@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComposeFile } from './compose-file.js';
@@ -17,9 +17,20 @@ export interface ComposeProject {
   remove(): Promise<void>;
 }
 
-/** Reads `file` as Compose would in a new empty folder named after `folderPrefix`; the test creates `network` and fills `containers`. */
-export function composeProject(file: string, folderPrefix: string, profiles: string[] = []): ComposeProject {
+/**
+ * Reads `file` as Compose would in a new folder named after `folderPrefix`, empty but for a `.env` of `dotEnv` when
+ * given (what the user writes after `cp .env.example .env`); the test creates `network` and fills `containers`.
+ */
+export function composeProject(file: string, folderPrefix: string, profiles: string[] = [], dotEnv?: Record<string, string>): ComposeProject {
   const projectDir = mkdtempSync(join(tmpdir(), folderPrefix));
+  if (dotEnv)
+    writeFileSync(
+      join(projectDir, '.env'),
+      Object.entries(dotEnv)
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
   const compose = new ComposeFile(file, projectDir, profiles);
   const run = `t${process.pid}`;
   const network = `${compose.project}_default_${run}`;

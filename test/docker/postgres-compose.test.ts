@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +14,9 @@ import { bearer } from './notifications-client.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const file = join(root, 'docker-compose.postgres.yml');
-// A fresh host: an empty project folder; Docker creates ./data/... for the bind mounts.
-const project = composeProject(file, 'homeops-compose-pg-');
+// A fresh host: a project folder with only the .env docs/postgres.md asks for (the file has no password default);
+// Docker creates ./data/... for the bind mounts.
+const project = composeProject(file, 'homeops-compose-pg-', [], { POSTGRES_PASSWORD: randomBytes(18).toString('base64url') });
 const { projectDir, compose, run, network, containers } = project;
 const bases: Record<string, string> = {};
 /** The key the first instance generated in the shared data folder (compose sets HOST=0.0.0.0 and no API_KEY). */

@@ -38,4 +38,4 @@ export { keyAccepted } from './auth.js';
 export { sendHealth, registerHealthRoute, OPEN_LAN_PROBLEM, type HealthEnvelope, type HealthAssessment, type HealthRouteOptions } from './health-view.js';
 export { SERVER_LIMITS, type ServerLimits } from './server.js';
 export { type EventStreamLimits } from './sse.js';
-export { AppMetrics, UNMATCHED_ROUTE, HTTP_LATENCY_BUCKETS, routeTemplateOf } from './metrics.js';
+export { AppMetrics, UNMATCHED_ROUTE, HTTP_LATENCY_BUCKETS, routeTemplateOf, type KnownLabels } from './metrics.js';

@@ -64,6 +64,21 @@ describe('GET /metrics', () => {
     expect(new Set(types).size).toBe(types.length);
   });
 
+  it('starts every combination of known label values at 0, a counter and a histogram alike', async () => {
+    const metrics = new AppMetrics();
+    metrics.counter({ name: 'doors_total', help: 'doors', labelNames: ['door', 'result'] }, { door: ['front', 'garage'], result: ['ok', 'jammed', 'offline'] });
+    metrics.histogram({ name: 'door_seconds', help: 'door time', labelNames: ['door'], buckets: [1] }, { door: ['front', 'garage'] });
+
+    const text = await metrics.exposition();
+
+    for (const door of ['front', 'garage']) {
+      for (const result of ['ok', 'jammed', 'offline']) expect([door, result, sample(text, 'doors_total', { door, result })]).toEqual([door, result, 0]);
+      expect(sample(text, 'door_seconds_count', { door })).toBe(0);
+      expect(sample(text, 'door_seconds_bucket', { door, le: '1' })).toBe(0);
+    }
+    expect(text.split('\n').filter((line) => line.startsWith('doors_total{'))).toHaveLength(6);
+  });
+
   it('keeps each app in its own registry', async () => {
     const first = buildApp();
     const second = buildApp();

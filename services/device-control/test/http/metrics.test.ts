@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricValue, parseExposition } from '@homeops/test-kit';
+import { SWITCH_COMMAND_LABELS } from '../../src/http/device.metrics.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -27,6 +28,18 @@ describe('GET /metrics (device-control)', () => {
     expect(metricValue(text, 'homeops_device_toggles_total', { action: 'toggle', result: refused.body.code as string })).toBe(1);
     expect(metricValue(text, 'homeops_device_toggles_total', { action: 'set', result: 'ok' })).toBe(1);
     expect(metricValue(text, 'http_requests_total', { method: 'POST', route: '/devices/:uuid/toggle', status: '200' })).toBe(2);
+  });
+
+  it('exposes every action and result of the switch commands at 0 before the first command', async () => {
+    t = await buildTestApp();
+
+    const text = await scrape(t.app);
+
+    // Every pair of the known sets, built here (not from the code's own expansion) so a missing pair fails.
+    const pairs = SWITCH_COMMAND_LABELS.action.flatMap((action) => SWITCH_COMMAND_LABELS.result.map((result) => ({ action, result })));
+    expect(pairs.length).toBeGreaterThan(10);
+    for (const labels of pairs) expect([labels, metricValue(text, 'homeops_device_toggles_total', labels)]).toEqual([labels, 0]);
+    expect(parseExposition(text).filter((s) => s.name === 'homeops_device_toggles_total')).toHaveLength(pairs.length);
   });
 
   it('shows the budget windows, the messages sent by way, the session and the devices', async () => {

@@ -15,7 +15,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { controlBlock, deviceScopeChoices } from './device-access.js';
 import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
-import { applyChannel, applyCover, applyDoor, applyLight, replaceDevice } from './device-list.js';
+import { applyChannel, applyCover, applyDoor, applyLight, type ChannelState, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
 import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light, SyncResult } from './types.js';
 import { WatchesPanel } from './watches-panel.js';
@@ -49,10 +49,10 @@ export function App({ client }: { client: ApiClient }) {
   // Channel events that arrive while the list is being read go on top of what the read answers: the read and the
   // stream are separate requests, so the answer may predate an event the stream already delivered. An answer to an
   // earlier read that comes after a later one's is dropped.
-  const arrivingDuringReads = useRef(new Set<ChannelEvent[]>());
+  const arrivingDuringReads = useRef(new Set<ChannelState[]>());
   const reads = useRef({ started: 0, shown: 0 });
   const loadDevices = useCallback(async () => {
-    const arrived: ChannelEvent[] = [];
+    const arrived: ChannelState[] = [];
     const mine = ++reads.current.started;
     arrivingDuringReads.current.add(arrived);
     try {
@@ -72,16 +72,31 @@ export function App({ client }: { client: ApiClient }) {
     const response = await client.fetch('/health').catch(() => null);
     if (response) setHealth((await response.json().catch(() => null)) as Health | HealthSummary | null);
   }, [client]);
+  // A read of one device (after its `device` or `online` event) is layered the same way: a switch press's channel
+  // event that arrives while it is read must not be undone by an answer computed before the press.
   const loadDevice = useCallback(
     async (uuid: string) => {
-      const device = await client.json<Device>('GET', `/devices/${encodeURIComponent(uuid)}`).then(
-        (r) => r.body,
-        () => null,
-      );
-      setDevices((list) => (list ? replaceDevice(list, uuid, device) : list));
+      const arrived: ChannelState[] = [];
+      arrivingDuringReads.current.add(arrived);
+      try {
+        const device = await client.json<Device>('GET', `/devices/${encodeURIComponent(uuid)}`).then(
+          (r) => r.body,
+          () => null,
+        );
+        setDevices((list) => (list ? arrived.reduce(applyChannel, replaceDevice(list, uuid, device)) : list));
+      } finally {
+        arrivingDuringReads.current.delete(arrived);
+      }
     },
     [client],
   );
+
+  // A channel state the device told, on the stream or in a switch command's answer: shown, and laid over the reads
+  // under way. The answer counts as much as the event: a read answered after the press cannot undo it either.
+  const applyChannelState = useCallback((state: ChannelState) => {
+    for (const arrived of arrivingDuringReads.current) arrived.push(state);
+    setDevices((list) => list && applyChannel(list, state));
+  }, []);
 
   useEffect(() => {
     void loadHealth();
@@ -103,10 +118,8 @@ export function App({ client }: { client: ApiClient }) {
       onOpen: () => void loadDevices(),
       onEvent: ({ type, data }) => {
         const event = data as Partial<ChannelEvent> & { uuid?: string; device?: { uuid: string } };
-        if (type === 'channel') {
-          for (const arrived of arrivingDuringReads.current) arrived.push(event as ChannelEvent);
-          setDevices((list) => list && applyChannel(list, event as ChannelEvent));
-        } else if (type === 'hub') {
+        if (type === 'channel') applyChannelState(event as ChannelEvent);
+        else if (type === 'hub') {
           const { uuid, subdevices } = data as { uuid: string; subdevices: SubDevice[] };
           setHubOf(uuid, subdevices);
         } else if (type === 'light') {
@@ -129,7 +142,7 @@ export function App({ client }: { client: ApiClient }) {
         else if (type === 'watch') setWatchChanges((n) => n + 1);
       },
     });
-  }, [client, version, readLock, loadDevices, loadDevice, loadHealth, setHubOf]);
+  }, [client, version, readLock, loadDevices, loadDevice, loadHealth, setHubOf, applyChannelState]);
 
   const sync = async () => {
     setSyncing(true);
@@ -196,6 +209,7 @@ export function App({ client }: { client: ApiClient }) {
                 subdevices={hubs[device.uuid]}
                 onSubdevices={setHubOf}
                 onStale={loadDevice}
+                onChannel={applyChannelState}
                 onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))}
               />
             );

@@ -6,6 +6,7 @@ import { GarageDoorPanel } from './garage-door-panel.js';
 import { HubPanel, type SubDevice } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
 import type { ControlFamily } from '../../src/http/control-families.js';
+import type { ChannelState } from './device-list.js';
 import type { Cover, Device, GarageDoor, Light } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
@@ -29,6 +30,8 @@ interface Props {
   onSubdevices(uuid: string, list: SubDevice[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
+  /** A channel's state as a switch command's answer told it. */
+  onChannel(state: ChannelState): void;
   onChange(device: Device): void;
 }
 
@@ -54,6 +57,7 @@ export function DeviceCard({
   subdevices,
   onSubdevices,
   onStale,
+  onChannel,
   onChange,
 }: Props) {
   const [problem, setProblem] = useState<ErrorBody | null>(null);
@@ -68,7 +72,8 @@ export function DeviceCard({
     // Shown at once; the device's answer (or, on failure, the service's state) is the truth.
     onChange({ ...device, channels: device.channels.map((c) => (c.channel === channel ? { ...c, on } : c)) });
     try {
-      await client.json('PUT', `/devices/${encodeURIComponent(device.uuid)}/channels/${channel}`, { on });
+      const { body } = await client.json<{ on: boolean }>('PUT', `/devices/${encodeURIComponent(device.uuid)}/channels/${channel}`, { on });
+      onChannel({ uuid: device.uuid, channel, on: body.on });
       setProblem(null);
     } catch (error) {
       setProblem(toErrorBody(error));

@@ -8,8 +8,11 @@ export function replaceDevice(list: Device[], uuid: string, device: Device | nul
   return list.map((d, i) => (i === at ? device : d));
 }
 
+/** A channel's state as the device told it: a channel event, or the answer to a switch command. */
+export type ChannelState = Pick<ChannelEvent, 'uuid' | 'channel' | 'on'>;
+
 /** The list after a channel event: the device told us its state. */
-export function applyChannel(list: Device[], event: ChannelEvent): Device[] {
+export function applyChannel(list: Device[], event: ChannelState): Device[] {
   return list.map((d) => (d.uuid !== event.uuid ? d : { ...d, channels: d.channels.map((c) => (c.channel === event.channel ? { ...c, on: event.on } : c)) }));
 }
 

@@ -1,5 +1,6 @@
 import { AppError } from '@homeops/common/core';
-import { assertAttachmentType, safeFilename } from './attachment-type.js';
+import { assertAttachmentType } from './attachment-type.js';
+import { safeFilename } from './file-names.js';
 import type { DeliveryWorker } from './delivery.worker.js';
 import type { NotificationContext } from './notification-context.js';
 import { isoTimestamp } from './iso-time.js';

@@ -81,6 +81,9 @@ export class EmergencyWatch {
     else if (event.type === 'read' && this.watched.has(event.notification.id)) this.checkNow(event.notification.id);
     else if (event.type === 'read-all') {
       for (const [id, entry] of this.watched) if (entry.recipient === event.recipient) this.checkNow(id);
+    } else if ((event.type === 'alarm-ended' || event.type === 'acknowledged') && !isRinging(event.notification)) {
+      // Ended elsewhere (an alert's resolve, another instance): nothing is left to follow, and /metrics says so now.
+      this.forget(event.notification.id);
     } else if (event.type === 'deleted') {
       const entry = this.watched.get(event.id);
       if (entry) {
@@ -94,6 +97,11 @@ export class EmergencyWatch {
     if (this.stopped || record.delivery.receipt === undefined || this.watched.has(record.id)) return;
     this.watched.set(record.id, { receipt: record.delivery.receipt, recipient: record.recipient, cancelTries: 0, deleted: false });
     this.schedule(record.id, delayMs);
+  }
+
+  private forget(id: string): void {
+    this.watched.get(id)?.timer?.cancel();
+    this.watched.delete(id);
   }
 
   private checkNow(id: string): void {

@@ -1,5 +1,5 @@
 import { type Api, z } from '@homeops/common';
-import { downloadFilename } from '../domain/attachment-type.js';
+import { downloadFilename } from '../domain/file-names.js';
 import { readAttachment } from '../domain/notification-queries.use-case.js';
 import type { NotificationRoutesDeps } from './notification-routes.deps.js';
 import { IdParamsSchema } from './notification.schemas.js';

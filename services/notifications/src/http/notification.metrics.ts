@@ -1,4 +1,4 @@
-import type { AppMetrics, Clock, EventStreamHub } from '@homeops/common';
+import type { AppMetrics, Clock, EventStreamHub, KnownLabels } from '@homeops/common';
 import type { DeliveryWorker } from '../domain/delivery.worker.js';
 import type { DeliveryStatus } from '../domain/notification.js';
 import type { NotificationEvents } from '../domain/notification-events.js';
@@ -24,9 +24,13 @@ interface PoolCounts {
   waitingCount: number;
 }
 
+/** The statuses a delivery is counted under (final ones, and `skipped`); each starts at 0. */
+export const DELIVERY_LABELS = { status: ['sent', 'failed', 'expired', 'unknown', 'skipped'] } as const satisfies KnownLabels<'status'>;
+/** Outcomes of an attempt just made (an expiry or a resend is none); each starts with empty buckets. */
+export const ATTEMPT_LABELS = { outcome: ['sent', 'failed', 'unknown', 'pending'] } as const satisfies KnownLabels<'outcome'>;
+
 const FINAL: ReadonlySet<DeliveryStatus> = new Set(['sent', 'failed', 'expired', 'unknown']);
-/** Outcomes of an attempt just made (an expiry or a resend is none). */
-const ATTEMPTED: ReadonlySet<DeliveryStatus> = new Set(['sent', 'failed', 'unknown', 'pending']);
+const ATTEMPTED: ReadonlySet<DeliveryStatus> = new Set(ATTEMPT_LABELS.outcome);
 
 /** The PostgreSQL repository's pool, when the history is there (found by shape: the domain names no driver). */
 function poolOf(repository: NotificationRepository): PoolCounts | undefined {
@@ -45,17 +49,23 @@ const epochSeconds = (iso: string | null | undefined) => (iso ? Date.parse(iso) 
 export function registerNotificationMetrics(metrics: AppMetrics, deps: NotificationMetricsDeps): void {
   const { repository, provider, delivery, events, hub, clock } = deps;
   const created = metrics.counter({ name: 'homeops_notifications_created_total', help: 'Notifications created on this instance' });
-  const deliveries = metrics.counter({
-    name: 'homeops_deliveries_total',
-    help: 'Deliveries that reached a final status (sent, failed, expired, unknown; skipped while delivery is off)',
-    labelNames: ['status'],
-  });
-  const attempts = metrics.histogram({
-    name: 'homeops_delivery_attempt_seconds',
-    help: 'One delivery attempt, from its start to its outcome stored, by outcome (pending: it failed and will be retried)',
-    labelNames: ['outcome'],
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  });
+  const deliveries = metrics.counter(
+    {
+      name: 'homeops_deliveries_total',
+      help: 'Deliveries that reached a final status (sent, failed, expired, unknown; skipped while delivery is off)',
+      labelNames: ['status'],
+    },
+    DELIVERY_LABELS,
+  );
+  const attempts = metrics.histogram(
+    {
+      name: 'homeops_delivery_attempt_seconds',
+      help: 'One delivery attempt, from its start to its outcome stored, by outcome (pending: it failed and will be retried)',
+      labelNames: ['outcome'],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    },
+    ATTEMPT_LABELS,
+  );
   events.subscribeAll((event, _id, remote) => {
     if (remote) return;
     if (event.type === 'created') {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertAttachmentType, safeFilename } from '../../src/domain/attachment-type.js';
+import { assertAttachmentType } from '../../src/domain/attachment-type.js';
+import { downloadFilename, safeFilename } from '../../src/domain/file-names.js';
 import { EXECUTABLE, JPEG, PDF, PNG, TEXT, WEBP } from '../support/files.js';
 
 const ZIP = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(30)]);
@@ -36,5 +37,15 @@ describe('safeFilename', () => {
     expect(safeFilename('C:\\Users\\x\\"a"\r\n.png', 'f')).toBe('a.png');
     expect(safeFilename('..', 'fallback')).toBe('fallback');
     expect(safeFilename(undefined, 'fallback')).toBe('fallback');
+  });
+});
+
+describe('downloadFilename', () => {
+  it('keeps a name whose extension fits the checked type, and appends the usual one to any other', () => {
+    expect(downloadFilename('report.csv', 'text/csv')).toBe('report.csv');
+    expect(downloadFilename('Photo.JPEG', 'image/jpeg')).toBe('Photo.JPEG');
+    expect(downloadFilename('\u202Etxt.bat', 'text/plain')).toBe('txt.bat.txt');
+    expect(downloadFilename('\u202Etxt.bat', 'image/png')).toBe('txt.bat.png');
+    expect(downloadFilename('..', 'application/x-unknown')).toBe('attachment.bin');
   });
 });

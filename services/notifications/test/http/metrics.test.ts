@@ -1,8 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
-import { describe, expect, it } from 'vitest';
-import { metricValue, parseExposition } from '@homeops/test-kit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@homeops/common';
+import { eventually, metricValue, parseExposition } from '@homeops/test-kit';
 import type { Express } from 'express';
+import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
+import { ATTEMPT_LABELS, DELIVERY_LABELS } from '../../src/http/notification.metrics.js';
 import { FakePushProvider, permanent } from '../fakes/fake-push.provider.js';
+import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
+import { startHouseholdApp } from '../pushover/household-kit.js';
+import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { buildTestApp, testStorage } from '../support/test-app.js';
 
 const create = (app: Express, recipient = 'ops') => request(app).post('/notifications').send({ recipient, title: 'Disk', message: 'Disk almost full' });
@@ -11,7 +19,48 @@ async function scrape(app: Express): Promise<string> {
   return (await request(app).get('/metrics').expect(200)).text;
 }
 
+const OPS = 'oPs000000000000000000000000001';
+const hookFixture = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/hooks', `${name}.json`), 'utf8')) as object;
+
+let closeFake: (() => Promise<void>) | undefined;
+afterEach(async () => closeFake?.());
+
 describe('GET /metrics (notifications)', () => {
+  it('exposes every delivery status and attempt outcome at 0 before the first notification', async () => {
+    const { app } = await buildTestApp();
+
+    const text = await scrape(app);
+
+    for (const status of DELIVERY_LABELS.status) expect([status, metricValue(text, 'homeops_deliveries_total', { status })]).toEqual([status, 0]);
+    for (const outcome of ATTEMPT_LABELS.outcome) {
+      expect([outcome, metricValue(text, 'homeops_delivery_attempt_seconds_count', { outcome })]).toEqual([outcome, 0]);
+      expect([outcome, metricValue(text, 'homeops_delivery_attempt_seconds_bucket', { outcome, le: '+Inf' })]).toEqual([outcome, 0]);
+    }
+    const series = (name: string) => parseExposition(text).filter((s) => s.name === name);
+    expect(series('homeops_deliveries_total')).toHaveLength(DELIVERY_LABELS.status.length);
+    expect(series('homeops_delivery_attempt_seconds_count')).toHaveLength(ATTEMPT_LABELS.outcome.length);
+    expect(metricValue(text, 'homeops_notifications_created_total')).toBe(0);
+  });
+
+  it('drops a ringing emergency from the gauge as soon as its alert resolves, without waiting for a poll', async () => {
+    const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'] } });
+    closeFake = fake.close;
+    const clock = new ManualClock();
+    const recipients = { recipients: parseRecipientsVariable(`ops=${OPS}`), unmapped: 'default' as const };
+    const { app } = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, { clock, config: { EMERGENCY_POLL_SECONDS: 20 } });
+    const firing = await request(app).post('/hooks/alertmanager?recipient=ops').send(hookFixture('alertmanager-firing')).expect(201);
+    const [id] = firing.body.created as string[];
+    await eventually(async () => metricValue(await scrape(app), 'homeops_emergencies_ringing') === 1, `the alarm ${id} being followed`);
+
+    // The clock stands still: no poll runs, only the resolve's own cancel can end it.
+    await request(app).post('/hooks/alertmanager?recipient=ops').send(hookFixture('alertmanager-resolved')).expect(200);
+    const text = await scrape(app);
+
+    expect(metricValue(text, 'homeops_emergencies_ringing')).toBe(0);
+    expect(fake.count('cancel')).toBe(1);
+    expect(fake.count('receipt')).toBe(0);
+  });
+
   it('counts creates and deliveries by final status, and times each attempt', async () => {
     const provider = new FakePushProvider().willAnswer({ request: 'r1' }, permanent());
     const { app } = await buildTestApp({ provider });

@@ -1,5 +1,6 @@
 import { type ApiClient, ErrorNote, toErrorBody, type ErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
+import { downloadFilename } from '../../src/domain/file-names.js';
 
 // Shown inline; anything else (an SVG too) is offered as a download.
 const INLINE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/i;
@@ -14,6 +15,8 @@ export function Attachment({ client, id, meta }: { client: ApiClient; id: string
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const path = `/notifications/single/${id}/attachment`;
   const inline = INLINE_IMAGE.test(meta.contentType);
+  // The name the server's Content-Disposition gives, by the same rule: a blob link would otherwise save the raw name.
+  const filename = downloadFilename(meta.filename, meta.contentType);
 
   useEffect(() => {
     if (!inline) return;
@@ -35,7 +38,7 @@ export function Attachment({ client, id, meta }: { client: ApiClient; id: string
   const download = async () => {
     try {
       const href = URL.createObjectURL(await client.blob(path));
-      const link = Object.assign(document.createElement('a'), { href, download: meta.filename });
+      const link = Object.assign(document.createElement('a'), { href, download: filename });
       link.click();
       setTimeout(() => URL.revokeObjectURL(href), 10_000);
     } catch (error) {
@@ -53,7 +56,7 @@ export function Attachment({ client, id, meta }: { client: ApiClient; id: string
         )
       ) : (
         <button type="button" onClick={download}>
-          Download {meta.filename} ({sizeText(meta.size)})
+          Download {filename} ({sizeText(meta.size)})
         </button>
       )}
       <ErrorNote problem={problem} />

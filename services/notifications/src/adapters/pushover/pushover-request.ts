@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
 import Pushover from 'pushover-notifications';
 
 /** Where the messages endpoint lives, in the shape the library's `httpOptions` understands. */
@@ -54,11 +56,45 @@ export function resolveEndpoint(apiUrl: string): PushoverEndpoint {
 }
 
 /**
+ * How far a request's connection got, as far as it was seen: `unseen` when no socket of ours was used (an
+ * interceptor such as nock answered), `connecting` until TCP (and TLS) are up, `open` once a byte may be written.
+ */
+export type Connection = { state: 'unseen' | 'connecting' | 'open' };
+
+/** The request option that carries a request's `Connection` to the agent (the library copies every option). */
+const CONNECTION_OPTION = 'homeopsConnection';
+
+/**
+ * Agents that follow each request's socket into its `Connection`: nothing of a message is written before the socket
+ * connected (and, over TLS, finished its handshake), so a failure before that certainly sent nothing. A reused
+ * keep-alive socket is open from the start. Keep-alive as Node's global agents.
+ */
+function observing<T extends typeof HttpAgent>(Base: T, secure: boolean): InstanceType<T> {
+  const agent = new Base({ keepAlive: true }) as InstanceType<T> & { addRequest(req: ClientRequest, options: Record<string, unknown>): void };
+  const addRequest = agent.addRequest.bind(agent);
+  agent.addRequest = (req, options) => {
+    const connection = options[CONNECTION_OPTION] as Connection | undefined;
+    if (connection) {
+      connection.state = 'connecting';
+      req.once('socket', (socket: Socket) => {
+        const opened = () => (connection.state = 'open');
+        if (req.reusedSocket || !socket.connecting) opened();
+        else socket.once(secure ? 'secureConnect' : 'connect', opened);
+      });
+    }
+    addRequest(req, options);
+  };
+  return agent;
+}
+
+const agents = { 'http:': observing(HttpAgent, false), 'https:': observing(HttpsAgent as unknown as typeof HttpAgent, true) };
+
+/**
  * The library hard-codes https://api.pushover.net and picks http.request only when `httpOptions.proxy`
  * is set, so plain-http endpoints go through that branch; `href` is overwritten because interceptors
  * (nock) read it.
  */
-function toHttpOptions(endpoint: PushoverEndpoint, signal: AbortSignal): Record<string, unknown> {
+function toHttpOptions(endpoint: PushoverEndpoint, signal: AbortSignal, connection: Connection): Record<string, unknown> {
   const options: Record<string, unknown> = {
     protocol: endpoint.protocol,
     hostname: endpoint.hostname,
@@ -67,6 +103,8 @@ function toHttpOptions(endpoint: PushoverEndpoint, signal: AbortSignal): Record<
     path: endpoint.path,
     href: endpoint.href,
     signal,
+    agent: agents[endpoint.protocol],
+    [CONNECTION_OPTION]: connection,
   };
   if (endpoint.protocol === 'http:') options.proxy = `http://${endpoint.host}`;
   return options;
@@ -112,12 +150,14 @@ function assertHeaderSafe(file: PushoverFields[string] | undefined): void {
 /**
  * Posts one message through pushover-notifications and resolves with whatever came back, whatever the
  * status; rejects only when no response arrived (network error, abort). Never throws asynchronously.
+ * `connection` follows how far the request got (see `Connection`).
  */
 export function postMessage(
   credentials: { userKey: string; apiToken: string },
   endpoint: PushoverEndpoint,
   fields: PushoverFields,
   signal: AbortSignal,
+  connection: Connection = { state: 'unseen' },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -129,7 +169,7 @@ export function postMessage(
     const client = new Pushover({
       user: credentials.userKey,
       token: credentials.apiToken,
-      httpOptions: toHttpOptions(endpoint, signal),
+      httpOptions: toHttpOptions(endpoint, signal, connection),
       // Without onerror the library throws from its response handler, which would kill the process.
       onerror: () => undefined,
     });

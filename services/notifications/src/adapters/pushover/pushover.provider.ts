@@ -11,7 +11,7 @@ import {
 import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
 import { classifyFailure, classifyResponse, parseQuota, type Redact } from './classify-response.js';
 import { cancelReceipt, getReceipt, type ApiAccess } from './pushover-api.js';
-import { postMessage, resolveEndpoint, type PushoverEndpoint } from './pushover-request.js';
+import { postMessage, resolveEndpoint, type Connection, type PushoverEndpoint } from './pushover-request.js';
 import { RecipientKeys } from './recipient-keys.js';
 import type { RecipientMap } from './recipient-map.js';
 import { RejectionCircuit } from './rejection-circuit.js';
@@ -220,7 +220,10 @@ export class PushoverProvider implements PushProvider {
     const deadlineAt = this.#clock.now() + this.#timeoutMs;
     const deadline = new AbortController();
     let sending = false;
-    const timer = this.#clock.setTimer(() => deadline.abort(sending ? this.#answerTimeout() : this.#queueTimeout()), this.#timeoutMs);
+    const connection: Connection = { state: 'unseen' };
+    // Timed out before its connection opened, a message was certainly not sent (and is retried, even an emergency).
+    const timedOut = () => (!sending ? this.#queueTimeout() : connection.state === 'connecting' ? this.#connectTimeout() : this.#answerTimeout());
+    const timer = this.#clock.setTimer(() => deadline.abort(timedOut()), this.#timeoutMs);
     let release: (() => void) | undefined;
     try {
       release = await this.#slots.acquire({ signal: deadline.signal });
@@ -229,9 +232,11 @@ export class PushoverProvider implements PushProvider {
       if (deadlineAt - this.#clock.now() < Math.min(MIN_REQUEST_BUDGET_MS, this.#timeoutMs / 2)) throw this.#queueTimeout();
       sending = true;
       const response = await rejectOnAbort(
-        postMessage({ userKey: target.key, apiToken: this.#apiToken }, this.#endpoint, fields, deadline.signal),
+        postMessage({ userKey: target.key, apiToken: this.#apiToken }, this.#endpoint, fields, deadline.signal, connection),
         deadline.signal,
-      );
+      ).catch((error: unknown) => {
+        throw connection.state === 'connecting' && !(error instanceof DeliveryError) ? notSent(classifyFailure(error, this.#redact)) : error;
+      });
       const quota = parseQuota(response.headers);
       if (quota) this.#quota = quota;
       this.#answered(response.status, this.#redact(response.body.slice(0, 200)));
@@ -246,11 +251,21 @@ export class PushoverProvider implements PushProvider {
     return new DeliveryError(`No free connection to Pushover within ${this.#timeoutMs} ms; the message was not sent`, true);
   }
 
+  #connectTimeout(): DeliveryError {
+    return new DeliveryError(`No connection to Pushover could be opened within ${this.#timeoutMs} ms; the message was not sent`, true);
+  }
+
   #answerTimeout(): DeliveryError {
     return new DeliveryError(`Pushover did not answer within ${this.#timeoutMs} ms; the message may or may not have been delivered`, true, {
       maybeDelivered: true,
     });
   }
+}
+
+/** A failure before the connection opened: no byte of the message was written, so it certainly did not arrive. */
+function notSent(failure: DeliveryError): DeliveryError {
+  const { maybeDelivered: _maybe, ...details } = failure.details;
+  return new DeliveryError(`${failure.message} (before a connection was open: not sent)`, failure.retryable, details);
 }
 
 /** The library may never call back once a response has started, so the abort settles the call itself. */
