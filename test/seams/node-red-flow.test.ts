@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, Mosquitto, MqttRecorder, ServiceProcess } from '../../packages/test-kit/src/index.js';
+import { eventually, freePort, Mosquitto, MqttRecorder, ServiceProcess, watchChild } from '../../packages/test-kit/src/index.js';
 import { deviceTopics } from '../../services/device-control/src/adapters/mqtt/device-entities.js';
 
 // The example flow of docs/home-assistant.md in a real Node-RED 4, imported and deployed through its admin API, against
@@ -26,12 +26,7 @@ class NodeRed {
     readonly url: string,
     private readonly dir: string,
   ) {
-    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    this.exited = new Promise((done) => child.once('exit', () => done()));
-    const guard = () => child.kill('SIGKILL');
-    process.once('exit', guard);
-    void this.exited.then(() => process.removeListener('exit', guard));
+    this.exited = watchChild(child, (text) => (this.output += text)).then(() => undefined);
   }
 
   static async start(env: Record<string, string>): Promise<NodeRed> {

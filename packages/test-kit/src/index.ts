@@ -16,7 +16,8 @@ export {
 } from './api-key-cases.js';
 export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenApiResponses } from './documented-errors.js';
 export { eventually, drainEventLoop, StopWaiting, type EventuallyOptions } from './wait.js';
-export { ServiceProcess, freePort, type ServiceProcessOptions, type ExitStatus } from './service-process.js';
+export { ServiceProcess, freePort, type ServiceProcessOptions } from './service-process.js';
+export { watchChild, type ExitStatus } from './child-watch.js';
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';
 export { HaDeviceDiscoverySchema, HaComponentSchema, expandDiscoveryPayload, haDiscoveryProblems } from './ha-discovery-schema.js';
 export { parseExposition, metricValue, type MetricSample } from './metrics.js';

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { watchChild } from './child-watch.js';
 import { freePort } from './service-process.js';
 import { eventually } from './wait.js';
 import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt';
@@ -58,12 +59,7 @@ export class Mosquitto {
   /** Starts the broker process (again, on the same port) and waits until it accepts connections. */
   async run(): Promise<void> {
     const child = spawn(MOSQUITTO, ['-c', join(this.dir, 'mosquitto.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    this.exited = new Promise((done) => child.once('exit', () => done()));
-    const guard = () => child.kill('SIGKILL');
-    process.once('exit', guard);
-    void this.exited.then(() => process.removeListener('exit', guard));
+    this.exited = watchChild(child, (text) => (this.output += text)).then(() => undefined);
     this.child = child;
     await eventually(
       () => {

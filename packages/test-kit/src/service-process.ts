@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { watchChild, type ExitStatus } from './child-watch.js';
 import { eventually } from './wait.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../../..');
@@ -21,11 +22,6 @@ export interface ServiceProcessOptions {
   readyTimeoutMs?: number;
 }
 
-export interface ExitStatus {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /** The one launcher of the test suites: a service as users run it, in a child process, on loopback. */
 export class ServiceProcess {
   /** Everything the process printed so far (stdout and stderr), for secret scans and log checks. */
@@ -37,13 +33,7 @@ export class ServiceProcess {
     readonly port: number,
     private readonly ownedDir: string | undefined,
   ) {
-    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString('utf8')));
-    this.exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-    // Never outlive the test process, even when it dies without running its afterAll hooks.
-    const orphanGuard = () => child.kill('SIGKILL');
-    process.once('exit', orphanGuard);
-    void this.exited.then(() => process.removeListener('exit', orphanGuard));
+    this.exited = watchChild(child, (text) => (this.output += text));
   }
 
   static async start(options: ServiceProcessOptions): Promise<ServiceProcess> {

@@ -4,7 +4,7 @@ import nock from 'nock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import { DeliveryError, type PushMessage } from '../../src/domain/push-provider.js';
-import { API_TOKEN, PUSHOVER, USER_KEY, interceptMessage, startLocalServer } from './pushover-test-kit.js';
+import { API_TOKEN, PUSHOVER, USER_KEY, interceptMessage, startLocalServer, rejectionOf } from './pushover-test-kit.js';
 
 const MESSAGE: PushMessage = { title: 'Disk', message: 'Disk almost full', priority: 1 };
 
@@ -12,14 +12,7 @@ function provider(options: { apiUrl?: string; timeoutMs?: number; clock?: Clock 
   return new PushoverProvider({ userKey: USER_KEY, apiToken: API_TOKEN, timeoutMs: 2000, ...options });
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<DeliveryError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeliveryError);
-  return error as DeliveryError;
-}
+const failureOf = (promise: Promise<unknown>) => rejectionOf(promise, DeliveryError);
 
 function expectNoSecrets(text: string): void {
   expect(text).not.toContain(USER_KEY);

@@ -2,18 +2,11 @@ import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PushoverError, PushoverService, type SendNotificationOptions } from '../../src/pushover-service.js';
 import { PUSHOVER_SOUNDS } from '../../src/adapters/pushover/sounds.js';
-import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm } from './pushover-test-kit.js';
+import { API_TOKEN, USER_KEY, accepted, interceptMessage, readForm, rejectionOf } from './pushover-test-kit.js';
 
 const service = (): PushoverService => new PushoverService({ userKey: USER_KEY, apiToken: API_TOKEN, timeoutMs: 2000 });
 
-async function rejectionOf(promise: Promise<unknown>): Promise<PushoverError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PushoverError);
-  return error as PushoverError;
-}
+const pushoverErrorOf = (promise: Promise<unknown>) => rejectionOf(promise, PushoverError);
 
 describe('PushoverService.sendNotification', () => {
   afterEach(() => {
@@ -50,7 +43,7 @@ describe('PushoverService.sendNotification', () => {
   it("rejects a 400 with PushoverError REJECTED carrying the status and Pushover's errors", async () => {
     interceptMessage({ status: 400, body: { errors: ['application token is invalid'], status: 0, token: 'invalid' } });
 
-    const error = await rejectionOf(service().sendNotification({ message: 'Hello' }));
+    const error = await pushoverErrorOf(service().sendNotification({ message: 'Hello' }));
 
     expect(error).toMatchObject({ code: 'REJECTED', status: 400, errors: ['application token is invalid'], retryable: false });
   });
@@ -58,7 +51,7 @@ describe('PushoverService.sendNotification', () => {
   it('rejects 429 with PushoverError QUOTA_EXHAUSTED, not retryable', async () => {
     interceptMessage({ status: 429, body: { errors: ['application is over its monthly limit'], status: 0 } });
 
-    const error = await rejectionOf(service().sendNotification({ message: 'Hello' }));
+    const error = await pushoverErrorOf(service().sendNotification({ message: 'Hello' }));
 
     expect(error).toMatchObject({ code: 'QUOTA_EXHAUSTED', status: 429, retryable: false, quotaExhausted: true });
   });
@@ -66,7 +59,7 @@ describe('PushoverService.sendNotification', () => {
   it('rejects a 503 with PushoverError UNAVAILABLE, retryable', async () => {
     interceptMessage({ status: 503, body: '<html>maintenance</html>' });
 
-    const error = await rejectionOf(service().sendNotification({ message: 'Hello' }));
+    const error = await pushoverErrorOf(service().sendNotification({ message: 'Hello' }));
 
     expect(error).toMatchObject({ code: 'UNAVAILABLE', status: 503, retryable: true });
   });
@@ -113,7 +106,7 @@ describe('PushoverService.sendNotification', () => {
   ];
 
   it.each(invalid)('rejects %s with INVALID_INPUT before sending anything', async (_what, options, reason) => {
-    const error = await rejectionOf(service().sendNotification({ message: 'Hello', ...options } as SendNotificationOptions));
+    const error = await pushoverErrorOf(service().sendNotification({ message: 'Hello', ...options } as SendNotificationOptions));
 
     expect(error).toMatchObject({ code: 'INVALID_INPUT', status: undefined, retryable: false });
     expect(error.errors.join('\n')).toMatch(reason);

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type RequestListener } from 'no
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import nock from 'nock';
+import { expect } from 'vitest';
 
 // Shaped like real Pushover keys (30 alphanumerics) so a leak would be easy to spot.
 export const USER_KEY = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
@@ -78,4 +79,14 @@ export async function startLocalServer(handler: RequestListener): Promise<{ url:
         server.close(() => resolve());
       }),
   };
+}
+
+/** The error `promise` rejects with, asserted to be a `type`. */
+export async function rejectionOf<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(type);
+  return error as E;
 }

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PushoverProvider } from '../../src/adapters/pushover/pushover.provider.js';
 import { failedDelivery } from '../../src/domain/delivery-outcome.js';
 import { DeliveryError, type PushMessage } from '../../src/domain/push-provider.js';
-import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
+import { API_TOKEN, USER_KEY, rejectionOf } from './pushover-test-kit.js';
 
 // A failure before any byte of the message was written (connection reset during the TLS handshake, a connection that
 // never opens) certainly sent nothing: it is retried, an emergency too. One after the request went out may have
@@ -42,14 +42,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function failureOf(promise: Promise<unknown>): Promise<DeliveryError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DeliveryError);
-  return error as DeliveryError;
-}
+const failureOf = (promise: Promise<unknown>) => rejectionOf(promise, DeliveryError);
 
 const provider = (apiUrl: string, clock = new ManualClock()) =>
   new PushoverProvider({ userKey: USER_KEY, apiToken: API_TOKEN, apiUrl, timeoutMs: 2_000, clock });
