@@ -116,38 +116,35 @@ export class Planner {
     assertMayChange: AssertMayChange,
     build: (existing: StoredPlan | undefined) => Plan,
   ): Promise<StoredPlan> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    return untilSwapped(kind, 'send it again', async () => {
       const existing = await this.existing(kind, key, recipient, assertMayChange);
       const plan = build(existing);
       const version = existing?.version ?? 0;
-      if (await this.deps.store.swap(kind, key, version, plan)) return this.changed({ ...plan, version: version + 1 });
-    }
-    throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; send it again`, { retryAfterSeconds: 1 });
+      return (await this.deps.store.swap(kind, key, version, plan)) ? this.changed({ ...plan, version: version + 1 }) : LOST;
+    });
   }
 
   /** A ping: the heartbeat is up again from now; a ping that ends an episode cancels its alarm (and says "recovered"). */
   async ping(key: string): Promise<StoredPlan> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    return untilSwapped('heartbeat', 'ping again', async () => {
       const current = await this.deps.store.get('heartbeat', key);
       if (current?.kind !== 'heartbeat') throw planNotFound('heartbeat', key);
       const next: Heartbeat = { ...stripVersion(current), lastPingAt: this.now(), status: { state: 'up' } };
-      if (!(await this.deps.store.swap('heartbeat', key, current.version, next))) continue;
+      if (!(await this.deps.store.swap('heartbeat', key, current.version, next))) return LOST;
       if (current.status.state === 'down') await this.signal(current, 'resolved', current.status.missedAt);
       this.arm(dueAt(next));
       return { ...next, version: current.version + 1 };
-    }
-    throw new AppError('SERVER_BUSY', 'The heartbeat changed too often at once; ping again', { retryAfterSeconds: 1 });
+    });
   }
 
   /** Removes the plan if the caller may change it: the version it checked and no other (one changed since is checked again). */
   async cancel(kind: Plan['kind'], key: string, assertMayChange: AssertMayChange): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    await untilSwapped(kind, 'cancel again', async () => {
       const existing = await this.deps.store.get(kind, key);
       if (!existing) throw planNotFound(kind, key);
       assertMayChange(existing);
-      if (await this.deps.store.swap(kind, key, existing.version, undefined)) return;
-    }
-    throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; cancel again`, { retryAfterSeconds: 1 });
+      return (await this.deps.store.swap(kind, key, existing.version, undefined)) ? true : LOST;
+    });
   }
 
   /**
@@ -265,6 +262,20 @@ function stripVersion<P extends Plan>(plan: P & { version: number }): P {
 const kindName = (kind: Plan['kind']) => (kind === 'send' ? 'scheduled send' : 'heartbeat');
 
 /** The answer for a plan that is not there; also for one of a recipient the caller may not see. */
+/** What an attempt of untilSwapped returns when another writer changed the plan between its read and its swap. */
+const LOST = Symbol('lost');
+/** Each lost swap means another writer won; past this many the caller is told to try again. */
+const MAX_SWAP_ATTEMPTS = 5;
+
+/** Runs `attempt` again while it loses its swap, at most MAX_SWAP_ATTEMPTS times; then SERVER_BUSY, saying to `again`. */
+async function untilSwapped<T>(kind: Plan['kind'], again: string, attempt: () => Promise<T | typeof LOST>): Promise<T> {
+  for (let i = 0; i < MAX_SWAP_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== LOST) return result;
+  }
+  throw new AppError('SERVER_BUSY', `The ${kindName(kind)} changed too often at once; ${again}`, { retryAfterSeconds: 1 });
+}
+
 export function planNotFound(kind: Plan['kind'], key: string): AppError {
   return new AppError('PLAN_NOT_FOUND', `No ${kindName(kind)} "${key}"`);
 }
