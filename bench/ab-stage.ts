@@ -4,7 +4,7 @@
 // Measures startup and RSS with 100,000 stored, and with 1,000,000 stored the create runs after the same steps as
 // the bench (startup, two full collections, a list latency run), their server CPU per request included.
 // Usage: npx -y pnpm@10 exec tsx bench/ab-stage.ts <old checkout> <new checkout> [rounds, default 2]
-// (each checkout built: `pnpm bench` or `tsc -b services/notifications/tsconfig.build.json`). Writes docs/ab-stage.json.
+// (each checkout built: `pnpm bench` or `tsc -b services/notifications/tsconfig.build.json`). Writes bench/results/ab-stage.json.
 import { execFileSync } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -124,7 +124,7 @@ async function main(): Promise<void> {
     },
     samples,
   };
-  writeFileSync(join(ROOT, 'docs/ab-stage.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'bench/results/ab-stage.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(JSON.stringify(report.median, null, 2));
 }
 

@@ -1,5 +1,5 @@
 // 30 concurrent 7 MB creates (a 5 MiB PNG in base64) against the notification service in a child process: how much
-// resident memory they add. Run: npx tsx bench/large-creates.ts [--runs N]; writes docs/large-creates.json.
+// resident memory they add. Run: npx tsx bench/large-creates.ts [--runs N]; writes bench/results/large-creates.json.
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, totalmem } from 'node:os';
@@ -100,7 +100,7 @@ async function runOnce(body: Buffer): Promise<RunResult> {
 async function main(): Promise<void> {
   installCleanupHandlers();
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, out: { type: 'string', default: join(ROOT, 'docs/large-creates.json') } },
+    options: { runs: { type: 'string', default: '3' }, out: { type: 'string', default: join(ROOT, 'bench/results/large-creates.json') } },
   });
   const body = largeCreateBody(ATTACHMENT_BYTES);
   const runs: RunResult[] = [];
