@@ -2,6 +2,15 @@
 
 const BENCH = 'npx -y pnpm@10 exec tsx';
 
+/** The records of the fast paths issue 33 put on trial. */
+const FAST_PATH_RECORDS = {
+  helmet: '[helmet replay](decisions/helmet-replay.md)',
+  series: '[inSeries](decisions/in-series-baseline.md)',
+  router: '[routes on the app](decisions/routes-on-app.md)',
+  stdout: '[turn-batched stdout](decisions/turn-batched-stdout.md)',
+  json: '[lean JSON reader](decisions/lean-json-reader.md)',
+} as const;
+
 /** File (under bench/results/), what it measures, the command that writes it. */
 const RESULT_FILES: readonly [file: string, what: string, command: string][] = [
   ['benchmarks.json', 'Every figure and target of the last `pnpm bench` (the source of this page)', 'npx -y pnpm@10 bench'],
@@ -16,6 +25,23 @@ const RESULT_FILES: readonly [file: string, what: string, command: string][] = [
     'ab-stage.json',
     'Two built checkouts, one harness: startup and RSS at 100,000 stored, creates at 1,000,000',
     `${BENCH} bench/ab-stage.ts <old> <new> [rounds]`,
+  ],
+  ['fast-paths.json', 'The lean JSON reader against express.json, alone: CPU per create, ABBA rounds', `${BENCH} bench/fast-paths.ts 20`],
+  [
+    'fast-paths-trial.json',
+    "Issue 33's trial of five fast paths against the plain library, alone (at dd581ef, before four were removed)",
+    `${BENCH} bench/fast-paths.ts 30`,
+  ],
+  ['fast-paths-trial-rerun.json', 'The same for routes on the app and the lean JSON reader, once more', `${BENCH} bench/fast-paths.ts 20`],
+  ...(['helmet', 'series', 'router', 'stdout', 'json'] as const).map((name): [string, string, string] => [
+    `fast-path-${name}.json`,
+    `The service with and without one fast path (${FAST_PATH_RECORDS[name]}): creates and GET /sounds, CPU per request`,
+    `${BENCH} bench/ab-stage.ts <with> <without> 6 --workload requests --out <file>`,
+  ]),
+  [
+    'large-creates-lean-reader.json',
+    'Resident memory 30 concurrent 7 MB creates add, with and without the lean JSON reader',
+    `${BENCH} bench/large-creates.ts --runs 1 --checkout <dir>`,
   ],
   ['metrics-overhead.json', 'Create and GET /devices throughput with METRICS=on against off', `${BENCH} bench/metrics-overhead.ts`],
   ['metrics-overhead-aa.json', 'The same with both sides off: the noise floor', `BENCH_AA=1 ${BENCH} bench/metrics-overhead.ts`],
