@@ -5,7 +5,7 @@
 //    in 100 ms: delivery throughput as a share of what Pushover's two connections allow (20 per second; target: at
 //    least 90 %), while a create every second measures how promptly single creates are still answered (its messages
 //    share Pushover's connections, so the throughput counts every message sent during the storm, alerts apart too).
-// Writes docs/alerts-bench.json. Usage: npx -y pnpm@10 exec tsx bench/alerts.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
+// Writes bench/results/alerts-bench.json. Usage: npx -y pnpm@10 exec tsx bench/alerts.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       ingestion: ingest,
       storm: stormResult,
     };
-    writeFileSync(join(ROOT, 'docs/alerts-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(ROOT, 'bench/results/alerts-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
     console.log(
       `webhook ingestion: ${(ingest.ratio * 100).toFixed(1)} % of plain creates (paired ${(ingest.pairedRatio * 100).toFixed(1)} %)${ingest.met ? '' : ' MISSED'}`,
     );

@@ -1,6 +1,6 @@
 // kill -9 of the built notification service with a large history, twice: during a burst of creates, and during a
 // fold of the journal into the YAML snapshot; after each restart every acknowledged (201) notification must be there.
-// Usage: npx -y pnpm@10 exec tsx bench/crash-million.ts [stored, default 1000000]   (writes docs/crash-million.json)
+// Usage: npx -y pnpm@10 exec tsx bench/crash-million.ts [stored, default 1000000]   (writes bench/results/crash-million.json)
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -99,7 +99,7 @@ try {
     burst: { acknowledged: ackedInBurst, restartMs: restartAfterBurstMs, lost: lostAfterBurst.length },
     fold: { killedWhileFolding: foldWasRunning, acknowledgedInTotal: acked.length, restartMs: restartAfterFoldKillMs, lost: lostAfterFold.length },
   };
-  writeFileSync(join(ROOT, 'docs/crash-million.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'bench/results/crash-million.json'), `${JSON.stringify(result, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   if (lostAfterBurst.length + lostAfterFold.length > 0 || !foldWasRunning) process.exitCode = 1;
 } finally {

@@ -19,11 +19,11 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 /**
  * The dashboards' figures (issue 12), measured by the browser and build tests (test/browser/dashboard-inbox.test.ts,
- * test/dashboard-size.test.ts) into docs/dashboard-*.json; appended to docs/benchmarks.md.
+ * test/dashboard-size.test.ts) into bench/results/dashboard-*.json; appended to docs/benchmarks.md.
  */
-export function renderDashboardSection(docs: string): string {
-  const speedFile = join(docs, 'dashboard-speed.json');
-  const sizeFile = join(docs, 'dashboard-size.json');
+export function renderDashboardSection(results: string): string {
+  const speedFile = join(results, 'dashboard-speed.json');
+  const sizeFile = join(results, 'dashboard-size.json');
   if (!existsSync(speedFile) || !existsSync(sizeFile)) return '';
   const speed = JSON.parse(readFileSync(speedFile, 'utf8')) as Speed;
   const sizes = JSON.parse(readFileSync(sizeFile, 'utf8')) as Sizes;

@@ -5,7 +5,7 @@
 // items, which the title renders inside a section over itself), 100 alerts each with a 150-item label (the most
 // rendering a built-in template does per call), and a 1 MB body (above the 100 KB JSON limit: refused unread). Then,
 // in process, renderHook over array bombs of 64 KB to 1 MB (bodies the route would refuse) to show the time is linear.
-// Writes docs/hook-bomb-bench.json. Usage: npx -y pnpm@10 exec tsx bench/hook-bomb.ts   (BENCH_SKIP_BUILD=1)
+// Writes bench/results/hook-bomb-bench.json. Usage: npx -y pnpm@10 exec tsx bench/hook-bomb.ts   (BENCH_SKIP_BUILD=1)
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -150,8 +150,8 @@ async function main(): Promise<void> {
     inProcessRender: inProcess,
     met: service.every((run) => run.aliveAfter && Object.values(run.bodies).every((b) => (b as { met: boolean }).met)),
   };
-  writeFileSync(join(ROOT, 'docs/hook-bomb-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`met: ${report.met}; written to docs/hook-bomb-bench.json`);
+  writeFileSync(join(ROOT, 'bench/results/hook-bomb-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`met: ${report.met}; written to bench/results/hook-bomb-bench.json`);
 }
 
 runBench(main);

@@ -1,5 +1,6 @@
 // 30 concurrent 7 MB creates (a 5 MiB PNG in base64) against the notification service in a child process: how much
-// resident memory they add. Run: npx tsx bench/large-creates.ts [--runs N]; writes docs/large-creates.json.
+// resident memory they add. Run: npx tsx bench/large-creates.ts [--runs N] [--checkout DIR] [--out FILE]; writes
+// bench/results/large-creates.json (--checkout: another checkout's service, for an A/B of a change).
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { cpus, totalmem } from 'node:os';
@@ -58,14 +59,14 @@ interface RunResult {
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
-async function runOnce(body: Buffer): Promise<RunResult> {
+async function runOnce(body: Buffer, checkout: string): Promise<RunResult> {
   const dir = makeTempDir('large-creates');
   const port = await freePort();
   const child = spawnNode({
     name: 'notifications',
-    args: ['--conditions=source', '--import', 'tsx', join(ROOT, 'services/notifications/src/main.ts')],
+    args: ['--conditions=source', '--import', 'tsx', join(checkout, 'services/notifications/src/main.ts')],
     env: { PORT: String(port), HOST: '127.0.0.1', STORAGE_PATH: join(dir, 'notifications.yaml'), LOG_LEVEL: 'warn' },
-    cwd: ROOT,
+    cwd: checkout,
     logFile: join(dir, 'notifications.log'),
   });
   try {
@@ -100,12 +101,16 @@ async function runOnce(body: Buffer): Promise<RunResult> {
 async function main(): Promise<void> {
   installCleanupHandlers();
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, out: { type: 'string', default: join(ROOT, 'docs/large-creates.json') } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      checkout: { type: 'string', default: ROOT },
+      out: { type: 'string', default: join(ROOT, 'bench/results/large-creates.json') },
+    },
   });
   const body = largeCreateBody(ATTACHMENT_BYTES);
   const runs: RunResult[] = [];
   for (let i = 0; i < Number(values.runs); i++) {
-    const run = await runOnce(body);
+    const run = await runOnce(body, values.checkout);
     console.log(
       `run ${i + 1}: +${run.addedMb} MB peak RSS (${run.rssBeforeMb} -> peak ${run.peakAfterMb} MB), ${run.elapsedMs} ms, statuses ${JSON.stringify(run.statuses)}`,
     );
@@ -113,6 +118,7 @@ async function main(): Promise<void> {
   }
   const worstAddedMb = Math.max(...runs.map((r) => r.addedMb));
   const report = {
+    checkout: values.checkout,
     what: `${CONCURRENT} concurrent creates of ${(body.length / 1e6).toFixed(2)} MB JSON (a ${ATTACHMENT_BYTES / 1024 / 1024} MiB PNG in base64), provider off, YAML history`,
     measuredAt: new Date().toISOString(),
     machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: round(totalmem() / 2 ** 30) },

@@ -1,9 +1,9 @@
 // What the metrics cost: create throughput (POST /notifications) and GET /devices throughput with METRICS=on against
-// METRICS=off, each service started twice, measured in alternation in one run. Writes docs/metrics-overhead.json.
+// METRICS=off, each service started twice, measured in alternation in one run. Writes bench/results/metrics-overhead.json.
 // Usage: npx -y pnpm@10 exec tsx bench/metrics-overhead.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
-// BENCH_AA=1 runs both processes with METRICS=off (the noise floor of the machine) into docs/metrics-overhead-aa.json.
+// BENCH_AA=1 runs both processes with METRICS=off (the noise floor of the machine) into bench/results/metrics-overhead-aa.json.
 // BENCH_BRIDGE=1 compares the MQTT bridge and the metrics on (a throwaway Mosquitto on loopback) against both off,
-// as issue 24 states its target, into docs/bridge-overhead.json.
+// as issue 24 states its target, into bench/results/bridge-overhead.json.
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       create,
       devices: list,
     };
-    const file = AA ? 'docs/metrics-overhead-aa.json' : BRIDGE ? 'docs/bridge-overhead.json' : 'docs/metrics-overhead.json';
+    const file = AA ? 'bench/results/metrics-overhead-aa.json' : BRIDGE ? 'bench/results/bridge-overhead.json' : 'bench/results/metrics-overhead.json';
     writeFileSync(join(ROOT, file), `${JSON.stringify(report, null, 2)}\n`);
     const line = (name: string, c: Comparison) =>
       `${name}: ${(c.ratio * 100).toFixed(1)} % of off by median req/s (${median(c.on)} vs ${median(c.off)}), ${(c.pairedRatio * 100).toFixed(1)} % by round, ${(c.bestRatio * 100).toFixed(1)} % by best run, ` +

@@ -119,7 +119,7 @@ export async function runPostgresPhase(ctx: PhaseContext, results: BenchResults)
         postgres.listP50MsAtMillion = (await measureLatency(one.port, LIST_PATH, latencySeconds)).p50Ms;
         ctx.log(`postgres: first page at 1,000,000 rows, p50 ${postgres.listP50MsAtMillion.toFixed(2)} ms`);
         writeFileSync(
-          join(ROOT, 'docs/postgres-plans.txt'),
+          join(ROOT, 'bench/results/postgres-plans.txt'),
           `# EXPLAIN (ANALYZE, BUFFERS) at 1,000,000 rows, written by pnpm bench (bench/postgres.phase.ts)\n\n${await explainPlans(url)}`,
         );
       }

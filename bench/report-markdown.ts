@@ -101,7 +101,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       ),
     ),
     '',
-    '![create throughput against stored records](create-throughput.svg)',
+    '![create throughput against stored records](../bench/results/create-throughput.svg)',
     '',
     'Folds of the journal into the YAML snapshot (from the service log): under load the service folds once the journal is as big as ' +
       'the snapshot (at least 32 MiB), and otherwise when changes pause for 2 s (once the journal holds 64 KiB or a sixteenth of the snapshot); every record is formatted into the YAML file at least once in its life. ' +
@@ -200,7 +200,7 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
     toggle.status === 'measured'
       ? `Added over the emulator's own round trip, p50: **${ms(toggle.addedP50Ms)}** (emulator MQTT round trip p50 ${ms(toggle.roundTripP50Ms)}, ` +
           `\`POST /devices/:uuid/toggle\` through the real meross-cloud library p50 ${ms(toggle.serviceP50Ms)}). ` +
-          `Measured by device-control's own script, run as a child process: \`${toggle.command}\` in services/device-control; its output is in benchmarks.json.`
+          `Measured by device-control's own script, run as a child process: \`${toggle.command}\` in services/device-control; its output is in [benchmarks.json](../bench/results/benchmarks.json).`
       : `Not measured: ${toggle.reason}.`,
     '',
   );

@@ -74,7 +74,7 @@ export function renderPostgresSection(results: BenchResults): string[] {
     ...postgres.stages.map(stageRow),
     '',
     `First page of a recipient (\`GET /notifications/recipient-0\`) at 1,000,000 rows, one request at a time: p50 **${ms(postgres.listP50MsAtMillion)}**. ` +
-      'The plans (`EXPLAIN (ANALYZE, BUFFERS)`) of the first page and of the counts are in [postgres-plans.txt](postgres-plans.txt).',
+      'The plans (`EXPLAIN (ANALYZE, BUFFERS)`) of the first page and of the counts are in [postgres-plans.txt](../bench/results/postgres-plans.txt).',
     '',
     two
       ? `Two instances on the same database at 1,000,000 rows, the connections split over both: **${int(two.rps)} req/s** against ${int(two.oneInstanceRps)} for one ` +

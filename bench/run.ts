@@ -1,4 +1,5 @@
-// `pnpm bench`: both services beside bare Express 5 ceilings, in one run; writes docs/benchmarks.{md,json} and the plot.
+// `pnpm bench`: both services beside bare Express 5 ceilings, in one run; writes docs/benchmarks.md,
+// bench/results/benchmarks.json and the plot.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -12,7 +13,8 @@ import type { PhaseContext } from './phase.js';
 import { cleanUpNow, installCleanupHandlers } from './processes.js';
 import { renderMarkdown } from './report-markdown.js';
 import type { BenchResults, Compared, RunSettings } from './results.js';
-import { buildServices, ROOT } from './services.js';
+import { renderResultsSection } from './results-section.js';
+import { buildServices, RESULTS, ROOT } from './services.js';
 import { evaluateTargets } from './targets.js';
 import { renderThroughputSvg } from './throughput-svg.js';
 
@@ -100,14 +102,13 @@ async function main(): Promise<number> {
   results.durationSeconds = (performance.now() - started) / 1000;
 
   const targets = evaluateTargets(results);
-  const docs = join(ROOT, 'docs');
-  mkdirSync(docs, { recursive: true });
-  writeFileSync(join(docs, 'benchmarks.json'), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
-  writeFileSync(join(docs, 'benchmarks.md'), renderMarkdown(results, targets) + renderDashboardSection(docs));
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'benchmarks.json'), `${JSON.stringify({ ...results, targets }, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'docs/benchmarks.md'), renderMarkdown(results, targets) + renderDashboardSection(RESULTS) + renderResultsSection());
   const points = results.notifications.stages.map((s) => ({ stored: s.stored, rps: s.create.serviceRps }));
   const ceilingRuns = results.ceilings.create.map((c) => c.rps);
   const ceiling = ceilingRuns.reduce((a, b) => a + b, 0) / Math.max(1, ceilingRuns.length);
-  writeFileSync(join(docs, 'create-throughput.svg'), renderThroughputSvg(points, ceiling, 'notifications: POST /notifications, 32 connections'));
+  writeFileSync(join(RESULTS, 'create-throughput.svg'), renderThroughputSvg(points, ceiling, 'notifications: POST /notifications, 32 connections'));
 
   console.log('\nratios to the bare Express 5 ceiling (same JSON, same connections, this run):');
   for (const stage of results.notifications.stages) {
@@ -120,7 +121,7 @@ async function main(): Promise<number> {
     console.log(`  [${t.status.padEnd(12)}] ${t.target}: ${value} (${t.comparison} ${t.limit} ${t.unit})`);
   }
   if (results.problems.length > 0) console.log(`\nproblems:\n${results.problems.map((p) => `  - ${p}`).join('\n')}`);
-  console.log(`\nwrote docs/benchmarks.md, docs/benchmarks.json, docs/create-throughput.svg in ${results.durationSeconds.toFixed(0)} s`);
+  console.log(`\nwrote docs/benchmarks.md, bench/results/benchmarks.json, bench/results/create-throughput.svg in ${results.durationSeconds.toFixed(0)} s`);
   // A stage that could not run is a failed bench; a missed target is a result.
   return failures > 0 ? 1 : 0;
 }

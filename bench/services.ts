@@ -10,6 +10,8 @@ import { freePort, makeTempDir, spawnNode, tailOf, waitUntilReady, type Child } 
 
 /** The repository root (bench/ sits in it). */
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Where every bench writes its results (docs/benchmarks.md links them). */
+export const RESULTS = join(ROOT, 'bench/results');
 const NOTIFICATIONS_MAIN = join(ROOT, 'services/notifications/dist/main.js');
 const DEVICE_CONTROL_MAIN = join(ROOT, 'services/device-control/dist/main.js');
 const STARTUP_TIMEOUT_MS = 60_000;

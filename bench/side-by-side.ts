@@ -57,7 +57,7 @@ const lines = [
   ),
   '',
 ];
-const out = join(import.meta.dirname, '..', 'docs');
+const out = join(import.meta.dirname, 'results');
 writeFileSync(join(out, 'bench-side-by-side.md'), lines.join('\n'));
 writeFileSync(join(out, 'bench-side-by-side.json'), `${JSON.stringify({ old: oldCommit, new: newCommit, runs: runs.map((r) => r.commit), rows }, null, 2)}\n`);
 process.stdout.write(lines.join('\n'));

@@ -1,5 +1,5 @@
 // Mixed create / list / read / delete load on the built notification service with a large history, for a bounded
-// time, sampling its resident memory (VmRSS) every second; writes docs/soak-rss.svg and docs/soak.json.
+// time, sampling its resident memory (VmRSS) every second; writes bench/results/soak-rss.svg and bench/results/soak.json.
 // Usage: npx -y pnpm@10 exec tsx bench/soak.ts [stored, default 1000000] [minutes, default 10]
 import { writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -103,8 +103,8 @@ try {
     },
     samples,
   };
-  writeFileSync(join(ROOT, 'docs/soak.json'), `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(join(ROOT, 'docs/soak-rss.svg'), `${svg(samples)}\n`);
+  writeFileSync(join(ROOT, 'bench/results/soak.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'bench/results/soak-rss.svg'), `${svg(samples)}\n`);
   const { samples: _samples, ...summary } = result;
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 } finally {

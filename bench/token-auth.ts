@@ -1,7 +1,7 @@
 // What a scoped token costs against the single API key (issue 26: at most 5 % of create throughput): one notification
 // service with API_KEY set, loaded in alternating rounds with the key and with a token limited to notifications:send
 // for the one recipient the load writes to (so the recipient check runs too). Same process, same history, same
-// moment: only the credential differs. Writes docs/token-auth-bench.json.
+// moment: only the credential differs. Writes bench/results/token-auth-bench.json.
 // Usage: npx -y pnpm@10 exec tsx bench/token-auth.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_SKIP_BUILD=1)
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
         met: ratio >= TARGET,
       },
     };
-    writeFileSync(join(ROOT, 'docs/token-auth-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(ROOT, 'bench/results/token-auth-bench.json'), `${JSON.stringify(report, null, 2)}\n`);
     console.log(
       `create with a token: ${(ratio * 100).toFixed(1)} % of the key by median req/s (${median(rps('token'))} vs ${median(rps('key'))}), ` +
         `${(pairedRatio * 100).toFixed(1)} % by round, ${(cpuRatio * 100).toFixed(1)} % by server CPU per request${report.create.met ? '' : ' MISSED'}`,

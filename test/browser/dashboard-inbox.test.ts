@@ -616,7 +616,7 @@ describe('notifications inbox with 100,000 stored', () => {
     const sorted = [...firstPageMs].sort((a, b) => a - b);
     const median = sorted[2]!;
     writeFileSync(
-      join(ROOT, 'docs/dashboard-speed.json'),
+      join(ROOT, 'bench/results/dashboard-speed.json'),
       `${JSON.stringify({ measuredAt: new Date().toISOString(), stored: 100_000, runs: firstPageMs.map((ms) => Math.round(ms)), medianMs: Math.round(median), limitMs: 500, command: 'vitest run test/browser/dashboard-inbox.test.ts' }, null, 2)}\n`,
     );
 

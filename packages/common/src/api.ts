@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { ZodType, z } from 'zod';
 import { ErrorBodySchema } from './error-body.js';
@@ -139,9 +139,11 @@ export class Api {
     return this.table;
   }
 
-  /** Adds every route registered so far to `app` itself: a nested router would cost each request another dispatch. */
+  /** Adds every route registered so far to `app`, on one router as strict about spelling as the app. */
   mountRoutes(app: Express): void {
-    for (const route of this.routes) app[route.method](route.path, route.handler);
+    const router = express.Router({ caseSensitive: true, strict: true });
+    for (const route of this.routes) router[route.method](route.path, route.handler);
+    app.use(router);
   }
 
   private document<P extends Schema, Q extends Schema, B extends Schema>(spec: RouteSpec<P, Q, B>): void {

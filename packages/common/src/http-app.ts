@@ -61,53 +61,6 @@ export const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
   originAgentCluster: false,
 };
 
-type HeaderOp = [name: string, value: string | number | readonly string[] | undefined];
-
-/**
- * helmet with static options sets the same headers on every response, through a dozen nested middleware calls:
- * record what it does once and replay that. Anything not plainly static (it calls more than setHeader and
- * removeHeader, or not next() at once) keeps the middleware itself.
- */
-export function replayStaticHeaders(middleware: express.RequestHandler): express.RequestHandler {
-  const ops: HeaderOp[] = [];
-  let passed = false;
-  const recorder = {
-    setHeader: (name: string, value: string | number | readonly string[]) => void ops.push([name, value]),
-    removeHeader: (name: string) => void ops.push([name, undefined]),
-  };
-  try {
-    void middleware(Object.create(null) as express.Request, recorder as unknown as express.Response, (err?: unknown) => {
-      passed = err === undefined;
-    });
-  } catch {
-    passed = false;
-  }
-  if (!passed) return middleware;
-  return (_req, res, next) => {
-    for (const [name, value] of ops) {
-      if (value === undefined) res.removeHeader(name);
-      else res.setHeader(name, value);
-    }
-    next();
-  };
-}
-
-/**
- * Synchronous middleware run one after another as one Express layer: every layer costs each request a dispatch
- * through the router, and the baseline below runs on every request. A throw still reaches the error handler.
- */
-export function inSeries(handlers: express.RequestHandler[]): express.RequestHandler {
-  return (req, res, next) => {
-    let at = 0;
-    const step = (err?: unknown): void => {
-      if (err !== undefined || at === handlers.length) return next(err);
-      const result: unknown = handlers[at++]!(req, res, step);
-      if (result instanceof Promise) result.catch((error: unknown) => step(error ?? new Error('Rejected promise')));
-    };
-    step();
-  };
-}
-
 /** The access settings of a parsed config (HttpAccessShape) as createHttpApp options. */
 export function httpAccessOptions(config: {
   API_KEY?: string | undefined;
@@ -138,7 +91,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const { metrics } = options;
   const baseline = [
     requestLog(options.logger, metrics && ((req, status, ms) => metrics.observeRequest(req, status, ms))),
-    replayStaticHeaders(helmet(HELMET_OPTIONS)),
+    helmet(HELMET_OPTIONS),
     requireAllowedHost(options.allowedHosts ?? []),
     refuseCrossOriginWrites,
   ];
@@ -160,7 +113,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     });
   // A body a route's own parser (beforeJson) already read is not looked at again.
   baseline.push((req, res, next) => (req.body === undefined ? parseJson(req, res, next) : next()));
-  app.use(inSeries(baseline));
+  for (const step of baseline) app.use(step);
   if (metrics) {
     options.api.declare({ method: 'get', path: '/metrics', access: 'metrics' });
     const serve = metricsHandler(metrics);

@@ -1,5 +1,4 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import { turnBatchedStdout } from './turn-batched-stdout.js';
 
 export type { Logger };
 
@@ -34,11 +33,15 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+// One asynchronous standard output per process, shared by every logger, so lines never interleave mid-line; pino
+// flushes it synchronously on exit.
+let stdout: DestinationStream | undefined;
+
 const SCALAR_TWIN = Symbol('homeops.scalarTwin');
 
 /** A structured JSON logger that censors secrets wherever they appear as a field. */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = options.destination ?? turnBatchedStdout();
+  const destination = options.destination ?? (stdout ??= pino.destination({ sync: false }));
   const base = { service: options.service };
   const logger = pino({ level: options.level ?? 'info', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base }, destination);
   // pino's redactor walks every redact path for every field of every line, scalars included: on the access log that

@@ -5,7 +5,7 @@
  * 2. Cloud messages of a 10-device account with a realistic day of use (100 commands), LAN-first (MEROSS_LAN=on)
  *    against cloud-only (MEROSS_LAN=off), side by side: what a start, a command and a periodic sync cost at the
  *    emulator, and an hour from those (12 syncs at the default 300 s, 100/24 commands).
- * Writes docs/local-control-bench.json. Run from services/device-control:
+ * Writes bench/results/local-control-bench.json. Run from services/device-control:
  *   npx tsx --conditions=source bench/lan-first.ts   (BENCH_SAMPLES, default 250)
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -21,7 +21,7 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 250);
 const WARMUP = 20;
 const COMMANDS_PER_DAY = 100;
 const SYNCS_PER_HOUR = 3_600 / 300;
-const OUTPUT = fileURLToPath(new URL('../../../docs/local-control-bench.json', import.meta.url));
+const OUTPUT = fileURLToPath(new URL('../../../bench/results/local-control-bench.json', import.meta.url));
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 /** Ten devices: six plugs, a strip, a garage door, blinds and a bulb. */

@@ -1,6 +1,6 @@
 // Counts the Pushover calls one emergency notification costs until it ends, against the fake Pushover, in scaled
 // time (SCALE ms of real time per second of Pushover time), with the default poll interval of 30 s.
-// Run: npx tsx --conditions=source bench/emergency-calls.ts   (writes docs/emergency-calls.json at the repo root)
+// Run: npx tsx --conditions=source bench/emergency-calls.ts   (writes bench/results/emergency-calls.json at the repo root)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,4 +77,4 @@ const result = {
   rows,
 };
 console.table(rows);
-await writeFile(new URL('../../../docs/emergency-calls.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+await writeFile(new URL('../../../bench/results/emergency-calls.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
