@@ -41,18 +41,10 @@ const F_HTML_TRUE = 4;
 const F_MONO = 8;
 const F_MONO_TRUE = 16;
 
-/** A lowercase canonical UUID (what randomUUID and Pushover's request ids look like). */
-function isUuid(text: string): boolean {
-  if (text.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = text.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 45) return false;
-    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
-  }
-  return true;
-}
-const hexValue = (c: number): number => (c <= 57 ? c - 48 : c - 87);
+/** The value of each lowercase hex digit by char code; 16 (not a digit) for every other code below 128. */
+const HEX = new Uint8Array(128).fill(16);
+for (let c = 48; c <= 57; c++) HEX[c] = c - 48;
+for (let c = 97; c <= 102; c++) HEX[c] = c - 87;
 
 /**
  * Where encodeRecord writes: `buf` from `start`. When the record does not fit, `grow` gives a buffer with room for
@@ -97,45 +89,70 @@ export class Writer {
   }
 
   utf8(text: string): void {
+    if (!this.ascii(text)) this.encoded(text);
+  }
+
+  /** Writes short ASCII text (most text) by copying its char codes; false, writing nothing, for any other text. */
+  ascii(text: string): boolean {
     const n = text.length;
-    if (n < 128) {
-      // Most text is short ASCII: copy the char codes, and fall back to the encoder at the first other one.
-      this.ensure(n + 1);
-      const at = this.pos + 1;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = text.charCodeAt(i);
-        if (c >= 0x80) break;
-        this.buf[at + i] = c;
-      }
-      if (i === n) {
-        this.buf[this.pos] = n;
-        this.pos = at + n;
-        return;
-      }
+    if (n >= 128) return false;
+    this.ensure(n + 1);
+    const buf = this.buf;
+    const at = this.pos + 1;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) return false;
+      buf[at + i] = c;
     }
+    buf[this.pos] = n;
+    this.pos = at + n;
+    return true;
+  }
+
+  private encoded(text: string): void {
     const length = Buffer.byteLength(text, 'utf8');
     this.ensure(8 + length);
     this.varint(length);
     this.pos += this.buf.write(text, this.pos, 'utf8');
   }
 
-  uuid(text: string): void {
-    this.ensure(16);
+  /**
+   * Writes a lowercase canonical UUID (what randomUUID and Pushover's request ids look like) as 16 bytes after `tag`;
+   * false, writing nothing, for any other text.
+   */
+  uuid(tag: number, text: string): boolean {
+    if (text.length !== 36) return false;
+    this.ensure(17);
+    const buf = this.buf;
+    let at = this.pos + 1;
     for (let i = 0; i < 36; i += 2) {
-      if (text.charCodeAt(i) === 45) i -= 1;
-      else this.buf[this.pos++] = (hexValue(text.charCodeAt(i)) << 4) | hexValue(text.charCodeAt(i + 1));
+      if (i === 8 || i === 13 || i === 18 || i === 23) {
+        if (text.charCodeAt(i) !== 45) return false;
+        i -= 1;
+        continue;
+      }
+      const high = HEX[text.charCodeAt(i)] ?? 16;
+      const low = HEX[text.charCodeAt(i + 1)] ?? 16;
+      if ((high | low) > 15) return false;
+      buf[at++] = (high << 4) | low;
     }
+    buf[this.pos] = tag;
+    this.pos = at;
+    return true;
   }
 }
 
 let writer = new Writer();
 
 function writeText(tag: number, value: string): void {
-  if (isUuid(value)) {
-    writer.byte(tag | AS_UUID);
-    writer.uuid(value);
-  } else if ((value as string & { isWellFormed(): boolean }).isWellFormed()) {
+  if (writer.uuid(tag | AS_UUID, value)) return;
+  // Relative to the record's start: writing may move the record to a larger buffer.
+  const mark = writer.pos - writer.start;
+  writer.byte(tag);
+  // ASCII is always well-formed: only other text needs the check.
+  if (writer.ascii(value)) return;
+  writer.pos = writer.start + mark;
+  if ((value as string & { isWellFormed(): boolean }).isWellFormed()) {
     writer.byte(tag);
     writer.utf8(value);
   } else {
@@ -161,13 +178,13 @@ function digits(value: string, start: number, count: number): number {
 function isCanonicalTime(value: string): number | undefined {
   if (
     value.length !== 24 ||
-    value[4] !== '-' ||
-    value[7] !== '-' ||
-    value[10] !== 'T' ||
-    value[13] !== ':' ||
-    value[16] !== ':' ||
-    value[19] !== '.' ||
-    value[23] !== 'Z'
+    value.charCodeAt(4) !== 45 || // -
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 84 || // T
+    value.charCodeAt(13) !== 58 || // :
+    value.charCodeAt(16) !== 58 ||
+    value.charCodeAt(19) !== 46 || // .
+    value.charCodeAt(23) !== 90 // Z
   )
     return undefined;
   const year = digits(value, 0, 4);
