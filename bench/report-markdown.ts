@@ -172,6 +172,20 @@ export function renderMarkdown(results: BenchResults, targets: TargetCheck[]): s
       '',
     );
   }
+  const restart = notifications.restart;
+  if (restart) {
+    lines.push(
+      '## notifications: the worst-case restart (issue 33)',
+      '',
+      `${int(restart.creates)} creates over HTTP (32 connections) into an empty history, SIGTERM, then a start on what the stop left ` +
+        `(${restart.leftSnapshotMb.toFixed(0)} MB snapshot, ${restart.leftJournalMb.toFixed(0)} MB journal${restart.foldedOnStop ? ', folded on stop' : ''}).`,
+      '',
+      row(['Stop', 'Start (/health 200)', 'Start (list answers)', 'CPU while starting', 'RSS once started', 'Peak RSS while starting']),
+      row(['---:', '---:', '---:', '---:', '---:', '---:']),
+      row([ms(restart.stopMs), ms(restart.startupMs), ms(restart.listedMs), ms(restart.startCpuMs), mb(restart.afterStartMb), mb(restart.startupPeakMb)]),
+      '',
+    );
+  }
   lines.push(...renderPostgresSection(results));
   const devices = deviceControl.devices;
   lines.push('## device-control: `GET /devices`', '');

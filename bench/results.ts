@@ -70,6 +70,24 @@ export interface MillionStage {
   stopCode?: number | null;
 }
 
+/** The worst-case restart (issue 33): what the stop left and took, and the start on it (ms, MB, MiB). */
+export interface RestartStage {
+  creates: number;
+  non2xx: number;
+  createSeconds: number;
+  stopMs: number;
+  stopCode: number | null;
+  foldedOnStop: boolean;
+  leftSnapshotMb: number;
+  leftJournalMb: number;
+  /** Spawn to /health 200, and to the first page of a recipient after it; CPU the start used; VmRSS and VmHWM then. */
+  startupMs: number;
+  listedMs: number;
+  startCpuMs: number;
+  afterStartMb: number;
+  startupPeakMb: number;
+}
+
 /** Issue 15: the history in PostgreSQL, one instance (and two) on one database. */
 export interface PostgresStage {
   stored: number;
@@ -126,6 +144,8 @@ export interface BenchResults {
     memoryAt100k?: { afterStartMb: number; startupPeakMb: number; afterLoadMb?: number; peakAfterLoadMb?: number };
     /** Issue 14, at 1,000,000 stored. */
     atMillion?: MillionStage;
+    /** Issue 33: a million creates over HTTP into an empty history, SIGTERM, and the start after it. */
+    restart?: RestartStage;
   };
   /** Issue 15; absent when the phase did not run. */
   postgres?: PostgresResults;

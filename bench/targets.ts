@@ -76,6 +76,19 @@ function millionTargets(results: BenchResults): TargetCheck[] {
   ];
 }
 
+/** Issue 33: the worst-case restart, a million creates over HTTP then SIGTERM. */
+function restartTargets(results: BenchResults): TargetCheck[] {
+  const r = results.notifications.restart;
+  const left = r === undefined ? '' : `; left ${r.leftSnapshotMb.toFixed(0)} MB snapshot + ${r.leftJournalMb.toFixed(0)} MB journal`;
+  const at = (target: string, measured: number | undefined, unit: TargetCheck['unit'], limit: number, basis: string) =>
+    check({ source: 'issue 33', target, measured, unit, limit, comparison: '<', basis });
+  return [
+    at('stop on SIGTERM after a million creates over HTTP', r?.stopMs, 'ms', 5_000, `SIGTERM to exit (code ${r?.stopCode ?? '–'})${left}`),
+    at('start after that stop', r?.listedMs, 'ms', 6_000, 'spawn to /health 200 and then the first page of a recipient'),
+    at('resident memory once started after that stop', r?.afterStartMb, 'MB', 500, 'VmRSS once the list answers'),
+  ];
+}
+
 /** Issue 15: the history in PostgreSQL. */
 function postgresTargets(results: BenchResults): TargetCheck[] {
   const p = results.postgres;
@@ -158,5 +171,6 @@ export function evaluateTargets(results: BenchResults): TargetCheck[] {
     }),
     ...millionTargets(results),
     ...postgresTargets(results),
+    ...restartTargets(results),
   ];
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { ManualClock } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { makeRecord } from './make-record.js';
@@ -75,6 +76,39 @@ describe('YamlNotificationRepository close within a time budget', () => {
     expect(lines).toContain('Stopping: the fold was given up to stop in time; the journal keeps everything');
     expect(existsSync(`${path}.tmp`)).toBe(false);
     expect(existsSync(path)).toBe(false);
+    const reopened = await openRepository(path);
+    expect((await reopened.stats()).records).toBe(20_001);
+    expect(await reopened.get(late.id)).toEqual(late);
+  }, 60_000);
+
+  it('gives up at once a running fold that, at its pace so far, would end past the deadline, and leaves the journal', async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, 'notifications.yaml');
+    await fillJournal(path, 20_000);
+    const lines: string[] = [];
+    const clock = new ManualClock();
+    // The next change starts a fold of all 20,001 records, written one per write.
+    const repo = new YamlNotificationRepository(path, {
+      compactAfterBytes: 1,
+      compactWhenQuietMs: 0,
+      snapshotChunkRecords: 1,
+      closeFoldBudgetMs: 60_000,
+      clock,
+      log: (_l, m) => lines.push(m),
+    });
+    await repo.open();
+    const late = makeRecord();
+    await repo.insert(late);
+    // Ten minutes for what it wrote so far: far from done, it cannot end within a minute of the close.
+    clock.advance(600_000);
+
+    await repo.close();
+
+    // The clock never reached the deadline: only the pace gave the fold up, and it set the close's estimate.
+    expect(lines).toContain('Stopping: the fold was given up to stop in time; the journal keeps everything');
+    expect(lines.some((m) => m.startsWith('Left ') && m.includes('journal for the next start'))).toBe(true);
+    expect(lines.filter((m) => m.startsWith('Folded'))).toEqual([]);
+    expect(existsSync(`${path}.tmp`)).toBe(false);
     const reopened = await openRepository(path);
     expect((await reopened.stats()).records).toBe(20_001);
     expect(await reopened.get(late.id)).toEqual(late);

@@ -31,13 +31,25 @@ export function encodeJournalEntry(entry: JournalEntry): string {
   return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
 
-function decodeLine(line: Buffer): JournalEntry | string {
-  if (line.length < 10 || line[8] !== 0x20) return 'malformed line';
-  const json = line.subarray(9);
-  if (crc32(json) !== Number.parseInt(line.subarray(0, 8).toString('latin1'), 16)) return 'checksum mismatch';
+/** The 8 lowercase hex digits at `start` (how encodeJournalEntry writes a checksum), or -1. */
+function readCrc(data: Buffer, start: number): number {
+  let value = 0;
+  for (let i = start; i < start + 8; i++) {
+    const c = data[i]!;
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+// The line is data[start, end): read in place, without a Buffer view of it.
+function decodeLine(data: Buffer, start: number, end: number): JournalEntry | string {
+  if (end - start < 10 || data[start + 8] !== 0x20) return 'malformed line';
+  if (crc32(data.subarray(start + 9, end)) !== readCrc(data, start)) return 'checksum mismatch';
   let entry: unknown;
   try {
-    entry = JSON.parse(json.toString('utf8'));
+    entry = JSON.parse(data.toString('utf8', start + 9, end));
   } catch {
     return 'invalid JSON';
   }
@@ -67,7 +79,7 @@ export function parseJournal(data: Buffer, onEntry?: (entry: JournalEntry) => vo
       firstBad ??= { line: lineNumber, offset, reason: 'incomplete last line' };
       break;
     }
-    const decoded = decodeLine(data.subarray(offset, end));
+    const decoded = decodeLine(data, offset, end);
     if (typeof decoded === 'string') {
       firstBad ??= { line: lineNumber, offset, reason: decoded };
     } else if (firstBad !== undefined) {

@@ -15,13 +15,19 @@ export interface SnapshotWrite {
   chunkRecords: number;
   /** Checked before the rename: false cancels (the captured state turned out not to be durable). */
   stillValid: () => Promise<boolean>;
-  /** Checked before each chunk: true gives the write up (the service is stopping and the time is spent). */
-  abandoned?: () => boolean;
+  /**
+   * Checked before each chunk with the share of records written so far (0 to 1): true gives the write up (the service
+   * is stopping and the time is spent, or will be before the write ends).
+   */
+  abandoned?: (done: number) => boolean;
 }
 
 /** A snapshot write given up on purpose: the temp file is gone, the old snapshot and the journals are intact. */
 export class SnapshotAbandoned extends Error {
-  constructor() {
+  constructor(
+    /** Bytes written to the temp file before it was given up (its pace, for the next estimate). */
+    readonly bytesWritten: number,
+  ) {
     super('the fold was given up to stop in time; the journal keeps everything');
   }
 }
@@ -44,8 +50,8 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
   let renamed = false;
   try {
     // Each chunk is encoded once (its length is the encoded one) and dropped after its write.
-    const flush = async (text: string): Promise<void> => {
-      if (write.abandoned?.()) throw new SnapshotAbandoned();
+    const flush = async (text: string, written: number): Promise<void> => {
+      if (write.abandoned?.(written / Math.max(1, write.records.length))) throw new SnapshotAbandoned(bytes);
       const data = Buffer.from(text);
       bytes += data.length;
       crc = crc32(data, crc);
@@ -55,11 +61,11 @@ export async function writeSnapshot(fs: StorageFs, write: SnapshotWrite): Promis
     for (let i = 0; i < write.records.length; i++) {
       chunk += formatRecord(write.records.at(i)!);
       if ((i + 1) % write.chunkRecords === 0) {
-        await flush(chunk);
+        await flush(chunk, i + 1);
         chunk = '';
       }
     }
-    await flush(chunk);
+    await flush(chunk, write.records.length);
     await file.sync();
     await file.close();
     if (!(await write.stillValid())) return undefined;

@@ -56,6 +56,8 @@ const DEFAULT_CLOSE_FOLD_BUDGET_MS = 3_000;
 // Until a fold has been timed: about what folds reach here. Too hopeful on a slow disk, it costs only a fold
 // given up at the deadline.
 const DEFAULT_FOLD_BYTES_PER_MS = 60_000;
+// The share of a fold written before its pace so far predicts its end (see outlivesClose).
+const MIN_SHARE_FOR_PACE = 0.02;
 
 /** What the history works with while it is open or closing. */
 interface Working {
@@ -373,8 +375,11 @@ export class YamlNotificationRepository implements NotificationRepository {
         await journal.settled(capture.seq);
         return journal.failureEpoch === capture.epoch;
       },
-      // A fold still running past the deadline of a close is given up.
-      abandoned: () => this.life.kind === 'closing' && this.clock.now() > this.life.foldDeadline,
+      abandoned: (done) => this.outlivesClose(started, done),
+    }).catch((error: unknown) => {
+      // Its pace so far tells the fold on close whether to try again.
+      if (error instanceof SnapshotAbandoned) this.foldBytesPerMs = Math.max(1, error.bytesWritten / Math.max(1, this.clock.now() - started));
+      throw error;
     });
     if (written === undefined) throw new Error('a write failed while folding; the journal keeps everything');
     this.snapshotBytes = written.bytes;
@@ -392,6 +397,21 @@ export class YamlNotificationRepository implements NotificationRepository {
     for (const old of await listJournalGenerations(this.fs, this.path)) {
       if (old < generation) await this.fs.unlink(this.journalPath(old)).catch(() => undefined);
     }
+  }
+
+  /**
+   * Whether a fold that started at `started` and has written `done` (0 to 1) of its records is to be given up because the
+   * history is closing: past the close's deadline, or bound to pass it at the pace so far. A fold that started under
+   * load (the quiet-time fold of a large history, say) is so given up at once instead of holding the stop until the
+   * deadline only to be given up then; the journal keeps everything either way.
+   */
+  private outlivesClose(started: number, done: number): boolean {
+    if (this.life.kind !== 'closing') return false;
+    const now = this.clock.now();
+    if (now > this.life.foldDeadline) return true;
+    // Too little written for a pace: a fold on close starts only when its estimate fits.
+    if (done < MIN_SHARE_FOR_PACE) return false;
+    return started + (now - started) / done > this.life.foldDeadline;
   }
 
   private journalPath(generation: number): string {
