@@ -26,6 +26,11 @@ const RESULT_FILES: readonly [file: string, what: string, command: string][] = [
     'Two built checkouts, one harness: startup and RSS at 100,000 stored, creates at 1,000,000',
     `${BENCH} bench/ab-stage.ts <old> <new> [rounds]`,
   ],
+  [
+    'restart-million.json',
+    'The worst-case restart: a million creates over HTTP, SIGTERM, stop and start times, RSS after start',
+    `${BENCH} bench/restart-bench.ts [creates] [runs] [old checkout]`,
+  ],
   ['fast-paths.json', 'The lean JSON reader against express.json, alone: CPU per create, ABBA rounds', `${BENCH} bench/fast-paths.ts 20`],
   [
     'fast-paths-trial.json',
