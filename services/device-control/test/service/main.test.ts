@@ -42,27 +42,6 @@ describe.concurrent(
       await service.waitForOutput(/CLOUD_BACKEND: meross needs CLOUD_EMAIL and CLOUD_PASSWORD/);
     });
 
-    it('logs one JSON fatal line naming a port in use, nothing on stderr, and exits with code 1 by itself', async (context) => {
-      const holder = createServer();
-      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-      context.onTestFinished(() => new Promise<void>((resolve) => holder.close(() => resolve())));
-      const port = (holder.address() as { port: number }).port;
-      const service = await launch({ PORT: String(port) }, context);
-      let stderr = '';
-      service.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-
-      expect(await service.exited).toEqual({ code: 1, signal: null });
-      expect(stderr).toBe('');
-      const lines = service.output
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { level: number });
-      expect(lines.filter((line) => line.level >= 50)).toEqual([
-        expect.objectContaining({ level: 60, port, code: 'EADDRINUSE', msg: expect.stringContaining(`port ${port} on 127.0.0.1 is already in use`) }),
-      ]);
-      expect(service.output).not.toMatch(/\n\s+at /);
-    });
-
     it('never prints the password when the configuration is invalid', async (context) => {
       const service = await launch({ MEROSS_PASSWORD: SECRET, CLOUD_API_URL: 'http://iotx.meross.com' }, context);
 
@@ -73,3 +52,27 @@ describe.concurrent(
   },
   30_000,
 );
+
+// Apart from the three above, which already start three processes side by side.
+describe('src/main.ts on a port in use', () => {
+  it('logs one JSON fatal line naming the port, nothing on stderr, and exits with code 1 by itself', { timeout: 60_000 }, async (context) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    context.onTestFinished(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+    const port = (holder.address() as { port: number }).port;
+    const service = await launch({ PORT: String(port) }, context);
+    let stderr = '';
+    service.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+
+    expect(await service.exited).toEqual({ code: 1, signal: null });
+    expect(stderr).toBe('');
+    const lines = service.output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number });
+    expect(lines.filter((line) => line.level >= 50)).toEqual([
+      expect.objectContaining({ level: 60, port, code: 'EADDRINUSE', msg: expect.stringContaining(`port ${port} on 127.0.0.1 is already in use`) }),
+    ]);
+    expect(service.output).not.toMatch(/\n\s+at /);
+  });
+});
