@@ -78,6 +78,12 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   );
 }
 
+/** The error of a port another process holds: it names the port and what to do, and keeps Node's code and error. */
+function portInUse(port: number, host: string, cause: NodeJS.ErrnoException): Error {
+  const err = new Error(`port ${port} on ${host} is already in use (EADDRINUSE): stop the process that holds it or choose another PORT`, { cause });
+  return Object.assign(err, { code: 'EADDRINUSE', port, host });
+}
+
 /** Listens, and stops gracefully: no new connections, in-flight requests finish, adapters close, bounded time. */
 export async function serve(options: ServeOptions): Promise<RunningServer> {
   const { app, logger } = options;
@@ -95,14 +101,15 @@ export async function serve(options: ServeOptions): Promise<RunningServer> {
   );
   server.maxConnections = limits.maxConnections;
   server.on('clientError', answerClientError);
-  server.listen(options.port, options.host ?? '127.0.0.1');
+  const host = options.host ?? '127.0.0.1';
+  server.listen(options.port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? portInUse(options.port, host, err) : err));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  logger.info({ port, host: options.host ?? '127.0.0.1' }, 'listening');
+  logger.info({ port, host }, 'listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () => {

@@ -35,6 +35,21 @@ describe('serve', () => {
     expect(running.server.address()).toMatchObject({ address: '127.0.0.1' });
   });
 
+  it('rejects with an error naming the port when another server holds it, and logs no listening line', async () => {
+    const port = await start();
+    const { logger, lines } = captureLogger();
+    const app = express();
+
+    const clash = serve({ app, port, host: '127.0.0.1', logger });
+
+    await expect(clash).rejects.toMatchObject({
+      code: 'EADDRINUSE',
+      port,
+      message: `port ${port} on 127.0.0.1 is already in use (EADDRINUSE): stop the process that holds it or choose another PORT`,
+    });
+    expect(lines).toEqual([]);
+  });
+
   it('cuts off a client that sends its headers slowly, with 408 and the error body', async () => {
     const port = await start(undefined, { headersTimeoutMs: 1_000 });
     const started = performance.now();

@@ -13,22 +13,26 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function serveService(): Promise<void> {
-  const { createLogger, EventStreamHub, serve } = await import('@homeops/common');
+  const { createLogger, InMemoryTokenStore, systemClock, TokenRegistry } = await import('@homeops/common');
   const { SimulatorCloud } = await import('../src/adapters/simulator/simulator-cloud.adapter.js');
-  const { createApp } = await import('../src/app.js');
-  const { DeviceService } = await import('../src/domain/device.service.js');
+  const { InMemoryWatchStore } = await import('../src/adapters/watches/file-watch-store.js');
+  const { DEVICE_SCOPES } = await import('../src/app.js');
+  const { startDeviceControl } = await import('../src/compose.js');
+  const { parseConfig } = await import('../src/config.js');
   const level = (process.env.BENCH_LOG_LEVEL ?? 'info') as 'info';
   // The service as deployed: access log on, written to a sink so the terminal is not the bottleneck.
   const logger = createLogger({ service: 'bench', level, destination: createWriteStream('/dev/null') });
-  const cloud = new SimulatorCloud({ extraDevices: 47 });
-  const devices = new DeviceService(
-    cloud,
-    { maxMessagesPerMinute: 30, syncIntervalSeconds: 0, requestTimeoutMs: 1000, commandTimeoutMs: 1000, backgroundStateReads: false },
-    logger,
+  const running = await startDeviceControl(
+    parseConfig({ PORT: '0', HOST: '127.0.0.1' }),
+    {
+      logger,
+      cloud: new SimulatorCloud({ extraDevices: 47 }),
+      deviceOptions: { maxMessagesPerMinute: 30, syncIntervalSeconds: 0, requestTimeoutMs: 1000, commandTimeoutMs: 1000, backgroundStateReads: false },
+      tokens: new TokenRegistry({ store: new InMemoryTokenStore(), clock: systemClock, scopes: DEVICE_SCOPES }),
+      watchStore: new InMemoryWatchStore(),
+    },
+    { handleSignals: false },
   );
-  await devices.start();
-  const app = createApp({ logger, cloud, devices, hub: new EventStreamHub() }, { API_KEY: undefined });
-  const running = await serve({ app, port: 0, host: '127.0.0.1', logger });
   answerCpuQueries();
   process.send?.({ port: running.port });
 }

@@ -1,15 +1,13 @@
 import {
   Api,
-  AppMetrics,
   createHttpApp,
   httpAccessOptions,
-  InMemoryTokenStore,
-  systemClock,
-  TokenRegistry,
+  type AppMetrics,
   type Clock,
   type EventStreamHub,
   type Logger,
   type Scope,
+  type TokenRegistry,
 } from '@homeops/common';
 import type { Express } from 'express';
 import type { MqttStatus } from '@homeops/common/mqtt';
@@ -27,37 +25,37 @@ import { registerLightRoutes } from './http/light.router.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
-import { CONTROL_FAMILIES } from './http/control-families.js';
 import { registerWatchRoutes } from './http/watches.router.js';
-import { DeviceWatches } from './domain/watches/device-watches.js';
-import { InMemoryWatchStore } from './adapters/watches/file-watch-store.js';
+import type { DeviceWatches } from './domain/watches/device-watches.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
-/** What the app needs from the outside world; tests pass a fake cloud and a service built on it. */
+/** What the app serves, all built by the composition (compose.ts): createApp only wires routes to them. */
 export interface AppDeps {
   logger: Logger;
   cloud: DeviceCloud;
   devices: DeviceService;
   hub: EventStreamHub;
-  clock?: Clock;
-  /** The scoped tokens (main.ts keeps them in a file); default none, in memory. */
-  tokens?: TokenRegistry;
-  /** The device watches (main.ts keeps them in WATCHES_FILE); default none, in memory, with nowhere to notify. */
-  watches?: DeviceWatches;
+  clock: Clock;
+  /** The scoped tokens (kept in a file by the service). */
+  tokens: TokenRegistry;
+  /** The device watches (kept in WATCHES_FILE by the service). */
+  watches: DeviceWatches;
+  /** Undefined with METRICS=off. */
+  metrics: AppMetrics | undefined;
   /** The MQTT bridge's state for /health; `off` when absent. */
   mqttStatus?: () => MqttStatus;
 }
 
 /** The settings createApp reads; the access ones default to a service without a key on loopback. */
 export type AppConfig = Pick<Config, 'API_KEY'> &
-  Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'TRUSTED_PROXIES' | 'ALLOW_OPEN_LAN' | 'METRICS'>>;
+  Partial<Pick<Config, 'ALLOWED_HOSTS' | 'AUTH_MAX_FAILURES_PER_MINUTE' | 'TRUSTED_PROXIES' | 'ALLOW_OPEN_LAN'>>;
 
 /** The scopes a device-control token may hold. */
 export const DEVICE_SCOPES: readonly Scope[] = ['admin', 'metrics', 'devices:read', 'devices:control'];
 
-/** Builds the Express app; never listens and starts nothing (the entry file starts the device service). */
+/** Builds the Express app on what the composition built; builds no service or store, never listens, starts nothing. */
 export function createApp(deps: AppDeps, config: AppConfig): Express {
-  const clock = deps.clock ?? systemClock;
+  const { clock, metrics } = deps;
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
@@ -70,7 +68,6 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     now: () => clock.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
-  const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   registerGarageDoorRoutes(api, deps.devices);
@@ -80,11 +77,16 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerHubRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.hub);
   registerCloudRoutes(api, deps.devices);
-  const watches =
-    deps.watches ?? new DeviceWatches({ devices: deps.devices, notifier: undefined, store: new InMemoryWatchStore(), clock, logger: deps.logger });
-  registerWatchRoutes(api, watches);
-  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES, families: CONTROL_FAMILIES });
-  return createHttpApp({ logger: deps.logger, api, ...httpAccessOptions(config), tokens, dashboard: DASHBOARD_URL, beforeJson: [requireJsonBody], metrics });
+  registerWatchRoutes(api, deps.watches);
+  return createHttpApp({
+    logger: deps.logger,
+    api,
+    ...httpAccessOptions(config),
+    tokens: deps.tokens,
+    dashboard: DASHBOARD_URL,
+    beforeJson: [requireJsonBody],
+    metrics,
+  });
 }
 
 /** The dashboard Vite builds (`pnpm build`); the same folder from src/ and from dist/. */

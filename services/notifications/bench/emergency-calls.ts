@@ -8,7 +8,7 @@ import { createLogger, EventStreamHub } from '@homeops/common';
 import { PushoverProvider } from '../src/adapters/pushover/pushover.provider.js';
 import { PUSHOVER_SOUNDS } from '../src/adapters/pushover/sounds.js';
 import { YamlNotificationRepository } from '../src/adapters/storage/yaml-notification.repository.js';
-import { buildDomain } from '../src/app.js';
+import { buildDomain } from '../src/build-domain.js';
 import { parseConfig } from '../src/config.js';
 import { createNotification } from '../src/domain/create-notification.use-case.js';
 import { markRead } from '../src/domain/read-status.use-case.js';

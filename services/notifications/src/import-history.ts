@@ -1,6 +1,6 @@
 import { createLogger } from '@homeops/common';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
-import { attachmentDirOf, pgRepositoryOf } from './build-adapters.js';
+import { attachmentDirOf, pgRepositoryOf } from './build-storage.js';
 import { readConfig } from './config.js';
 import { copyHistory } from './domain/copy-history.js';
 

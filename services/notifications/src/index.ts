@@ -1,7 +1,8 @@
-export { App, type AppOptions } from './app-runner.js';
-export { createApp, buildDomain, type AppDeps, type AppConfig } from './app.js';
+export { App, type AppOptions, createAppFromAdapters as createApp, startService, type ServiceAdapters } from './library.js';
+export { buildDomain, type AppDeps } from './build-domain.js';
+export type { AppConfig } from './app.js';
 export { ConfigSchema, parseConfig, type Config } from './config.js';
-export { startService, type RunningService, type ServiceAdapters } from './service-runner.js';
+export type { RunningService } from './compose.js';
 export { PushoverService, PushoverError, type PushoverErrorCode, type PushoverServiceOptions, type SendNotificationOptions } from './pushover-service.js';
 export { PUSHOVER_SOUNDS, PUSHOVER_SOUNDS as sounds, isPushoverSound, type PushoverSound } from './adapters/pushover/sounds.js';
 export { SERVICE_VERSION } from './version.js';

@@ -1,11 +1,9 @@
-import { createLogger, EventStreamHub } from '@homeops/common';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { DeviceService } from '../../src/domain/device.service.js';
+import { parseConfig } from '../../src/config.js';
 import { MAX_WATCHES } from '../../src/domain/watches/device-watches.js';
 import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
-import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { buildTestApp, composeTestService, type TestApp } from '../support/test-app.js';
 
 // /watches over HTTP: what a client sees of a watch, and each refusal in the common error body.
 let t: TestApp | undefined;
@@ -66,17 +64,14 @@ describe('/watches', () => {
   });
 
   it('is refused with WATCHES_OFF when there is nowhere to send (no NOTIFY_URL)', async () => {
-    const cloud = FakeDeviceCloud.withDefaults();
-    const logger = createLogger({ service: 'test', level: 'silent' });
-    const devices = new DeviceService(
-      cloud,
-      { maxMessagesPerMinute: 100, requestTimeoutMs: 200, commandTimeoutMs: 100, syncIntervalSeconds: 0, backgroundStateReads: false },
-      logger,
-    );
-    await devices.start();
-    const app = createApp({ logger, cloud, devices, hub: new EventStreamHub() }, { API_KEY: undefined });
-    const res = await request(app).put('/watches/x').send(offline);
-    await devices.stop();
+    // The service as composed from a config without NOTIFY_URL.
+    const service = await composeTestService(parseConfig({}), {
+      cloud: FakeDeviceCloud.withDefaults(),
+      deviceOptions: { maxMessagesPerMinute: 100, requestTimeoutMs: 200, commandTimeoutMs: 100, syncIntervalSeconds: 0, backgroundStateReads: false },
+    });
+    await service.devices.start();
+    const res = await request(service.app).put('/watches/x').send(offline);
+    await service.close();
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: 'WATCHES_OFF', solution: expect.stringContaining('NOTIFY_URL') });
   });

@@ -1,11 +1,11 @@
-import { createLogger, EventStreamHub, serve, systemClock } from '@homeops/common';
+import { systemClock } from '@homeops/common';
 import { eventually, Mosquitto, MqttRecorder } from '@homeops/test-kit';
 import { afterEach } from 'vitest';
+import { InMemoryWatchStore } from '../../src/adapters/watches/file-watch-store.js';
 import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
-import { createApp } from '../../src/app.js';
+import { startDeviceControl } from '../../src/compose.js';
 import { deviceServiceOptions, parseConfig } from '../../src/config.js';
-import { DeviceService } from '../../src/domain/device.service.js';
-import { buildMqtt } from '../../src/start-mqtt.js';
+import { memoryTokens, silentLogger } from '../support/test-app.js';
 
 export const BASE = 'homeops/device-control';
 export const PREFIX = 'homeassistant';
@@ -37,11 +37,10 @@ export async function homeAssistant(broker: Mosquitto): Promise<MqttRecorder> {
 }
 
 /**
- * device-control as main wires it (simulator backend, the bridge from MQTT_URL), in this process so a test can press a
- * simulated button and change the account; `env` overrides the variables.
+ * device-control as main starts it (startDeviceControl: simulator backend, the bridge from MQTT_URL), in this process so
+ * a test can press a simulated button and change the account; `env` overrides the variables.
  */
 export async function startBridgedService(broker: Pick<Mosquitto, 'url'>, env: Record<string, string> = {}) {
-  const logger = createLogger({ service: 'device-control', level: 'silent' });
   const config = parseConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -53,23 +52,22 @@ export async function startBridgedService(broker: Pick<Mosquitto, 'url'>, env: R
     ...env,
   });
   const cloud = new SimulatorCloud({ clock: systemClock, doorTravelMs: 200 });
-  const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: 0 }, logger, systemClock);
-  const mqtt = buildMqtt(config, { devices, cloud, clock: systemClock, logger })!;
-  const hub = new EventStreamHub({ heartbeatMs: 15_000, maxStreams: 10, maxStreamsPerAddress: 10, clock: systemClock });
-  const app = createApp({ logger, cloud, devices, hub, clock: systemClock, mqttStatus: mqtt.status }, { API_KEY: undefined });
-  const server = await serve({ app, port: 0, host: '127.0.0.1', logger, graceMs: 500 });
-  afterTest(async () => {
-    hub.closeAll();
-    await server.stop();
-    await mqtt.stop();
-    await devices.stop();
-  });
-  mqtt.start();
-  await devices.start();
+  const server = await startDeviceControl(
+    config,
+    {
+      logger: silentLogger,
+      cloud,
+      deviceOptions: { ...deviceServiceOptions(config), lanPollSeconds: 0 },
+      tokens: memoryTokens(),
+      watchStore: new InMemoryWatchStore(),
+    },
+    { handleSignals: false },
+  );
+  afterTest(() => server.stop());
   const base = `http://127.0.0.1:${server.port}`;
   return {
     cloud,
-    devices,
+    devices: server.service.devices,
     base,
     health: async () =>
       (await (await fetch(`${base}/health`)).json()) as {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { ServiceProcess } from '@homeops/test-kit';
 import { describe, expect, it, type TestContext } from 'vitest';
 
@@ -51,3 +52,27 @@ describe.concurrent(
   },
   30_000,
 );
+
+// Apart from the three above, which already start three processes side by side.
+describe('src/main.ts on a port in use', () => {
+  it('logs one JSON fatal line naming the port, nothing on stderr, and exits with code 1 by itself', { timeout: 60_000 }, async (context) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    context.onTestFinished(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+    const port = (holder.address() as { port: number }).port;
+    const service = await launch({ PORT: String(port) }, context);
+    let stderr = '';
+    service.child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+
+    expect(await service.exited).toEqual({ code: 1, signal: null });
+    expect(stderr).toBe('');
+    const lines = service.output
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: number });
+    expect(lines.filter((line) => line.level >= 50)).toEqual([
+      expect.objectContaining({ level: 60, port, code: 'EADDRINUSE', msg: expect.stringContaining(`port ${port} on 127.0.0.1 is already in use`) }),
+    ]);
+    expect(service.output).not.toMatch(/\n\s+at /);
+  });
+});

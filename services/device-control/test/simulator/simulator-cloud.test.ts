@@ -1,23 +1,24 @@
 import request from 'supertest';
-import { createLogger, EventStreamHub } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
-import { createApp } from '../../src/app.js';
+import type { ComposedDeviceControl } from '../../src/compose.js';
+import { parseConfig } from '../../src/config.js';
 import type { CloudEvent } from '../../src/domain/device-cloud.js';
-import { DeviceService } from '../../src/domain/device.service.js';
+import { composeTestService } from '../support/test-app.js';
 
-let service: DeviceService | undefined;
+let service: ComposedDeviceControl | undefined;
 afterEach(async () => {
-  await service?.stop();
+  await service?.close();
   service = undefined;
 });
 
 async function started(cloud: SimulatorCloud) {
-  const logger = createLogger({ service: 'test', level: 'silent' });
-  service = new DeviceService(cloud, { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 }, logger);
-  const app = createApp({ logger, cloud, devices: service, hub: new EventStreamHub() }, { API_KEY: undefined });
-  await service.start();
-  return app;
+  service = await composeTestService(parseConfig({}), {
+    cloud,
+    deviceOptions: { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 },
+  });
+  await service.devices.start();
+  return service.app;
 }
 
 describe('SimulatorCloud', () => {

@@ -1,9 +1,21 @@
-import { createLogger, EventStreamHub, systemClock, type Clock, type EventStreamLimits, type Logger } from '@homeops/common';
+import {
+  createLogger,
+  InMemoryTokenStore,
+  systemClock,
+  TokenRegistry,
+  type Clock,
+  type EventStreamHub,
+  type EventStreamLimits,
+  type Logger,
+} from '@homeops/common';
 import type { Express } from 'express';
-import { createApp } from '../../src/app.js';
 import { InMemoryWatchStore } from '../../src/adapters/watches/file-watch-store.js';
-import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
-import { DeviceWatches, type WatchSignal } from '../../src/domain/watches/device-watches.js';
+import { DEVICE_SCOPES } from '../../src/app.js';
+import { composeDeviceControl, type ComposedDeviceControl, type DeviceControlOverrides } from '../../src/compose.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import type { DeviceService, DeviceServiceOptions } from '../../src/domain/device.service.js';
+import type { WatchSignal } from '../../src/domain/watches/device-watches.js';
+import { CONTROL_FAMILIES } from '../../src/http/control-families.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
 /** The app under test and the handles a test needs. */
@@ -33,15 +45,49 @@ export interface TestAppOptions {
   start?: boolean;
 }
 
-/** The real app and device service over a fake cloud, started like main does; short timeouts, no periodic sync. */
+/** The silent logger of the tests that do not read the log. */
+export const silentLogger: Logger = createLogger({ service: 'test', level: 'silent' });
+
+/** In-memory tokens: a test that needs one creates it through the API or the registry. */
+export function memoryTokens(clock: Clock = systemClock): TokenRegistry {
+  return new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: DEVICE_SCOPES, families: CONTROL_FAMILIES });
+}
+
+/**
+ * composeDeviceControl with a silent logger, in-memory tokens and watches, and (unless given) a notifier that only
+ * records, so no file is read or written.
+ */
+export function composeTestService(config: Config, overrides: Partial<DeviceControlOverrides> = {}): Promise<ComposedDeviceControl> {
+  return composeDeviceControl(config, {
+    logger: silentLogger,
+    tokens: memoryTokens(overrides.clock),
+    watchStore: new InMemoryWatchStore(),
+    ...overrides,
+  });
+}
+
+/**
+ * The service as the composition root builds it (composeDeviceControl) over a fake cloud, started as main starts it;
+ * short timeouts, no periodic sync.
+ */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
-  const logger = options.logger ?? createLogger({ service: 'test', level: 'silent' });
-  // The hub's heartbeats run on the app's clock, as in main.
-  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000, ...options.streamLimits, ...(options.clock ? { clock: options.clock } : {}) });
-  const devices = new DeviceService(
+  const watchSignals: WatchSignal[] = [];
+  const config: Config = {
+    ...parseConfig({}),
+    API_KEY: options.apiKey,
+    ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
+    // The hub's heartbeats run on the app's clock, as in main.
+    SSE_HEARTBEAT_SECONDS: (options.heartbeatMs ?? 60_000) / 1000,
+    ...(options.streamLimits?.maxStreams === undefined ? {} : { SSE_MAX_STREAMS: options.streamLimits.maxStreams }),
+    ...(options.streamLimits?.maxStreamsPerAddress === undefined ? {} : { SSE_MAX_STREAMS_PER_ADDRESS: options.streamLimits.maxStreamsPerAddress }),
+    ...(options.streamLimits?.maxStreamsPerToken === undefined ? {} : { SSE_MAX_STREAMS_PER_TOKEN: options.streamLimits.maxStreamsPerToken }),
+  };
+  const service = await composeTestService(config, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     cloud,
-    {
+    deviceOptions: {
       maxMessagesPerMinute: 100,
       maxMessagesPerHour: 10_000,
       syncIntervalSeconds: 0,
@@ -50,36 +96,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       backgroundStateReads: false,
       ...options.service,
     },
-    logger,
-    options.clock,
-  );
-  const watchSignals: WatchSignal[] = [];
-  const watches = new DeviceWatches({
-    devices,
     notifier: { send: (signal) => Promise.resolve(void watchSignals.push(signal)) },
-    store: new InMemoryWatchStore(),
-    clock: options.clock ?? systemClock,
-    logger,
   });
-  const app = createApp(
-    { logger, cloud, devices, hub, watches, ...(options.clock ? { clock: options.clock } : {}) },
-    {
-      API_KEY: options.apiKey,
-      ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
-    },
-  );
+  const { app, devices, hub, watches } = service;
+  // As main starts it, except that a failed startup sync fails the test instead of being logged.
   if (options.start !== false) await devices.start();
   watches.start();
-  return {
-    app,
-    cloud,
-    devices,
-    hub,
-    watchSignals,
-    close: async () => {
-      hub.closeAll();
-      await watches.stop();
-      await devices.stop();
-    },
-  };
+  return { app, cloud, devices, hub, watchSignals, close: service.close };
 }

@@ -1,7 +1,7 @@
 import { routeTableOf, type Grant, type RouteEntry } from '@homeops/common';
 import { eventually } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/index.js';
 import { parseConfig } from '../../src/config.js';
 import { FakePushProvider, permanent } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
@@ -120,7 +120,7 @@ const ERROR_CODE_OF: Record<Exclude<Answer, '2xx'>, string> = { 401: 'UNAUTHORIZ
 
 const keyOf = (entry: RouteEntry) => `${entry.method.toUpperCase()} ${entry.path}`;
 
-// The route table of the app as createApp builds it with a key (metrics on by default, the token routes with it).
+// The route table of the app as the library's createApp builds it with a key (metrics on by default, the token routes with it).
 const config = { ...parseConfig({}), API_KEY };
 const TABLE = routeTableOf(
   createApp(

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
-import { attachmentDirOf } from '../../src/build-adapters.js';
+import { attachmentDirOf } from '../../src/build-storage.js';
 import { parseConfig } from '../../src/config.js';
-import { startService, type RunningService } from '../../src/service-runner.js';
+import { startNotifications, type RunningService } from '../../src/compose.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { PNG } from '../support/files.js';
 import { makeTempDir, silentLogger } from '../support/test-app.js';
@@ -34,7 +34,7 @@ async function start(dir: string, fs = new FaultyFs()): Promise<Harness> {
     attachments: new FileAttachmentStore(attachmentDirOf(storagePath), fs),
     provider: new FakePushProvider(false),
   };
-  const service = await startService(config, silentLogger, adapters, { handleSignals: false });
+  const service = await startNotifications(config, { logger: silentLogger, ...adapters }, { handleSignals: false });
   running.push(service);
   const request = (method: string, target: string, body?: object) =>
     sendRaw(service.port, {

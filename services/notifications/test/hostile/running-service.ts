@@ -3,9 +3,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '@homeops/common';
-import { buildAdapters } from '../../src/build-adapters.js';
 import { parseConfig } from '../../src/config.js';
-import { startService } from '../../src/service-runner.js';
+import { startNotifications } from '../../src/compose.js';
 
 /** The service as main starts it (real YAML history, real server), on 127.0.0.1 and a free port. */
 export interface RunningTestService {
@@ -20,12 +19,12 @@ export function makeStorageDir(prefix = 'notifications-hostile-'): Promise<strin
   return mkdtemp(join(tmpdir(), prefix));
 }
 
-/** Starts the real wiring (buildAdapters + startService) on `dir/notifications.yaml`; extra env as the service reads it. */
+/** Starts the real wiring (startNotifications, as main does) on `dir/notifications.yaml`; extra env as the service reads it. */
 export async function startRealService(dir: string, env: Record<string, string> = {}, logger?: Logger): Promise<RunningTestService> {
   const storagePath = join(dir, 'notifications.yaml');
   const config = parseConfig({ PORT: '0', HOST: '127.0.0.1', STORAGE_PATH: storagePath, LOG_LEVEL: 'silent', ...env });
   const log = logger ?? createLogger({ service: 'test', level: 'silent' });
-  const running = await startService(config, log, buildAdapters(config, log), { handleSignals: false });
+  const running = await startNotifications(config, { logger: log }, { handleSignals: false });
   return { port: running.port, dir, storagePath, stop: () => running.stop() };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { attachmentDirOf } from '../../src/build-adapters.js';
+import { attachmentDirOf } from '../../src/build-storage.js';
 import { EXECUTABLE, GIF, JPEG, PDF, PNG, pngOfSize, TEXT, WEBP } from '../support/files.js';
 import { buildTestApp } from '../support/test-app.js';
 
@@ -40,7 +40,8 @@ describe('POST /notifications with an attachment', () => {
   });
 
   it('returns 400 when the declared type does not match the bytes', async () => {
-    const { app, storagePath, repository } = await buildTestApp();
+    // The real store: no attachment file may be left on disk.
+    const { app, storagePath, repository } = await buildTestApp({ repository: 'real' });
     const res = await request(app)
       .post('/notifications')
       .send({ ...valid, attachment: asJson(PDF, 'image/png') });

@@ -6,7 +6,8 @@ import { buildTestApp, testStorage } from '../support/test-app.js';
 
 describe('GET /health', () => {
   it('reports ok, the version 0.0.7, storage, provider and process diagnostics', async () => {
-    const t = await buildTestApp();
+    // The real store: its engine, path and size are what /health reports.
+    const t = await buildTestApp({ repository: 'real' });
     await request(t.app).post('/notifications').send({ recipient: 'ops', message: 'm' });
     const res = await request(t.app).get('/health');
     expect(res.status).toBe(200);

@@ -89,7 +89,8 @@ describe('GET /metrics (notifications)', () => {
   it('shows the quota, the circuit, the ringing emergencies and the history', async () => {
     const provider = new FakePushProvider();
     provider.quota = { limit: 10_000, remaining: 9_876, resetAt: '2026-12-01T00:00:00.000Z' };
-    const { app } = await buildTestApp({ provider });
+    // The real store: the history's byte count is what it measures.
+    const { app } = await buildTestApp({ provider, repository: 'real' });
     await create(app).expect(201);
 
     const text = await scrape(app);

@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildAdapters } from '../../src/build-adapters.js';
 import { parseConfig, type Config } from '../../src/config.js';
-import { startService } from '../../src/service-runner.js';
+import { startNotifications } from '../../src/compose.js';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { silentLogger } from '../support/test-app.js';
@@ -13,7 +12,7 @@ import { afterTest, homeAssistant, startBroker, topicsOf } from './mqtt-harness.
 const ALICE = 'aLiCe0000000000000000000000001';
 const alarm = { recipient: 'alice', title: 'Smoke', message: 'Smoke in the kitchen', priority: 2 };
 
-/** The service as main wires it (buildAdapters, startService) in this process, so the receipt poll can be 50 ms. */
+/** The service as main wires it (startNotifications) in this process, so the receipt poll can be 50 ms. */
 async function startWithPushover(mqttUrl: string, pushoverUrl: string) {
   const dir = await mkdtemp(join(tmpdir(), 'notifications-mqtt-'));
   afterTest(() => rm(dir, { recursive: true, force: true }));
@@ -29,7 +28,7 @@ async function startWithPushover(mqttUrl: string, pushoverUrl: string) {
   });
   // EMERGENCY_POLL_SECONDS is at least 5 in the environment (Pushover's rule); the typed config lets a test go faster.
   const config: Config = { ...parsed, EMERGENCY_POLL_SECONDS: 0.05 };
-  const service = await startService(config, silentLogger, buildAdapters(config, silentLogger), { handleSignals: false });
+  const service = await startNotifications(config, { logger: silentLogger }, { handleSignals: false });
   afterTest(() => service.stop());
   return { base: `http://127.0.0.1:${service.port}` };
 }

@@ -24,10 +24,10 @@ function mqttFilesLoadedBy(specifier: string): number {
 }
 
 describe('the MQTT bridge when MQTT_URL is unset', () => {
-  it('is never loaded: neither the @homeops/common/mqtt entry nor the service runner loads the mqtt package', { timeout: 60_000 }, () => {
+  it('is never loaded: neither the @homeops/common/mqtt entry nor the composition root loads the mqtt package', { timeout: 60_000 }, () => {
     expect(mqttFilesLoadedBy('mqtt')).toBeGreaterThan(0);
     expect(mqttFilesLoadedBy('@homeops/common/mqtt')).toBe(0);
-    expect(mqttFilesLoadedBy('./src/service-runner.ts')).toBe(0);
+    expect(mqttFilesLoadedBy('./src/compose.ts')).toBe(0);
   });
 
   it('shows as off in /health', { timeout: 30_000 }, async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NotificationsMqttAdapter, UNREAD_INTERVAL_MS, type NotificationsBridge } from '../../src/adapters/mqtt/notifications-mqtt.adapter.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
-import { parseCreateBody } from '../../src/start-mqtt.js';
+import { parseCreateBody } from '../../src/build-mqtt.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
 import { silentLogger } from '../support/test-app.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceProcess } from '@homeops/test-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { attachmentDirOf } from '../../src/build-adapters.js';
+import { attachmentDirOf } from '../../src/build-storage.js';
 import { newNotificationId } from '../../src/domain/notification-id.js';
 import { App } from '../../src/index.js';
 import { PNG } from '../support/files.js';

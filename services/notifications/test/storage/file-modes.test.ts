@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
-import { attachmentDirOf } from '../../src/build-adapters.js';
+import { attachmentDirOf } from '../../src/build-storage.js';
 import { PNG } from '../support/files.js';
 import { makeRecord } from './make-record.js';
 import { makeTempDir } from './storage-harness.js';

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '@homeops/test-kit';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
-import { attachmentDirOf } from '../../src/build-adapters.js';
+import { attachmentDirOf } from '../../src/build-storage.js';
 import { parseConfig } from '../../src/config.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
-import { startService } from '../../src/service-runner.js';
+import { startNotifications } from '../../src/compose.js';
 import { FakePushProvider, retryable } from '../fakes/fake-push.provider.js';
 import { makeTempDir, silentLogger } from '../support/test-app.js';
 
@@ -26,14 +26,14 @@ async function start(storagePath: string, provider: FakePushProvider, logger = s
     provider,
     ...(clock ? { clock } : {}),
   };
-  const service = await startService(config, logger, adapters, { handleSignals: false });
+  const service = await startNotifications(config, { logger, ...adapters }, { handleSignals: false });
   return { ...service, base: `http://127.0.0.1:${service.port}`, repository: adapters.repository };
 }
 
 const post = (base: string, body: object) =>
   fetch(`${base}/notifications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-describe('startService', () => {
+describe('startNotifications', () => {
   it('resumes a pending delivery after a restart and sends it exactly once', { timeout: 15_000 }, async () => {
     const storagePath = join(await makeTempDir(), 'notifications.yaml');
     // One clock across both runs: retries wait for it, never for the wall clock.

@@ -1,16 +1,22 @@
 import { basename, dirname, extname, join } from 'node:path';
-import { systemClock, type Clock, type Logger } from '@homeops/common';
-import { createPushProvider } from './adapters/pushover/create-push-provider.js';
-import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
-import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
+import type { Clock, Logger } from '@homeops/common';
 import { FilePlanStore } from './adapters/storage/file-plan-store.js';
-import { nodeStorageFs } from './adapters/storage/storage-fs.js';
 import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
 import { PgPlanStore } from './adapters/storage/postgres/pg-plan-store.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
 import type { Config } from './config.js';
-import type { ServiceAdapters } from './service-runner.js';
+import type { EventRelay } from './domain/notification-events.js';
+import type { NotificationRepository } from './domain/notification-repository.js';
+import type { PlanStore } from './domain/plans/plan.js';
+
+/** Where the history and the plans are kept, and how the instances sharing them hear each other's events. */
+export interface Storage {
+  repository: NotificationRepository;
+  plans: PlanStore;
+  /** Only with a store several instances share. */
+  relay?: EventRelay;
+}
 
 /** `./data/notifications.yaml` keeps its attachments in `./data/notifications.attachments/`. */
 export function attachmentDirOf(storagePath: string): string {
@@ -22,7 +28,7 @@ export function attachmentDirOf(storagePath: string): string {
  * The history and the plans: with STORAGE_URL both in PostgreSQL, shared by the instances (events relayed, plans
  * claimed by version, on the history's pool); else the YAML file with the plans in a JSON file beside it (one instance).
  */
-function buildStorage(config: Config, logger: Logger, clock: Clock): Pick<ServiceAdapters, 'repository' | 'relay' | 'plans'> {
+export function buildStorage(config: Config, logger: Logger, clock: Clock): Storage {
   const storageLog = logger.child({ component: 'storage' });
   if (config.STORAGE_URL === undefined) {
     return {
@@ -54,26 +60,4 @@ export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log
     ...(log === undefined ? {} : { log }),
     ...overrides,
   });
-}
-
-/** The production adapters: the history and the plans, attachment files (beside the YAML file, or in STORAGE_PATH's folder), Pushover. */
-export function buildAdapters(config: Config, logger: Logger, clock: Clock = systemClock): ServiceAdapters {
-  return {
-    clock,
-    ...buildStorage(config, logger, clock),
-    attachments: new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, {
-      maxBytes: config.ATTACHMENTS_MAX_BYTES,
-    }),
-    provider: createPushProvider({
-      userKey: config.PROVIDER_USER_KEY,
-      apiToken: config.PROVIDER_API_TOKEN,
-      apiUrl: config.PROVIDER_API_URL,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-      recipients: loadRecipientMap({ file: config.RECIPIENTS_FILE, variable: config.RECIPIENTS, unmapped: config.UNMAPPED_RECIPIENTS }),
-      maxRejections: config.PROVIDER_MAX_REJECTIONS,
-      emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
-      emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
-      clock,
-    }),
-  };
 }

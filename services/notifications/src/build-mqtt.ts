@@ -3,13 +3,13 @@ import { parseInput, type Logger } from '@homeops/common';
 import { MqttBridge, mqttSettingsOf, type MqttStatus } from '@homeops/common/mqtt';
 import { MAX_PACKET_BYTES, NotificationsMqttAdapter } from './adapters/mqtt/notifications-mqtt.adapter.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
-import type { Domain } from './app.js';
+import type { Domain } from './build-domain.js';
 import type { Config } from './config.js';
 import type { NewNotification } from './domain/create-notification.use-case.js';
 import { CreateNotificationBodySchema, newNotificationOf } from './http/notification.schemas.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
-/** The MQTT bridge as the service runner holds it. */
+/** The MQTT bridge as the composition holds it. */
 export interface MqttLink {
   status(): MqttStatus;
   /** Connects (in the background) and publishes; call once the service listens. */

@@ -7,7 +7,7 @@ import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
 
-/** The MQTT bridge as main holds it. */
+/** The MQTT bridge as the composition holds it. */
 export interface MqttLink {
   status(): MqttStatus;
   /** Connects (in the background) and publishes; call once the service listens. */
@@ -23,7 +23,7 @@ export interface MqttDeps {
   logger: Logger;
 }
 
-/** The bridge and the device-control adapter on it, or undefined without MQTT_URL (then main never loads this file). */
+/** The bridge and the device-control adapter on it, or undefined without MQTT_URL (then the composition never loads this file). */
 export function buildMqtt(config: Config, deps: MqttDeps): MqttLink | undefined {
   const settings = mqttSettingsOf(config);
   if (!settings) return undefined;

@@ -1,8 +1,48 @@
-import { createLogger, type Logger, type LoggerOptions } from '@homeops/common';
-import { buildAdapters } from './build-adapters.js';
-import { parseConfig } from './config.js';
-import { startService, type RunningService } from './service-runner.js';
+import { createLogger, InMemoryTokenStore, systemClock, TokenRegistry, type Clock, type Logger, type LoggerOptions } from '@homeops/common';
+import type { Express } from 'express';
+import { NOTIFICATION_SCOPES, type AppConfig } from './app.js';
+import { buildDomain, createStreamHub, type AppDeps } from './build-domain.js';
+import { createAppOn, startNotifications, type RunningService } from './compose.js';
+import { parseConfig, type Config } from './config.js';
+import type { AttachmentStore } from './domain/attachment-store.js';
+import type { EventRelay } from './domain/notification-events.js';
+import type { NotificationRepository } from './domain/notification-repository.js';
+import type { PlanStore } from './domain/plans/plan.js';
+import type { PushProvider } from './domain/push-provider.js';
 import { SERVICE_NAME } from './version.js';
+
+/** The real (or embedding app's) implementations of the domain interfaces. */
+export interface ServiceAdapters {
+  repository: NotificationRepository;
+  attachments: AttachmentStore;
+  provider: PushProvider;
+  /** Shares live events with the other instances of a shared store. */
+  relay?: EventRelay;
+  /** Time and timers of the domain, its jobs and the event streams; default the system clock. */
+  clock?: Clock;
+  /** Scheduled sends and heartbeats; default in memory (lost on restart). */
+  plans?: PlanStore;
+}
+
+/**
+ * The service on adapters of your own (the library's `startService`): opens the history and the tokens, starts
+ * delivery and retention, and listens; closes all it opened again if listening fails.
+ */
+export function startService(config: Config, logger: Logger, adapters: ServiceAdapters, options: { handleSignals: boolean }): Promise<RunningService> {
+  return startNotifications(config, { logger, ...adapters }, options);
+}
+
+/**
+ * The Express app on adapters of your own (the library's `createApp`): the domain built once on them, in-memory tokens
+ * unless given; never listens, starts nothing.
+ */
+export function createAppFromAdapters(deps: AppDeps, config: AppConfig): Express {
+  const clock = deps.clock ?? systemClock;
+  const domain = buildDomain(deps, config);
+  const tokens = deps.tokens ?? new TokenRegistry({ store: new InMemoryTokenStore(), clock, scopes: NOTIFICATION_SCOPES });
+  const hub = deps.hub ?? createStreamHub(config, clock);
+  return createAppOn(domain, { logger: deps.logger, hub, tokens, ...(deps.mqttStatus ? { mqttStatus: deps.mqttStatus } : {}) }, config);
+}
 
 /** Options of the embeddable service; only `port` and `storagePath` are needed. */
 export interface AppOptions {
@@ -91,6 +131,6 @@ export class App {
       ...providerEnv(options.provider),
     });
     const logger = options.logger ?? createLogger({ service: SERVICE_NAME, level: options.logLevel ?? 'warn' });
-    this.running = await startService(config, logger, buildAdapters(config, logger), { handleSignals: false });
+    this.running = await startNotifications(config, { logger }, { handleSignals: false });
   }
 }
