@@ -17,17 +17,25 @@ async function serveService(): Promise<void> {
   const { SimulatorCloud } = await import('../src/adapters/simulator/simulator-cloud.adapter.js');
   const { createApp } = await import('../src/app.js');
   const { DeviceService } = await import('../src/domain/device.service.js');
+  const { DOMAIN_FAMILIES } = await import('../src/families/index.js');
   const level = (process.env.BENCH_LOG_LEVEL ?? 'info') as 'info';
   // The service as deployed: access log on, written to a sink so the terminal is not the bottleneck.
   const logger = createLogger({ service: 'bench', level, destination: createWriteStream('/dev/null') });
   const cloud = new SimulatorCloud({ extraDevices: 47 });
   const devices = new DeviceService(
     cloud,
-    { maxMessagesPerMinute: 30, syncIntervalSeconds: 0, requestTimeoutMs: 1000, commandTimeoutMs: 1000, backgroundStateReads: false },
+    {
+      families: DOMAIN_FAMILIES,
+      maxMessagesPerMinute: 30,
+      syncIntervalSeconds: 0,
+      requestTimeoutMs: 1000,
+      commandTimeoutMs: 1000,
+      backgroundStateReads: false,
+    },
     logger,
   );
   await devices.start();
-  const app = createApp({ logger, cloud, devices, hub: new EventStreamHub() }, { API_KEY: undefined });
+  const app = createApp({ logger, cloud, devices, streams: new EventStreamHub() }, { API_KEY: undefined });
   const running = await serve({ app, port: 0, host: '127.0.0.1', logger });
   answerCpuQueries();
   process.send?.({ port: running.port });

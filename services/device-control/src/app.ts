@@ -7,7 +7,6 @@ import {
   systemClock,
   TokenRegistry,
   type Clock,
-  type EventStreamHub,
   type Logger,
   type Scope,
 } from '@homeops/common';
@@ -18,16 +17,12 @@ import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
 import { registerCloudRoutes } from './http/cloud.router.js';
 import { registerDeviceRoutes } from './http/devices.router.js';
-import { registerCoverRoutes } from './http/cover.router.js';
-import { registerEnergyRoutes } from './http/energy.router.js';
 import { registerEventRoutes } from './http/events.router.js';
-import { registerGarageDoorRoutes } from './http/garage-door.router.js';
-import { registerHubRoutes } from './http/hub.router.js';
-import { registerLightRoutes } from './http/light.router.js';
+import type { EventStreams } from './http/event-streams.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
-import { CONTROL_FAMILIES } from './http/control-families.js';
+import { CONTROL_FAMILIES, FAMILIES, FAMILY_EVENTS } from './families/index.js';
 import { registerWatchRoutes } from './http/watches.router.js';
 import { DeviceWatches } from './domain/watches/device-watches.js';
 import { InMemoryWatchStore } from './adapters/watches/file-watch-store.js';
@@ -38,7 +33,7 @@ export interface AppDeps {
   logger: Logger;
   cloud: DeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreams;
   clock?: Clock;
   /** The scoped tokens (main.ts keeps them in a file); default none, in memory. */
   tokens?: TokenRegistry;
@@ -73,12 +68,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
-  registerGarageDoorRoutes(api, deps.devices);
-  registerCoverRoutes(api, deps.devices);
-  registerLightRoutes(api, deps.devices);
-  registerEnergyRoutes(api, deps.devices);
-  registerHubRoutes(api, deps.devices);
-  registerEventRoutes(api, deps.devices, deps.hub);
+  for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
+  registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);
   const watches =
     deps.watches ?? new DeviceWatches({ devices: deps.devices, notifier: undefined, store: new InMemoryWatchStore(), clock, logger: deps.logger });

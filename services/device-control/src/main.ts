@@ -13,7 +13,7 @@ import {
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { createApp, DEVICE_SCOPES } from './app.js';
-import { CONTROL_FAMILIES } from './http/control-families.js';
+import { CONTROL_FAMILIES, DOMAIN_FAMILIES } from './families/index.js';
 import { FileWatchStore } from './adapters/watches/file-watch-store.js';
 import { HookNotifier } from './adapters/watches/hook-notifier.js';
 import { parseWatch } from './http/watches.schemas.js';
@@ -70,14 +70,14 @@ try {
   logger.fatal({ error: (err as Error).message }, 'cannot start the cloud backend');
   process.exit(1);
 }
-const hub = new EventStreamHub({
+const streams = new EventStreamHub({
   heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000,
   maxStreams: config.SSE_MAX_STREAMS,
   maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
   maxStreamsPerToken: config.SSE_MAX_STREAMS_PER_TOKEN,
   clock,
 });
-const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }, logger, clock);
+const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), families: DOMAIN_FAMILIES, lanPollSeconds: lanPollSeconds(config) }, logger, clock);
 // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
 const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./start-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
 let tokens: TokenRegistry;
@@ -108,7 +108,7 @@ try {
   logger.fatal({ error: (err as Error).message }, `device-control could not start: ${(err as Error).message}`);
   process.exit(1);
 }
-const app = createApp({ logger, cloud, devices, hub, clock, tokens, watches, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
+const app = createApp({ logger, cloud, devices, streams, clock, tokens, watches, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
 await serve({
   app,
   port: config.PORT,
@@ -116,7 +116,7 @@ await serve({
   logger,
   handleSignals: true,
   close: async () => {
-    hub.closeAll();
+    streams.closeAll();
     await mqtt?.stop();
     await watches.stop();
     await devices.stop();

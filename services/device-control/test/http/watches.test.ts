@@ -6,6 +6,7 @@ import { DeviceService } from '../../src/domain/device.service.js';
 import { MAX_WATCHES } from '../../src/domain/watches/device-watches.js';
 import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 // /watches over HTTP: what a client sees of a watch, and each refusal in the common error body.
 let t: TestApp | undefined;
@@ -70,11 +71,18 @@ describe('/watches', () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
     const devices = new DeviceService(
       cloud,
-      { maxMessagesPerMinute: 100, requestTimeoutMs: 200, commandTimeoutMs: 100, syncIntervalSeconds: 0, backgroundStateReads: false },
+      {
+        families: DOMAIN_FAMILIES,
+        maxMessagesPerMinute: 100,
+        requestTimeoutMs: 200,
+        commandTimeoutMs: 100,
+        syncIntervalSeconds: 0,
+        backgroundStateReads: false,
+      },
       logger,
     );
     await devices.start();
-    const app = createApp({ logger, cloud, devices, hub: new EventStreamHub() }, { API_KEY: undefined });
+    const app = createApp({ logger, cloud, devices, streams: new EventStreamHub() }, { API_KEY: undefined });
     const res = await request(app).put('/watches/x').send(offline);
     await devices.stop();
     expect(res.status).toBe(409);

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.js';
 import { deviceServiceOptions, parseConfig } from '../../src/config.js';
 import { DeviceService } from '../../src/domain/device.service.js';
 import { buildMqtt } from '../../src/start-mqtt.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 export const BASE = 'homeops/device-control';
 export const PREFIX = 'homeassistant';
@@ -53,13 +54,13 @@ export async function startBridgedService(broker: Pick<Mosquitto, 'url'>, env: R
     ...env,
   });
   const cloud = new SimulatorCloud({ clock: systemClock, doorTravelMs: 200 });
-  const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), lanPollSeconds: 0 }, logger, systemClock);
+  const devices = new DeviceService(cloud, { ...deviceServiceOptions(config), families: DOMAIN_FAMILIES, lanPollSeconds: 0 }, logger, systemClock);
   const mqtt = buildMqtt(config, { devices, cloud, clock: systemClock, logger })!;
-  const hub = new EventStreamHub({ heartbeatMs: 15_000, maxStreams: 10, maxStreamsPerAddress: 10, clock: systemClock });
-  const app = createApp({ logger, cloud, devices, hub, clock: systemClock, mqttStatus: mqtt.status }, { API_KEY: undefined });
+  const streams = new EventStreamHub({ heartbeatMs: 15_000, maxStreams: 10, maxStreamsPerAddress: 10, clock: systemClock });
+  const app = createApp({ logger, cloud, devices, streams, clock: systemClock, mqttStatus: mqtt.status }, { API_KEY: undefined });
   const server = await serve({ app, port: 0, host: '127.0.0.1', logger, graceMs: 500 });
   afterTest(async () => {
-    hub.closeAll();
+    streams.closeAll();
     await server.stop();
     await mqtt.stop();
     await devices.stop();

@@ -5,6 +5,7 @@ import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.ada
 import { createApp } from '../../src/app.js';
 import type { CloudEvent } from '../../src/domain/device-cloud.js';
 import { DeviceService } from '../../src/domain/device.service.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 let service: DeviceService | undefined;
 afterEach(async () => {
@@ -14,8 +15,12 @@ afterEach(async () => {
 
 async function started(cloud: SimulatorCloud) {
   const logger = createLogger({ service: 'test', level: 'silent' });
-  service = new DeviceService(cloud, { maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 }, logger);
-  const app = createApp({ logger, cloud, devices: service, hub: new EventStreamHub() }, { API_KEY: undefined });
+  service = new DeviceService(
+    cloud,
+    { families: DOMAIN_FAMILIES, maxMessagesPerMinute: 100, syncIntervalSeconds: 0, requestTimeoutMs: 500, commandTimeoutMs: 500 },
+    logger,
+  );
+  const app = createApp({ logger, cloud, devices: service, streams: new EventStreamHub() }, { API_KEY: undefined });
   await service.start();
   return app;
 }

@@ -5,13 +5,14 @@ import { InMemoryWatchStore } from '../../src/adapters/watches/file-watch-store.
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
 import { DeviceWatches, type WatchSignal } from '../../src/domain/watches/device-watches.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 /** The app under test and the handles a test needs. */
 export interface TestApp {
   app: Express;
   cloud: FakeDeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreamHub;
   /** What the app's watches sent (to a recording notifier). */
   watchSignals: WatchSignal[];
   close(): Promise<void>;
@@ -37,11 +38,16 @@ export interface TestAppOptions {
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const cloud = options.cloud ?? FakeDeviceCloud.withDefaults();
   const logger = options.logger ?? createLogger({ service: 'test', level: 'silent' });
-  // The hub's heartbeats run on the app's clock, as in main.
-  const hub = new EventStreamHub({ heartbeatMs: options.heartbeatMs ?? 60_000, ...options.streamLimits, ...(options.clock ? { clock: options.clock } : {}) });
+  // The streams' heartbeats run on the app's clock, as in main.
+  const streams = new EventStreamHub({
+    heartbeatMs: options.heartbeatMs ?? 60_000,
+    ...options.streamLimits,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const devices = new DeviceService(
     cloud,
     {
+      families: DOMAIN_FAMILIES,
       maxMessagesPerMinute: 100,
       maxMessagesPerHour: 10_000,
       syncIntervalSeconds: 0,
@@ -62,7 +68,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger,
   });
   const app = createApp(
-    { logger, cloud, devices, hub, watches, ...(options.clock ? { clock: options.clock } : {}) },
+    { logger, cloud, devices, streams, watches, ...(options.clock ? { clock: options.clock } : {}) },
     {
       API_KEY: options.apiKey,
       ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
@@ -74,10 +80,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     app,
     cloud,
     devices,
-    hub,
+    streams,
     watchSignals,
     close: async () => {
-      hub.closeAll();
+      streams.closeAll();
       await watches.stop();
       await devices.stop();
     },
