@@ -13,8 +13,12 @@ const DOMAIN_MESSAGE = {
   outside: 'The domain imports only domain files and @homeops/common/core: config values come in as parameters, vendor knowledge lives in adapters/.',
 };
 
-/** The domain's import rule for files `depth` folders below src/domain (1: src/domain/x.ts). */
-function domainImports(depth) {
+/**
+ * The domain's import rule for files `depth` folders below their domain folder (1: src/domain/x.ts). A device family's
+ * domain (src/families/<family>/domain) may also reach the service's domain and other families' domains, nothing else.
+ */
+function domainImports(depth, family = false) {
+  const leaves = family ? `^(\\.\\./){${depth}}(?!\\.\\./\\.\\./domain/|\\.\\./[^/]+/domain/)` : `^(\\.\\./){${depth}}(?!families/[^/]+/domain/)`;
   return [
     'error',
     {
@@ -25,7 +29,7 @@ function domainImports(depth) {
       patterns: [
         { regex: IO_MODULES, message: DOMAIN_MESSAGE.io },
         { regex: `^(?!\\.{1,2}/|node:|@homeops/common(/core)?$|${IO_MODULES.slice(1, -1)}$)`, message: DOMAIN_MESSAGE.vendor },
-        { regex: `^(\\.\\./){${depth}}`, message: DOMAIN_MESSAGE.outside },
+        { regex: leaves, message: DOMAIN_MESSAGE.outside },
       ],
     },
   ];
@@ -33,14 +37,16 @@ function domainImports(depth) {
 
 function layerBoundaries() {
   const src = 'services/*/src';
-  const domain = [1, 2, 3, 4].map((depth) => ({
-    files: [`${src}/domain/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
-    rules: { 'no-restricted-imports': domainImports(depth) },
-  }));
+  // A device family's folder keeps the layers: src/families/<family>/{domain,http,adapters}, the same rules apply.
+  const family = `${src}/families/*`;
+  const domain = [1, 2, 3, 4].flatMap((depth) => [
+    { files: [`${src}/domain/${'*/'.repeat(depth - 1)}*.{ts,tsx}`], rules: { 'no-restricted-imports': domainImports(depth) } },
+    { files: [`${family}/domain/${'*/'.repeat(depth - 1)}*.{ts,tsx}`], rules: { 'no-restricted-imports': domainImports(depth, true) } },
+  ]);
   return [
     ...domain,
     {
-      files: [`${src}/http/**/*.{ts,tsx}`],
+      files: [`${src}/http/**/*.{ts,tsx}`, `${family}/http/**/*.{ts,tsx}`],
       rules: {
         'no-restricted-imports': [
           'error',
@@ -49,7 +55,7 @@ function layerBoundaries() {
       },
     },
     {
-      files: [`${src}/adapters/**/*.{ts,tsx}`],
+      files: [`${src}/adapters/**/*.{ts,tsx}`, `${family}/adapters/**/*.{ts,tsx}`],
       rules: {
         'no-restricted-imports': [
           'error',

@@ -108,6 +108,33 @@ describe.each(SERVICES)('the layer rules in services/%s', (service) => {
   });
 });
 
+describe('the layer rules in a device family folder of services/device-control', () => {
+  const family = 'src/families/cover';
+
+  it.each([
+    ['its own http', "import '../http/x.js';"],
+    ['its own adapters', "import '../adapters/x.js';"],
+    ['the service config', "import '../../../config.js';"],
+    ['a service adapter', "import '../../../adapters/meross/x.js';"],
+  ])('fails a family domain file importing %s', async (_what, code) => {
+    const messages = restricted(await lint('device-control', `${family}/domain`, code));
+
+    expect(messages.map((m) => m.message)).toEqual([expect.stringContaining('config values come in as parameters')]);
+  });
+
+  it('passes a family domain file importing the service domain and another family domain', async () => {
+    const code = "import '../../../domain/x.js';\nimport '../../light/domain/x.js';\nimport './x.js';";
+
+    expect(restricted(await lint('device-control', `${family}/domain`, code))).toEqual([]);
+  });
+
+  it('fails a family http file importing an adapter', async () => {
+    const http = restricted(await lint('device-control', `${family}/http`, "import '../adapters/x.js';"));
+
+    expect(http.map((m) => m.message)).toEqual([expect.stringContaining('http/ reaches adapters only through the domain')]);
+  });
+});
+
 describe('the type-aware rules on src/', () => {
   it('fail a floating promise, a promise where a void callback goes, and a switch that misses a case', async () => {
     const code = [

@@ -1,14 +1,4 @@
-import {
-  Api,
-  createHttpApp,
-  httpAccessOptions,
-  type AppMetrics,
-  type Clock,
-  type EventStreamHub,
-  type Logger,
-  type Scope,
-  type TokenRegistry,
-} from '@homeops/common';
+import { Api, createHttpApp, httpAccessOptions, type AppMetrics, type Clock, type Logger, type Scope, type TokenRegistry } from '@homeops/common';
 import type { Express } from 'express';
 import type { MqttStatus } from '@homeops/common/mqtt';
 import type { Config } from './config.js';
@@ -16,15 +6,12 @@ import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
 import { registerCloudRoutes } from './http/cloud.router.js';
 import { registerDeviceRoutes } from './http/devices.router.js';
-import { registerCoverRoutes } from './http/cover.router.js';
-import { registerEnergyRoutes } from './http/energy.router.js';
 import { registerEventRoutes } from './http/events.router.js';
-import { registerGarageDoorRoutes } from './http/garage-door.router.js';
-import { registerHubRoutes } from './http/hub.router.js';
-import { registerLightRoutes } from './http/light.router.js';
+import type { EventStreams } from './http/event-streams.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
 import { requireJsonBody } from './http/require-json-body.js';
+import { FAMILIES, FAMILY_EVENTS } from './families/index.js';
 import { registerWatchRoutes } from './http/watches.router.js';
 import type { DeviceWatches } from './domain/watches/device-watches.js';
 import { SERVICE_NAME, SERVICE_VERSION } from './version.js';
@@ -34,7 +21,7 @@ export interface AppDeps {
   logger: Logger;
   cloud: DeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreams;
   clock: Clock;
   /** The scoped tokens (kept in a file by the service). */
   tokens: TokenRegistry;
@@ -70,12 +57,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
-  registerGarageDoorRoutes(api, deps.devices);
-  registerCoverRoutes(api, deps.devices);
-  registerLightRoutes(api, deps.devices);
-  registerEnergyRoutes(api, deps.devices);
-  registerHubRoutes(api, deps.devices);
-  registerEventRoutes(api, deps.devices, deps.hub);
+  for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
+  registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);
   registerWatchRoutes(api, deps.watches);
   return createHttpApp({

@@ -22,7 +22,7 @@ import { deviceServiceOptions, lanOptions, lanPollSeconds, type Config } from '.
 import type { DeviceCloud } from './domain/device-cloud.js';
 import { DeviceService, type DeviceServiceOptions } from './domain/device.service.js';
 import { DeviceWatches, type WatchNotifier, type WatchStore } from './domain/watches/device-watches.js';
-import { CONTROL_FAMILIES } from './http/control-families.js';
+import { CONTROL_FAMILIES, DOMAIN_FAMILIES } from './families/index.js';
 import { parseWatch } from './http/watches.schemas.js';
 import { SERVICE_NAME } from './version.js';
 
@@ -34,7 +34,7 @@ export interface DeviceControlOverrides {
   /** Default: the backend CLOUD_BACKEND names, Meross or the simulator. */
   cloud?: DeviceCloud;
   /** The device service's limits and timings instead of the config's. */
-  deviceOptions?: DeviceServiceOptions;
+  deviceOptions?: Omit<DeviceServiceOptions, 'families'>;
   /** Default: the scoped tokens of TOKENS_FILE (or beside the cloud token file). */
   tokens?: TokenRegistry;
   /** Default: WATCHES_FILE (or watches.json beside the cloud token file). */
@@ -51,7 +51,7 @@ export interface ComposedDeviceControl {
   cloud: DeviceCloud;
   /** Built once: HTTP, the watches and the MQTT bridge share it. */
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreamHub;
   watches: DeviceWatches;
   /** Every cleanup, in the order its resource opened. */
   resources: Resources;
@@ -106,7 +106,7 @@ export async function composeDeviceControl(settings: Config, overrides: DeviceCo
     const cloud = overrides.cloud ?? createCloud(config, logger, clock);
     const devices = new DeviceService(
       cloud,
-      overrides.deviceOptions ?? { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) },
+      { families: DOMAIN_FAMILIES, ...(overrides.deviceOptions ?? { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }) },
       logger,
       clock,
     );
@@ -131,16 +131,16 @@ export async function composeDeviceControl(settings: Config, overrides: DeviceCo
     // Loaded only with MQTT_URL: a service without it never loads the bridge or the mqtt package.
     const mqtt = config.MQTT_URL === undefined ? undefined : (await import('./build-mqtt.js')).buildMqtt(config, { devices, cloud, clock, logger });
     if (mqtt) resources.add('mqtt', () => mqtt.stop());
-    const hub = new EventStreamHub({
+    const streams = new EventStreamHub({
       heartbeatMs: config.SSE_HEARTBEAT_SECONDS * 1000,
       maxStreams: config.SSE_MAX_STREAMS,
       maxStreamsPerAddress: config.SSE_MAX_STREAMS_PER_ADDRESS,
       maxStreamsPerToken: config.SSE_MAX_STREAMS_PER_TOKEN,
       clock,
     });
-    resources.add('event streams', () => hub.closeAll());
+    resources.add('event streams', () => streams.closeAll());
     const metrics = config.METRICS === 'off' ? undefined : new AppMetrics();
-    const app = createApp({ logger, cloud, devices, hub, clock, tokens, watches, metrics, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
+    const app = createApp({ logger, cloud, devices, streams, clock, tokens, watches, metrics, ...(mqtt ? { mqttStatus: mqtt.status } : {}) }, config);
     const start = async () => {
       mqtt?.start();
       try {
@@ -151,7 +151,7 @@ export async function composeDeviceControl(settings: Config, overrides: DeviceCo
       }
       watches.start();
     };
-    return { config, app, cloud, devices, hub, watches, resources, start, close: () => resources.closeAll() };
+    return { config, app, cloud, devices, streams, watches, resources, start, close: () => resources.closeAll() };
   }, closeErrorLogger(logger));
 }
 

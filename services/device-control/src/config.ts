@@ -160,7 +160,7 @@ export function readConfig(): Config {
 }
 
 /** The device service's limits and timings, from the config. */
-export function deviceServiceOptions(config: Config): DeviceServiceOptions {
+export function deviceServiceOptions(config: Config): Omit<DeviceServiceOptions, 'families'> {
   return {
     maxMessagesPerHour: config.CLOUD_MAX_MESSAGES_PER_HOUR,
     maxMessagesPerMinute: config.CLOUD_MAX_MESSAGES_PER_MINUTE,

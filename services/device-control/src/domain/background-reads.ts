@@ -1,10 +1,10 @@
 import type { Clock, Logger, Timer } from '@homeops/common/core';
-import type { Admission, DeviceRoutes } from './device-routes.js';
+import type { Admission, LanOrCloud } from './lan-or-cloud.js';
 import type { MessageBudget } from './message-budget.js';
 
 interface BackgroundReadsDeps {
   budget: MessageBudget;
-  routes: DeviceRoutes;
+  routes: LanOrCloud;
   clock: Clock;
   logger: Logger;
   /** At most one background read per device in this many ms, however often its connection comes back. */

@@ -5,7 +5,7 @@ import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
 import { isControllable } from './device.js';
 import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
-import type { Admission, DeviceRoutes } from './device-routes.js';
+import type { Admission, LanOrCloud } from './lan-or-cloud.js';
 
 /** What a switch command did. */
 export interface ChannelCommandResult {
@@ -18,7 +18,7 @@ interface ChannelCommandsDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
   queue: DeviceQueue;
-  routes: DeviceRoutes;
+  routes: LanOrCloud;
   clock: Clock;
   logger: Logger;
   commandTimeoutMs: number;
@@ -28,7 +28,7 @@ interface ChannelCommandsDeps {
 export class ChannelCommands {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
-  private readonly routes: DeviceRoutes;
+  private readonly routes: LanOrCloud;
 
   constructor(private readonly deps: ChannelCommandsDeps) {
     this.cloud = deps.cloud;

@@ -4,7 +4,7 @@ import type { Capability, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
-import type { DeviceRoutes } from './device-routes.js';
+import type { LanOrCloud } from './lan-or-cloud.js';
 import { assertCapable, assertKnownDevice, assertReachable } from './device-rules.js';
 import type { Device } from './device.js';
 import type { MessageBudget } from './message-budget.js';
@@ -29,7 +29,7 @@ export interface DeviceActionsDeps {
   queue: DeviceQueue;
   budget: MessageBudget;
   /** Chooses between the LAN and the cloud budget for each piece of work. */
-  routes: DeviceRoutes;
+  routes: LanOrCloud;
   clock: Clock;
   commandTimeoutMs: number;
   publish: (event: DeviceEvent) => void;

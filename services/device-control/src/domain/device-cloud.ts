@@ -38,97 +38,26 @@ export interface CloudStatus {
 }
 
 /**
- * What a device can do, from the abilities it declares (Appliance.System.Ability): `switch` (ToggleX/Toggle, and
- * never a garage door or cover), `garageDoor` (Appliance.GarageDoor.State), `cover` (Appliance.RollerShutter.*),
- * `light`, `energy`, `hubSensors`. Until the abilities are read, the backend infers them from the device type.
+ * What a device can do, from the abilities it declares (Appliance.System.Ability): `switch` (ToggleX/Toggle) or one
+ * of the device families' capabilities (src/families). Until the abilities are read, the backend infers them from the
+ * device type.
  */
-export type Capability = 'switch' | 'garageDoor' | 'cover' | 'light' | 'energy' | 'hubSensors';
+export type Capability = 'switch' | keyof FamilyCapabilities;
 
-/** A garage door as its opener reports it; `opening` / `closing` while it moves after our command. */
-export type GarageDoorState = 'open' | 'closed' | 'opening' | 'closing';
+/**
+ * The capabilities of the device families, each with whether commands of that family exist (`control`): each family
+ * adds its own (declaration merging, in its domain folder), so this file names none of them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyCapabilities {}
 
-/** One door of an opener (msg100 has channel 0; msg200 has three). */
-export interface GarageDoorReading {
-  channel: number;
-  state: GarageDoorState;
-}
+/** The cloud events of the device families (a push or a command's effect), by family; each family adds its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyCloudEvents {}
 
-/** Whether a cover (roller shutter) is moving: Meross's 0 idle, 1 opening, 2 closing. */
-export type CoverMotion = 'idle' | 'opening' | 'closing';
-
-/** One cover channel: position 0 (closed) to 100 (open), null while unknown. */
-export interface CoverReading {
-  channel: number;
-  position: number | null;
-  motion: CoverMotion;
-}
-
-/** What a light can change besides on/off (Meross's capacity bits: 1 RGB, 2 temperature, 4 luminance). */
-export interface LightFeatures {
-  brightness: boolean;
-  temperature: boolean;
-  rgb: boolean;
-}
-
-/** Which of its settings a light shows: its colour temperature or its RGB colour (the one set last). */
-export type LightColorMode = 'temperature' | 'rgb';
-
-/** A light's settings: brightness and colour temperature 1–100 (warm to cold), colour as 0xRRGGBB; null while unknown. */
-export interface LightReading {
-  channel: number;
-  brightness: number | null;
-  temperature: number | null;
-  rgb: number | null;
-  supports: LightFeatures;
-  /** What the light shows, when the device tells it (Meross's capacity bits); the service also knows it from the last change. */
-  mode?: LightColorMode | null;
-}
-
-/** What a light command changes (at least one field). */
-export interface LightChange {
-  brightness?: number;
-  temperature?: number;
-  rgb?: number;
-}
-
-/** What an energy plug measures now: watts, volts, amperes. */
-export interface PowerReading {
-  power: number;
-  voltage: number;
-  current: number;
-}
-
-/** Energy used on one day (the device's own date), in kWh. */
-export interface DailyEnergy {
-  date: string;
-  kWh: number;
-}
-
-/** One device behind a hub (msh300): a thermostat valve (mts100) or a temperature/humidity sensor (ms100). */
-export interface HubSubDeviceReading {
-  id: string;
-  name: string;
-  kind: 'valve' | 'sensor' | 'other';
-  model: string;
-  online: boolean;
-  /** Battery in %. */
-  battery: number | null;
-  /** °C; a valve's room temperature, a sensor's reading. */
-  temperature: number | null;
-  /** % relative humidity (sensors). */
-  humidity: number | null;
-  /** Valves: open (heating allowed), the target and the range it accepts, °C. */
-  on: boolean | null;
-  targetTemperature: number | null;
-  minTemperature: number | null;
-  maxTemperature: number | null;
-}
-
-/** What a valve command changes. */
-export interface ValveChange {
-  on?: boolean;
-  targetTemperature?: number;
-}
+/** The cloud ports of the device families: each family declares the reads and commands it needs from a backend. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyClouds {}
 
 /** One channel as the cloud describes it (index 0 is the whole device on single-channel plugs). */
 export interface CloudChannel {
@@ -177,8 +106,6 @@ export interface CloudDevice {
   /** The device can be switched: it has the `switch` capability. */
   switchable: boolean;
   capabilities: Capability[];
-  /** A cover that goes to any position, not only fully open or closed (Meross firmware 6.6.6 and later). */
-  coverPositioning?: boolean;
   channels: CloudChannel[];
   firmware?: string;
   hardware?: string;
@@ -191,14 +118,13 @@ export interface CloudDevice {
  * that left (`sent`: every HTTP API call and MQTT request, logins included, which the budget counts, and every LAN
  * request to a device (`via: 'lan'`), which it does not).
  */
-export type CloudEvent =
+export type CloudEvent = CoreCloudEvent | FamilyCloudEvents[keyof FamilyCloudEvents];
+
+/** The cloud events the device service handles itself; the device families take the rest. */
+export type CoreCloudEvent =
   | { type: 'sent'; via: 'api' | 'mqtt' | 'lan'; what: string }
   | { type: 'channel'; uuid: string; channel: number; on: boolean; source: 'command' | 'push' }
   | { type: 'online'; uuid: string; online: boolean; upgrading?: boolean }
-  | { type: 'garageDoor'; uuid: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
-  | { type: 'cover'; uuid: string; channel: number; position?: number; motion?: CoverMotion; source: 'push' }
-  | ({ type: 'light'; uuid: string; channel: number; source: 'push'; mode?: LightColorMode } & LightChange)
-  | { type: 'hubDevice'; uuid: string; id: string; change: Partial<HubSubDeviceReading>; source: 'push' }
   | { type: 'device'; device: CloudDevice }
   | { type: 'session'; status: CloudStatus };
 
@@ -211,7 +137,7 @@ export type CloudEvent =
  * answers a call of the service, which admits its calls to the account's message budget. Every message that
  * reaches the cloud is announced as a `sent` event, including the ones the session sends by itself (logins).
  */
-export interface DeviceCloud {
+export interface DeviceCloud extends FamilyClouds {
   readonly backend: CloudBackend;
   /** The backend talks to devices over the LAN where it can (absent or false: the cloud only). */
   readonly lanControl?: boolean;
@@ -224,37 +150,14 @@ export interface DeviceCloud {
   listDevices(): Promise<CloudDevice[]>;
   /**
    * Whether the backend knows the device's abilities (Appliance.System.Ability). While it does not, the device's first
-   * family call (a switch or light command, a light read, a door, cover, energy or hub call) sends that read first:
-   * one message more; a switch's state read never does. False for a device the backend does not know.
+   * family call (a channel command, or any call of a device family) sends that read first: one message more; a
+   * channel's state read never does. False for a device the backend does not know.
    */
   abilitiesKnown(uuid: string): boolean;
   /** Reads every channel's state from the device (Appliance.System.All). */
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
   /** Switches one channel and resolves once the device acknowledged it. */
   setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
-  /** Reads the state of every door of a garage door opener (Appliance.GarageDoor.State). */
-  readGarageDoors(uuid: string): Promise<GarageDoorReading[]>;
-  /** Opens or closes one door; resolves the door's answer (`opening`/`closing` while it moves, or where it already is). */
-  setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading>;
-  /** Reads position and motion of every cover channel (Appliance.RollerShutter.Position and .State: two messages). */
-  readCovers(uuid: string): Promise<CoverReading[]>;
-  /**
-   * Sends a cover toward a position (100 open, 0 closed, in between where the device supports it) or stops it
-   * (`stop`); resolves once the device acknowledged. Where it ends up arrives as pushes.
-   */
-  moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void>;
-  /** Reads each light channel's settings and what the light supports (its abilities and Appliance.System.All). */
-  readLight(uuid: string): Promise<LightReading[]>;
-  /** Changes brightness, colour temperature or colour (Appliance.Control.Light); resolves once acknowledged. */
-  setLight(uuid: string, channel: number, change: LightChange): Promise<void>;
-  /** Reads power, voltage and current now (Appliance.Control.Electricity). */
-  readPower(uuid: string): Promise<PowerReading>;
-  /** Reads the energy used per day as the device keeps it (Appliance.Control.ConsumptionX). */
-  readDailyEnergy(uuid: string): Promise<DailyEnergy[]>;
-  /** Reads every device behind a hub with its readings and battery (Hub.Mts100.All, Hub.Sensor.All, Hub.Battery). */
-  readHub(uuid: string): Promise<HubSubDeviceReading[]>;
-  /** Turns a valve on or off and/or sets its target temperature; resolves once the hub acknowledged. */
-  setValve(uuid: string, id: string, change: ValveChange): Promise<void>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

@@ -1,17 +1,16 @@
-import type { CloudStatus, CoverMotion, DailyEnergy, GarageDoorState, HubSubDeviceReading, LightReading, PowerReading } from './device-cloud.js';
+import type { CloudStatus } from './device-cloud.js';
 import type { DeviceRecord } from './device.js';
 import type { SyncResult } from './device-registry.js';
+
+/** The events of the device families (their state as it changes), by family; each family adds its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyDeviceEvents {}
 
 /** What the service tells live listeners (GET /events): state, presence, sync and session changes. */
 export type DeviceEvent =
   | { type: 'channel'; uuid: string; name: string; channel: number; on: boolean; source: 'command' | 'push' | 'read' }
   | { type: 'online'; uuid: string; name: string; online: boolean; upgrading: boolean; controllable: boolean }
-  | { type: 'garageDoor'; uuid: string; name: string; channel: number; state: GarageDoorState; source: 'command' | 'push' | 'read' }
-  | ({ type: 'light'; uuid: string; name: string; source: 'command' | 'push' | 'read' } & LightReading)
-  | ({ type: 'power'; uuid: string; name: string; at: string } & PowerReading)
-  | { type: 'energy'; uuid: string; name: string; at: string; days: DailyEnergy[] }
-  | { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'push' | 'read' }
-  | { type: 'cover'; uuid: string; name: string; channel: number; position: number | null; motion: CoverMotion; source: 'command' | 'push' | 'read' }
+  | FamilyDeviceEvents[keyof FamilyDeviceEvents]
   | { type: 'device'; device: DeviceRecord }
   | { type: 'device-removed'; uuid: string; name: string }
   | { type: 'sync'; ok: true; at: string; result: SyncResult }

@@ -2,27 +2,24 @@ import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops
 import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
-import type { CloudEvent, DailyEnergy, DeviceCloud, HubSubDeviceReading, LightChange, PowerReading, ValveChange } from './device-cloud.js';
+import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
+import type { DomainFamily, FamilyOptions, FamilyState } from './device-family.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
 import { assertKnownDevice } from './device-rules.js';
 import { presenceOf, toDeviceView, type DeviceView } from './device.js';
 import { DeviceSync, type SyncStatus } from './device-sync.js';
-import { Covers, type CoverAction, type CoverResult, type CoverView } from './covers.js';
-import type { Aged } from './device-actions.js';
-import { Energy, type EnergyCacheOptions } from './energy.js';
-import { GarageDoors, type GarageDoorResult, type GarageDoorView } from './garage-doors.js';
-import { Hubs, type ValveResult } from './hubs.js';
-import { DeviceRoutes } from './device-routes.js';
+import { LanOrCloud } from './lan-or-cloud.js';
 import { lanHealthOf, type LanHealth } from './lan-health.js';
 import { LanDiscovery } from './lan-discovery.js';
 import { LanPolling } from './lan-polling.js';
-import { Lights, type LightResult, type LightView } from './lights.js';
 import { MessageBudget, type BudgetWindowStatus } from './message-budget.js';
 
 /** Limits and timings of the device service (from config; tests pass small values). */
-export interface DeviceServiceOptions {
+export interface DeviceServiceOptions extends FamilyOptions {
+  /** The device families (src/families): each keeps its devices' state and answers its routes. */
+  families: readonly DomainFamily[];
   /** Cloud messages of the whole account in any hour (default 180: Meross asks for under about 200). */
   maxMessagesPerHour?: number;
   /** Cloud messages of the whole account in any minute (the burst window). */
@@ -37,14 +34,12 @@ export interface DeviceServiceOptions {
   backgroundStateReads?: boolean;
   /** At most one background read per device in this many seconds (default 60). */
   backgroundReadIntervalSeconds?: number;
-  /** How old energy readings may be before a request reads again. */
-  energyCache?: EnergyCacheOptions;
   /** Devices whose pushes do not arrive are read over the LAN this often (default 30; 0 off). */
   lanPollSeconds?: number;
 }
 
 /** Re-exported for callers of the service. */
-export type { Aged, ChannelCommandResult, CoverAction, CoverResult, CoverView, GarageDoorResult, GarageDoorView, LightResult, LightView, ValveResult };
+export type { ChannelCommandResult };
 
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
@@ -72,15 +67,11 @@ export class DeviceService {
   private readonly registry = new DeviceRegistry((event) => this.publish(event));
   private readonly budget: MessageBudget;
   private readonly sent = { api: 0, mqtt: 0, lan: 0 };
-  private readonly routes: DeviceRoutes;
+  private readonly routes: LanOrCloud;
   private readonly polling: LanPolling;
   private readonly discovery: LanDiscovery;
   private readonly commands: ChannelCommands;
-  private readonly garageDoors: GarageDoors;
-  private readonly covers: Covers;
-  private readonly lights: Lights;
-  private readonly energy: Energy;
-  private readonly hubs: Hubs;
+  private readonly families = new Map<DomainFamily, FamilyState>();
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -99,7 +90,7 @@ export class DeviceService {
       clock,
     );
     const queue = new DeviceQueue();
-    this.routes = new DeviceRoutes({ cloud, registry: this.registry, budget: this.budget });
+    this.routes = new LanOrCloud({ cloud, registry: this.registry, budget: this.budget });
     this.polling = new LanPolling({ cloud, registry: this.registry, queue, clock, logger, intervalMs: (options.lanPollSeconds ?? 30) * 1000 });
     this.discovery = new LanDiscovery({ cloud, registry: this.registry, queue, routes: this.routes, budget: this.budget, clock, logger });
     this.commands = new ChannelCommands({
@@ -121,11 +112,7 @@ export class DeviceService {
       commandTimeoutMs: options.commandTimeoutMs,
       publish: (event: DeviceEvent) => this.publish(event),
     };
-    this.garageDoors = new GarageDoors(family);
-    this.covers = new Covers(family);
-    this.lights = new Lights(family);
-    this.energy = new Energy(family, options.energyCache);
-    this.hubs = new Hubs(family);
+    for (const f of options.families) this.families.set(f, f.create(family, options));
     if (options.backgroundStateReads !== false) {
       this.reads = new BackgroundReads({
         budget: this.budget,
@@ -239,64 +226,12 @@ export class DeviceService {
     return this.commands.set(uuid, channel, on);
   }
 
-  /** The doors of a garage door opener; read from it when any state is unknown. */
-  readGarageDoors(uuid: string): Promise<GarageDoorView[]> {
+  /** A family's use-cases (reads and commands of its devices); CLOUD_UNAVAILABLE until the device list was loaded once. */
+  use<S extends FamilyState>(family: DomainFamily<S>): S {
     this.assertListLoaded();
-    return this.garageDoors.read(uuid);
-  }
-
-  /** Opens or closes one door of a garage door opener (idempotent: the door's answer is the truth). */
-  setGarageDoor(uuid: string, channel: number, action: 'open' | 'close'): Promise<GarageDoorResult> {
-    this.assertListLoaded();
-    return this.garageDoors.set(uuid, channel, action);
-  }
-
-  /** Position and motion of each channel of a cover; read from it when a position is unknown. */
-  readCovers(uuid: string): Promise<CoverView[]> {
-    this.assertListLoaded();
-    return this.covers.read(uuid);
-  }
-
-  /** Opens, closes, stops or positions one channel of a cover. */
-  moveCover(uuid: string, channel: number, action: CoverAction): Promise<CoverResult> {
-    this.assertListLoaded();
-    return this.covers.set(uuid, channel, action);
-  }
-
-  /** A light's brightness, colour temperature and colour, and which it has; read from it when unknown. */
-  readLight(uuid: string): Promise<LightView[]> {
-    this.assertListLoaded();
-    return this.lights.read(uuid);
-  }
-
-  /** Changes what a light has (brightness, colour temperature, colour); on/off goes through its channel. */
-  setLight(uuid: string, channel: number, change: LightChange): Promise<LightResult> {
-    this.assertListLoaded();
-    return this.lights.set(uuid, channel, change);
-  }
-
-  /** Power, voltage and current of an energy plug, with the reading's age (cached; read within the budget). */
-  readPower(uuid: string): Promise<Aged<PowerReading>> {
-    this.assertListLoaded();
-    return this.energy.readPower(uuid);
-  }
-
-  /** Energy used per day by an energy plug, with the reading's age (cached for an hour). */
-  readDailyEnergy(uuid: string): Promise<Aged<DailyEnergy[]>> {
-    this.assertListLoaded();
-    return this.energy.readDaily(uuid);
-  }
-
-  /** The devices behind a hub with their readings and batteries, with the reading's age (cached for a minute). */
-  readHub(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
-    this.assertListLoaded();
-    return this.hubs.read(uuid);
-  }
-
-  /** Turns a valve behind a hub on or off and/or sets its target temperature. */
-  setValve(uuid: string, id: string, change: ValveChange): Promise<ValveResult> {
-    this.assertListLoaded();
-    return this.hubs.setValve(uuid, id, change);
+    const state = this.families.get(family);
+    if (!state) throw new Error(`The device family ${family.capability} is not registered with the device service`);
+    return state as S;
   }
 
   health(): DeviceServiceHealth {
@@ -320,6 +255,10 @@ export class DeviceService {
   }
 
   private applyCloudEvent(event: CloudEvent): void {
+    if (!isCoreEvent(event)) {
+      for (const state of this.families.values()) state.onCloudEvent(event);
+      return;
+    }
     const now = this.nowIso();
     switch (event.type) {
       case 'sent':
@@ -330,20 +269,6 @@ export class DeviceService {
       case 'channel':
         this.registry.setChannel(event.uuid, event.channel, event.on, event.source, now);
         break;
-      case 'garageDoor':
-        this.garageDoors.apply(event.uuid, event.channel, event.state, event.source);
-        break;
-      case 'cover':
-        this.covers.apply(event.uuid, event.channel, event, event.source);
-        break;
-      case 'hubDevice':
-        this.hubs.apply(event.uuid, event.id, event.change);
-        break;
-      case 'light': {
-        const { type: _type, uuid, source, ...reading } = event;
-        this.lights.apply(uuid, reading, source);
-        break;
-      }
       case 'online':
         if (!event.online) this.forgetFamilies(event.uuid);
         this.registry.setPresence(event.uuid, presenceOf(event), now);
@@ -368,11 +293,7 @@ export class DeviceService {
 
   /** Forgets what the families knew of a device that went away or lost its command channel (it missed pushes). */
   private forgetFamilies(uuid: string): void {
-    this.garageDoors.forget(uuid);
-    this.covers.forget(uuid);
-    this.lights.forget(uuid);
-    this.energy.forget(uuid);
-    this.hubs.forget(uuid);
+    for (const state of this.families.values()) state.forget(uuid);
   }
 
   private publish(event: DeviceEvent): void {
@@ -388,4 +309,10 @@ export class DeviceService {
   private nowIso(): string {
     return isoNow(this.clock);
   }
+}
+
+const CORE_EVENTS: ReadonlySet<string> = new Set<CoreCloudEvent['type']>(['sent', 'channel', 'online', 'device', 'session']);
+
+function isCoreEvent(event: CloudEvent): event is CoreCloudEvent {
+  return CORE_EVENTS.has(event.type);
 }

@@ -2,14 +2,14 @@ import type { Clock, Logger, Timer } from '@homeops/common/core';
 import type { DeviceCloud } from './device-cloud.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
-import type { DeviceRoutes } from './device-routes.js';
+import type { LanOrCloud } from './lan-or-cloud.js';
 import type { MessageBudget } from './message-budget.js';
 
 interface LanDiscoveryDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
   queue: DeviceQueue;
-  routes: DeviceRoutes;
+  routes: LanOrCloud;
   budget: MessageBudget;
   clock: Clock;
   logger: Logger;

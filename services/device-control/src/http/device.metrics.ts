@@ -1,4 +1,5 @@
-import { AppError, type AppMetrics, type EventStreamHub, type KnownLabels } from '@homeops/common';
+import type { EventStreams } from './event-streams.js';
+import { AppError, type AppMetrics, type KnownLabels } from '@homeops/common';
 import type { CloudSessionState, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { READ_ERRORS } from './devices.router.js';
@@ -18,7 +19,7 @@ const SESSION_STATES: readonly CloudSessionState[] = ['connecting', 'connected',
 export interface DeviceMetricsDeps {
   cloud: DeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreams;
   now: () => number;
 }
 
@@ -27,7 +28,7 @@ export interface DeviceMetricsDeps {
  * labels are fixed sets (windows, message ways, session states, error codes), never a device.
  */
 export function registerDeviceMetrics(metrics: AppMetrics, deps: DeviceMetricsDeps): void {
-  const { cloud, devices, hub, now } = deps;
+  const { cloud, devices, streams, now } = deps;
   metrics.gauge({
     name: 'homeops_cloud_budget_used',
     help: 'Cloud messages sent (and admitted, not yet finished) in the sliding window',
@@ -86,7 +87,7 @@ export function registerDeviceMetrics(metrics: AppMetrics, deps: DeviceMetricsDe
     name: 'homeops_event_streams',
     help: 'Open GET /events streams',
     collect() {
-      this.set(hub.size);
+      this.set(streams.size);
     },
   });
 }

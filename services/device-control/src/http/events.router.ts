@@ -1,4 +1,5 @@
-import { type Api, EventReplay, type EventStream, type EventStreamHub, lastEventIdOf, z } from '@homeops/common';
+import { type Api, EventReplay, type EventStream, lastEventIdOf, z } from '@homeops/common';
+import type { EventStreams } from './event-streams.js';
 import type { DeviceEvent } from '../domain/device-events.js';
 import type { DeviceService } from '../domain/device.service.js';
 
@@ -6,7 +7,7 @@ import type { DeviceService } from '../domain/device.service.js';
 export const EVENT_REPLAY_SIZE = 1000;
 
 /** GET /events: live device events as Server-Sent Events, with ids, a replay for reconnects, and a heartbeat comment. */
-export function registerEventRoutes(api: Api, devices: DeviceService, hub: EventStreamHub): void {
+export function registerEventRoutes(api: Api, devices: DeviceService, eventStreams: EventStreams, familyEvents: readonly string[]): void {
   const replay = new EventReplay<DeviceEvent>(EVENT_REPLAY_SIZE);
   const streams = new Set<EventStream>();
   devices.onEvent((event) => {
@@ -16,7 +17,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
   api.route({
     method: 'get',
     path: '/events',
-    summary: 'Live events: channel, garageDoor, cover, light, power, energy, hub, online, device, device-removed, sync, session and watch',
+    summary: `Live events: ${['channel', ...familyEvents, 'online', 'device', 'device-removed', 'sync', 'session'].join(', ')} and watch`,
     access: 'devices:read',
     tags: ['events'],
     errors: ['TOO_MANY_STREAMS'],
@@ -30,7 +31,7 @@ export function registerEventRoutes(api: Api, devices: DeviceService, hub: Event
       },
     },
     handler: (_input, req, res) => {
-      const stream = hub.open(req, res);
+      const stream = eventStreams.open(req, res);
       const lastEventId = lastEventIdOf(req);
       if (lastEventId !== undefined) {
         const missed = replay.since(lastEventId);

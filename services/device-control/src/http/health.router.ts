@@ -1,5 +1,6 @@
 import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
-import { type Api, type EventStreamHub, registerHealthRoute } from '@homeops/common';
+import { type Api, registerHealthRoute } from '@homeops/common';
+import type { EventStreams } from './event-streams.js';
 import type { CloudStatus, DeviceCloud } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.js';
@@ -9,7 +10,7 @@ import { HealthDetails } from './health.schemas.js';
 export interface HealthDeps {
   cloud: DeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreams;
   startedAt: number;
   now: () => number;
   /** ALLOW_OPEN_LAN took effect: listening beyond loopback without a key. */
@@ -81,7 +82,7 @@ export function registerHealthRoutes(api: Api, deps: HealthDeps): void {
           budget: health.budget,
           lan: health.lan,
           commands: health.commands,
-          eventStreams: deps.hub.size,
+          eventStreams: deps.streams.size,
           mqtt,
         },
       };

@@ -2,6 +2,7 @@ import { createLogger } from '@homeops/common';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
 import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 let service: DeviceService | undefined;
 beforeEach(() => {
@@ -22,6 +23,7 @@ async function startService(cloud: FakeDeviceCloud, options: Partial<DeviceServi
   service = new DeviceService(
     cloud,
     {
+      families: DOMAIN_FAMILIES,
       maxMessagesPerMinute: 30,
       syncIntervalSeconds: 0,
       requestTimeoutMs: 200,

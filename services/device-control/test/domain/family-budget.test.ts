@@ -1,9 +1,16 @@
 import { AppError, ManualClock } from '@homeops/common';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CoverReading, GarageDoorReading, HubSubDeviceReading, LightChange, LightReading, ValveChange } from '../../src/domain/device-cloud.js';
+import type { CoverReading } from '../../src/families/cover/domain/cover.types.js';
+import type { GarageDoorReading } from '../../src/families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading, ValveChange } from '../../src/families/hub/domain/hub.types.js';
+import type { LightChange, LightReading } from '../../src/families/light/domain/light.types.js';
 import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb } from '../fakes/fake-device-cloud.js';
 import { LanFakeCloud, lanLink } from '../meross/lan-fake-cloud.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
+import { COVERS } from '../../src/families/cover/domain/covers.js';
+import { GARAGE_DOORS } from '../../src/families/garage-door/domain/garage-doors.js';
+import { HUBS } from '../../src/families/hub/domain/hubs.js';
+import { LIGHTS } from '../../src/families/light/domain/lights.js';
 
 const PLUG = 'plug-1';
 const DOOR = 'door-1';
@@ -142,9 +149,9 @@ describe('the first call to a device of every family, within a budget of 15 mess
     const { cloud, devices } = await withUsed(4);
 
     const outcomes = await Promise.allSettled([
-      devices.setGarageDoor(DOOR, 0, 'open'),
-      devices.moveCover(BLINDS, 0, { position: 50 }),
-      devices.setValve(HUB, 'valve-1', { targetTemperature: 19.5 }),
+      devices.use(GARAGE_DOORS).set(DOOR, 0, 'open'),
+      devices.use(COVERS).set(BLINDS, 0, { position: 50 }),
+      devices.use(HUBS).setValve(HUB, 'valve-1', { targetTemperature: 19.5 }),
     ]);
 
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? 'sent' : refusal(o.reason)))).toEqual(['sent', 'sent', 'COMMAND_BUDGET_EXHAUSTED']);
@@ -154,20 +161,20 @@ describe('the first call to a device of every family, within a budget of 15 mess
 
   it('refuses the first open of a door with 14 sent (it takes two: abilities and command), and sends it with 13', async () => {
     const full = await withUsed(14);
-    await expect(full.devices.setGarageDoor(DOOR, 0, 'open')).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(GARAGE_DOORS).set(DOOR, 0, 'open')).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect(full.cloud.sentCount).toBe(14);
     await built?.close();
 
     const room = await withUsed(13);
-    await room.devices.setGarageDoor(DOOR, 0, 'open');
+    await room.devices.use(GARAGE_DOORS).set(DOOR, 0, 'open');
     expect(room.cloud.sentCount).toBe(LIMIT);
   });
 
   it('refuses the first read of a door with 14 sent, of a cover with 13, of a hub with 12', async () => {
     for (const [used, read] of [
-      [14, (d: TestApp['devices']) => d.readGarageDoors(DOOR)],
-      [13, (d: TestApp['devices']) => d.readCovers(BLINDS)],
-      [12, (d: TestApp['devices']) => d.readHub(HUB)],
+      [14, (d: TestApp['devices']) => d.use(GARAGE_DOORS).read(DOOR)],
+      [13, (d: TestApp['devices']) => d.use(COVERS).read(BLINDS)],
+      [12, (d: TestApp['devices']) => d.use(HUBS).read(HUB)],
     ] as const) {
       const { cloud, devices } = await withUsed(used);
       await expect(read(devices)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
@@ -179,23 +186,23 @@ describe('the first call to a device of every family, within a budget of 15 mess
 
   it('sends the first position of a cover whose position is unknown with 11 sent (abilities, two reads, the move) and refuses it with 12', async () => {
     const full = await withUsed(12);
-    await expect(full.devices.moveCover(BLINDS, 0, { position: 50 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(COVERS).set(BLINDS, 0, { position: 50 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect(full.cloud.sentCount).toBe(12);
     await built?.close();
 
     const room = await withUsed(11);
-    await room.devices.moveCover(BLINDS, 0, { position: 50 });
+    await room.devices.use(COVERS).set(BLINDS, 0, { position: 50 });
     expect(room.cloud.sentCount).toBe(LIMIT);
   });
 
   it('sends the first target of a valve not read yet with 9 sent (abilities, three reads, target, mode) and refuses it with 10', async () => {
     const full = await withUsed(10);
-    await expect(full.devices.setValve(HUB, 'valve-1', { targetTemperature: 19.5 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(HUBS).setValve(HUB, 'valve-1', { targetTemperature: 19.5 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect(full.cloud.sentCount).toBe(10);
     await built?.close();
 
     const room = await withUsed(9);
-    await room.devices.setValve(HUB, 'valve-1', { targetTemperature: 19.5 });
+    await room.devices.use(HUBS).setValve(HUB, 'valve-1', { targetTemperature: 19.5 });
     expect(room.cloud.sentCount).toBe(LIMIT);
   });
 
@@ -229,7 +236,7 @@ describe('the first call to a device of every family, within a budget of 15 mess
     /** A light read (abilities and System.All), then new firmware, then a push: its settings known, its abilities not. */
     const readThenUpdated = async (used: number) => {
       const subject = await withUsed(used - 2);
-      await subject.devices.readLight(BULB);
+      await subject.devices.use(LIGHTS).read(BULB);
       subject.cloud.forgetAbilities(BULB);
       subject.cloud.emit({ type: 'light', uuid: BULB, channel: 0, brightness: 70, source: 'push' });
       expect(subject.cloud.sentCount).toBe(used);
@@ -237,12 +244,12 @@ describe('the first call to a device of every family, within a budget of 15 mess
     };
 
     const full = await readThenUpdated(14);
-    await expect(full.devices.setLight(BULB, 0, { brightness: 30 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(LIGHTS).set(BULB, 0, { brightness: 30 })).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect([full.cloud.sentCount, full.cloud.callsOf('setLight')]).toEqual([14, []]);
     await built?.close();
 
     const room = await readThenUpdated(13);
-    await room.devices.setLight(BULB, 0, { brightness: 30 });
+    await room.devices.use(LIGHTS).set(BULB, 0, { brightness: 30 });
     expect(room.cloud.sentCount).toBe(LIMIT);
   });
 

@@ -1,19 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type {
-  CloudDevice,
-  CloudEvent,
-  CloudStatus,
-  CoverReading,
-  DailyEnergy,
-  GarageDoorReading,
-  HubSubDeviceReading,
-  LightChange,
-  LightReading,
-  PowerReading,
-  ValveChange,
-} from '../../src/domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus } from '../../src/domain/device-cloud.js';
+import type { CoverReading } from '../../src/families/cover/domain/cover.types.js';
+import type { DailyEnergy, PowerReading } from '../../src/families/energy/domain/energy.types.js';
+import type { GarageDoorReading } from '../../src/families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading, ValveChange } from '../../src/families/hub/domain/hub.types.js';
+import type { LightChange, LightReading } from '../../src/families/light/domain/light.types.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { afterAll, beforeAll } from 'vitest';
 import { eventually } from '@homeops/test-kit';

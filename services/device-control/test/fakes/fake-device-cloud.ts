@@ -7,19 +7,14 @@ import {
   type CloudEvent,
   type CloudSessionState,
   type CloudStatus,
-  type CoverReading,
-  type DailyEnergy,
   type DeviceCloud,
-  type GarageDoorReading,
-  type GarageDoorState,
-  type HubSubDeviceReading,
-  type LightChange,
-  type LightFeatures,
-  type LightReading,
-  type PowerReading,
-  type ValveChange,
   type TokenStoreStatus,
 } from '../../src/domain/device-cloud.js';
+import { type CoverReading } from '../../src/families/cover/domain/cover.types.js';
+import { type DailyEnergy, type PowerReading } from '../../src/families/energy/domain/energy.types.js';
+import { type GarageDoorReading, type GarageDoorState } from '../../src/families/garage-door/domain/garage-door.types.js';
+import { type HubSubDeviceReading, type ValveChange } from '../../src/families/hub/domain/hub.types.js';
+import { type LightChange, type LightFeatures, type LightReading } from '../../src/families/light/domain/light.types.js';
 
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
 export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;

@@ -17,7 +17,7 @@ describe('device-control /events under load', () => {
     const stalled = await openRawStream(app.port, '/events', { read: false });
     const reader = await openRawStream(app.port, '/events');
     streams.push(stalled, reader);
-    await eventually(() => app.hub.size === 2, { what: 'both streams open', timeoutMs: 5_000 });
+    await eventually(() => app.streams.size === 2, { what: 'both streams open', timeoutMs: 5_000 });
     const heapBefore = process.memoryUsage().heapUsed;
 
     // Device events with long names (~1 KB each), in batches so the socket buffers really fill.
@@ -25,11 +25,11 @@ describe('device-control /events under load', () => {
     app.cloud.addDevice(cloudDevice({ uuid: 'chatty', name, channels: [{ channel: 0, name }] }));
     await app.devices.sync();
     let produced = 0;
-    for (let batch = 0; batch < 600 && app.hub.size === 2; batch++) {
+    for (let batch = 0; batch < 600 && app.streams.size === 2; batch++) {
       for (let i = 0; i < 50; i++, produced++) app.cloud.emit({ type: 'channel', uuid: 'chatty', channel: 0, on: produced % 2 === 0, source: 'push' });
       await drainEventLoop(1);
     }
-    await eventually(() => app.hub.size === 1, { what: 'the stalled client cut', timeoutMs: 5_000 });
+    await eventually(() => app.streams.size === 1, { what: 'the stalled client cut', timeoutMs: 5_000 });
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
     const received = reader.text().length;
     app.cloud.pressButton('strip-1', 3);
@@ -42,7 +42,7 @@ describe('device-control /events under load', () => {
     apps.push(app);
     const opened = await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events')));
     streams.push(...opened);
-    await eventually(() => app.hub.size === 20, { what: '20 streams open', timeoutMs: 5_000 });
+    await eventually(() => app.streams.size === 20, { what: '20 streams open', timeoutMs: 5_000 });
     const refused = await openRawStream(app.port, '/events');
     streams.push(refused);
     await refused.waitFor(/^HTTP\/1\.1 429 [^]*"code":"TOO_MANY_STREAMS"/, 5_000);
@@ -50,11 +50,11 @@ describe('device-control /events under load', () => {
     for (let host = 2; host <= 10; host++) {
       streams.push(...(await Promise.all(Array.from({ length: 20 }, () => openRawStream(app.port, '/events', { localAddress: `127.0.0.${host}` })))));
     }
-    await eventually(() => app.hub.size === 200, { what: '200 streams open', timeoutMs: 10_000 });
+    await eventually(() => app.streams.size === 200, { what: '200 streams open', timeoutMs: 10_000 });
     const past = await openRawStream(app.port, '/events', { localAddress: '127.0.0.11' });
     streams.push(past);
     await past.waitFor(/^HTTP\/1\.1 429 /, 5_000);
-    expect(app.hub.size).toBe(200);
+    expect(app.streams.size).toBe(200);
   });
 
   it('serves 500 concurrent event-stream clients (limits raised to 500): one button press reaches every one of them', { timeout: 60_000 }, async () => {
@@ -66,7 +66,7 @@ describe('device-control /events under load', () => {
       clients.push(...batch);
       streams.push(...batch);
     }
-    await eventually(() => app.hub.size === 500, { what: '500 streams open', timeoutMs: 15_000 });
+    await eventually(() => app.streams.size === 500, { what: '500 streams open', timeoutMs: 15_000 });
     const started = Date.now();
     app.cloud.pressButton('strip-1', 2);
     await Promise.all(clients.map((client) => client.waitFor(/event: channel\ndata: [^\n]*"uuid":"strip-1"/, 15_000)));

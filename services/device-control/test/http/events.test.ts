@@ -83,7 +83,7 @@ describe('GET /events', () => {
     const clock = new ManualClock();
     const base = await listen({ clock, heartbeatMs: 15_000 });
     client = await SseClient.connect(`${base}/events`);
-    await eventually(() => t.hub.size === 1, 'the stream open');
+    await eventually(() => t.streams.size === 1, 'the stream open');
 
     clock.advance(15_000);
 
@@ -93,12 +93,12 @@ describe('GET /events', () => {
   it('stops sending to a client that left, and counts open streams in /health', async () => {
     const base = await listen();
     client = await SseClient.connect(`${base}/events`);
-    await eventually(() => t.hub.size === 1, 'the stream open');
+    await eventually(() => t.streams.size === 1, 'the stream open');
 
     await client.close();
     client = undefined;
 
-    await eventually(() => t.hub.size === 0, { what: 'the stream closed', timeoutMs: 2000 });
+    await eventually(() => t.streams.size === 0, { what: 'the stream closed', timeoutMs: 2000 });
     t.cloud.pressButton('plug-1', 0);
     const health = (await (await fetch(`${base}/health`)).json()) as { eventStreams: number };
     expect(health.eventStreams).toBe(0);

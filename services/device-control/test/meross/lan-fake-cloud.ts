@@ -1,4 +1,5 @@
-import { LanCallFailed, type CloudDevice, type DeviceLink, type GarageDoorReading } from '../../src/domain/device-cloud.js';
+import { LanCallFailed, type CloudDevice, type DeviceLink } from '../../src/domain/device-cloud.js';
+import { type GarageDoorReading } from '../../src/families/garage-door/domain/garage-door.types.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
 /** A link over the LAN at `address`, pushes arriving. */

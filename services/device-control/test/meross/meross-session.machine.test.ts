@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/adapters/meross/meross-session.js';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/adapters/meross/meross-backoff.js';
 import { initialSession, next, type Transition } from '../../src/adapters/meross/meross-session.machine.js';
 import type { SessionEffect, SessionEvent, SessionFailure, SessionMemory, SessionPhase, SessionState } from '../../src/adapters/meross/meross-session.state.js';
 import type { MerossDeviceDefinition } from '../../src/adapters/meross/meross-library.js';

@@ -12,9 +12,11 @@ function fakeDomain(room: () => number) {
   const devices = {
     listDevices: () => [device('plug', ['switch', 'energy']), device('hub', ['hubSensors'])],
     health: () => ({ budget: { windows: [{ window: 'burst', remaining: 10 + room(), reservedForCallers: 10 }] } }),
-    readPower: async (uuid: string) => void calls.push(`power ${uuid}`),
-    readDailyEnergy: async (uuid: string) => void calls.push(`daily ${uuid}`),
-    readHub: async (uuid: string) => void calls.push(`hub ${uuid}`),
+    use: () => ({
+      readPower: async (uuid: string) => void calls.push(`power ${uuid}`),
+      readDaily: async (uuid: string) => void calls.push(`daily ${uuid}`),
+      read: async (uuid: string) => void calls.push(`hub ${uuid}`),
+    }),
   } as unknown as ReadOperations;
   return { devices, calls };
 }

@@ -15,7 +15,7 @@ import { composeDeviceControl, type ComposedDeviceControl, type DeviceControlOve
 import { parseConfig, type Config } from '../../src/config.js';
 import type { DeviceService, DeviceServiceOptions } from '../../src/domain/device.service.js';
 import type { WatchSignal } from '../../src/domain/watches/device-watches.js';
-import { CONTROL_FAMILIES } from '../../src/http/control-families.js';
+import { CONTROL_FAMILIES } from '../../src/families/index.js';
 import { FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 
 /** The app under test and the handles a test needs. */
@@ -23,7 +23,7 @@ export interface TestApp {
   app: Express;
   cloud: FakeDeviceCloud;
   devices: DeviceService;
-  hub: EventStreamHub;
+  streams: EventStreamHub;
   /** What the app's watches sent (to a recording notifier). */
   watchSignals: WatchSignal[];
   close(): Promise<void>;
@@ -77,7 +77,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...parseConfig({}),
     API_KEY: options.apiKey,
     ...(options.authFailuresPerMinute === undefined ? {} : { AUTH_MAX_FAILURES_PER_MINUTE: options.authFailuresPerMinute }),
-    // The hub's heartbeats run on the app's clock, as in main.
+    // The event streams' heartbeats run on the app's clock, as in main.
     SSE_HEARTBEAT_SECONDS: (options.heartbeatMs ?? 60_000) / 1000,
     ...(options.streamLimits?.maxStreams === undefined ? {} : { SSE_MAX_STREAMS: options.streamLimits.maxStreams }),
     ...(options.streamLimits?.maxStreamsPerAddress === undefined ? {} : { SSE_MAX_STREAMS_PER_ADDRESS: options.streamLimits.maxStreamsPerAddress }),
@@ -98,9 +98,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
     notifier: { send: (signal) => Promise.resolve(void watchSignals.push(signal)) },
   });
-  const { app, devices, hub, watches } = service;
+  const { app, devices, streams, watches } = service;
   // As main starts it, except that a failed startup sync fails the test instead of being logged.
   if (options.start !== false) await devices.start();
   watches.start();
-  return { app, cloud, devices, hub, watchSignals, close: service.close };
+  return { app, cloud, devices, streams, watchSignals, close: service.close };
 }

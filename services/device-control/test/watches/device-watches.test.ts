@@ -6,6 +6,7 @@ import { DeviceService } from '../../src/domain/device.service.js';
 import { DeviceWatches, type WatchSignal } from '../../src/domain/watches/device-watches.js';
 import { WatchBodySchema } from '../../src/http/watches.schemas.js';
 import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub } from '../fakes/fake-device-cloud.js';
+import { DOMAIN_FAMILIES } from '../../src/families/index.js';
 
 // Watches on a ManualClock over the fake cloud: one notification per episode, its end when the condition clears, and
 // nothing for flapping inside the hold or the clearing time.
@@ -28,6 +29,7 @@ async function house(hourlyBudget = 180) {
   const devices = new DeviceService(
     cloud,
     {
+      families: DOMAIN_FAMILIES,
       maxMessagesPerMinute: 100,
       maxMessagesPerHour: hourlyBudget,
       syncIntervalSeconds: 0,

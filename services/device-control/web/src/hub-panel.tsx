@@ -1,6 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, lockProps, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
-import type { HubSubDeviceReading } from '../../src/domain/device-cloud.js';
+import type { HubSubDeviceReading } from '../../src/families/hub/domain/hub.types.js';
 import type { Device } from './types.js';
 
 /** A device behind the hub, as GET /devices/:uuid/hub and hub events give it. */

@@ -4,17 +4,11 @@
 import type { HealthEnvelope, z } from '@homeops/common';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import type { WatchView } from '../../src/domain/watches/device-watches.js';
-import type {
-  CoverResultBody,
-  CoversBody,
-  DailyEnergyBody,
-  DeviceBody,
-  GarageDoorResultBody,
-  GarageDoorsBody,
-  LightsBody,
-  PowerBody,
-  SyncResultBody,
-} from '../../src/http/device.schemas.js';
+import type { DeviceBody, SyncResultBody } from '../../src/http/device.schemas.js';
+import type { CoverResultBody, CoversBody } from '../../src/families/cover/http/cover.schemas.js';
+import type { DailyEnergyBody, PowerBody } from '../../src/families/energy/http/energy.schemas.js';
+import type { GarageDoorResultBody, GarageDoorsBody } from '../../src/families/garage-door/http/garage-door.schemas.js';
+import type { LightsBody } from '../../src/families/light/http/light.schemas.js';
 import type { HealthBody } from '../../src/http/health.schemas.js';
 import type { WatchBodySchema } from '../../src/http/watches.schemas.js';
 

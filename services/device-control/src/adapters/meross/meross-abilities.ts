@@ -1,14 +1,9 @@
-import type {
-  Capability,
-  CoverMotion,
-  DailyEnergy,
-  GarageDoorReading,
-  HubSubDeviceReading,
-  LightChange,
-  LightColorMode,
-  LightFeatures,
-  PowerReading,
-} from '../../domain/device-cloud.js';
+import type { Capability } from '../../domain/device-cloud.js';
+import type { CoverMotion } from '../../families/cover/domain/cover.types.js';
+import type { DailyEnergy, PowerReading } from '../../families/energy/domain/energy.types.js';
+import type { GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
+import type { LightChange, LightColorMode, LightFeatures } from '../../families/light/domain/light.types.js';
 import type { SwitchProtocol } from './meross-payloads.js';
 
 /** What a device declares it understands: the namespaces of its Appliance.System.Ability answer, with their details. */

@@ -1,6 +1,6 @@
 import { setRepeatingTimer, type Clock, type Logger, type Timer } from '@homeops/common';
 import type { LibraryCloud, LibraryDevice, LibraryMessage, LibraryMqttClient, MerossDeviceDefinition, MqttConnection } from './meross-library.js';
-import { backoffDelay } from './meross-session.js';
+import { backoffDelay } from './meross-backoff.js';
 import type { SecretRedactor } from './meross-secrets.js';
 
 /** Waits of the broker recovery, in milliseconds; tests pass small values. */

@@ -1,19 +1,11 @@
 import { dirname, join } from 'node:path';
 import { AppError, SingleFlight, type Clock, type Logger } from '@homeops/common';
-import type {
-  CloudDevice,
-  CloudEvent,
-  CloudStatus,
-  CoverReading,
-  DailyEnergy,
-  DeviceCloud,
-  GarageDoorReading,
-  HubSubDeviceReading,
-  LightChange,
-  LightReading,
-  PowerReading,
-  ValveChange,
-} from '../../domain/device-cloud.js';
+import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
+import type { CoverReading } from '../../families/cover/domain/cover.types.js';
+import type { DailyEnergy, PowerReading } from '../../families/energy/domain/energy.types.js';
+import type { GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading, ValveChange } from '../../families/hub/domain/hub.types.js';
+import type { LightChange, LightReading } from '../../families/light/domain/light.types.js';
 import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
 import { CloudCallError, isTokenRejected, toAppError } from './meross-codes.js';
 import { DeviceStore, type StoredList } from './meross-device-store.js';
@@ -23,7 +15,7 @@ import { LanLinks } from './meross-lan-links.js';
 import { MerossHttp } from './meross-http.js';
 import { createLibraryCloud, type LibraryCloud, type MerossDeviceDefinition } from './meross-library.js';
 import { SecretRedactor } from './meross-secrets.js';
-import { DEFAULT_BACKOFF, RetryTimer, type BackoffOptions } from './meross-session.js';
+import { DEFAULT_BACKOFF, RetryTimer, type BackoffOptions } from './meross-backoff.js';
 import { initialSession, next } from './meross-session.machine.js';
 import { cloudStatusOf, type SessionEffect, type SessionEvent, type SessionFailure, type SessionState } from './meross-session.state.js';
 import { TokenStore } from './meross-token.store.js';

@@ -1,17 +1,10 @@
 import { AppError, type Clock, type Logger } from '@homeops/common';
-import type {
-  Capability,
-  CloudDevice,
-  CloudEvent,
-  CoverReading,
-  DailyEnergy,
-  GarageDoorReading,
-  HubSubDeviceReading,
-  LightChange,
-  LightReading,
-  PowerReading,
-  ValveChange,
-} from '../../domain/device-cloud.js';
+import type { Capability, CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
+import type { CoverReading } from '../../families/cover/domain/cover.types.js';
+import type { DailyEnergy, PowerReading } from '../../families/energy/domain/energy.types.js';
+import type { GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading, ValveChange } from '../../families/hub/domain/hub.types.js';
+import type { LightChange, LightReading } from '../../families/light/domain/light.types.js';
 import {
   capabilitiesOf,
   capabilitiesOfType,

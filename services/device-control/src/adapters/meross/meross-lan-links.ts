@@ -1,6 +1,6 @@
 import type { Clock } from '@homeops/common';
 import type { DeviceLink, DeviceTransport } from '../../domain/device-cloud.js';
-import { backoffDelay } from './meross-session.js';
+import { backoffDelay } from './meross-backoff.js';
 
 /** Where a device's LAN address came from: pinned in the configuration, or told by the device (System.All). */
 export type AddressSource = 'config' | 'learned';

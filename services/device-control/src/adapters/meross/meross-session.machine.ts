@@ -1,6 +1,6 @@
 import { describeApiStatus, isKnownApiStatus, reactionTo, TOO_MANY_TOKENS, type CodeReaction } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
-import { backoffDelay, type BackoffOptions } from './meross-session.js';
+import { backoffDelay, type BackoffOptions } from './meross-backoff.js';
 import { sameView, viewOf, type SessionEffect, type SessionEvent, type SessionFailure, type SessionMemory, type SessionState } from './meross-session.state.js';
 
 /** A new state and what the adapter must do for it, in order. */

@@ -1,7 +1,7 @@
 import type { CloudSessionState, CloudStatus, TokenStoreStatus } from '../../domain/device-cloud.js';
 import { describeApiStatus, TOO_MANY_TOKENS, type CloudFailureKind } from './meross-codes.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
-import { USER_ACTION } from './meross-session.js';
+import { USER_ACTION } from './meross-backoff.js';
 
 /** A failed call as the session sees it: its kind, the Meross apiStatus if any, and a message without secrets. */
 export interface SessionFailure {

@@ -1,9 +1,11 @@
 import type { Clock, Logger, Timer } from '@homeops/common/core';
 import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
+import { ENERGY } from '../../families/energy/domain/energy.js';
+import { HUBS } from '../../families/hub/domain/hubs.js';
 
 /** What the reads use of the domain: the same reads GET /devices/{uuid}/energy and /hub make, and the budget's state. */
-export type ReadOperations = Pick<DeviceService, 'listDevices' | 'health' | 'readPower' | 'readDailyEnergy' | 'readHub'>;
+export type ReadOperations = Pick<DeviceService, 'listDevices' | 'health' | 'use'>;
 
 /** Messages one round of a device's reads may send (a read and the abilities read before a first family call). */
 const MESSAGES_PER_READ = 2;
@@ -46,8 +48,9 @@ export class BudgetedReads {
       }
       for (const device of list) {
         if (device.status !== 'online' || !this.timer) continue;
-        if (device.capabilities.includes('energy')) await this.read(device, [(d) => d.readPower(device.uuid), (d) => d.readDailyEnergy(device.uuid)]);
-        if (device.capabilities.includes('hubSensors')) await this.read(device, [(d) => d.readHub(device.uuid)]);
+        if (device.capabilities.includes('energy'))
+          await this.read(device, [(d) => d.use(ENERGY).readPower(device.uuid), (d) => d.use(ENERGY).readDaily(device.uuid)]);
+        if (device.capabilities.includes('hubSensors')) await this.read(device, [(d) => d.use(HUBS).read(device.uuid)]);
       }
     } finally {
       this.running = false;

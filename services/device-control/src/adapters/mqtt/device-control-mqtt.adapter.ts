@@ -10,28 +10,15 @@ import { ReadingStates } from './reading-states.js';
 import { MQTT_COMMANDS, type MqttCommand } from './mqtt-commands.js';
 import { deviceOf, deviceTopics, type DeviceTopics } from './device-entities.js';
 import { serviceDevice, ServiceSensors } from './service-sensors.js';
+import { COVERS } from '../../families/cover/domain/covers.js';
+import { GARAGE_DOORS } from '../../families/garage-door/domain/garage-doors.js';
+import { LIGHTS } from '../../families/light/domain/lights.js';
 
 /** What the adapter uses of the bridge. */
 export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishStateAgain' | 'publishEvent' | 'deviceId'>;
 
 /** What the adapter uses of the domain: the operations the HTTP routes call, and the same events /events streams. */
-export type DeviceOperations = Pick<
-  DeviceService,
-  | 'listDevices'
-  | 'onEvent'
-  | 'health'
-  | 'setChannel'
-  | 'setGarageDoor'
-  | 'moveCover'
-  | 'setLight'
-  | 'setValve'
-  | 'readGarageDoors'
-  | 'readCovers'
-  | 'readLight'
-  | 'readPower'
-  | 'readDailyEnergy'
-  | 'readHub'
->;
+export type DeviceOperations = Pick<DeviceService, 'listDevices' | 'onEvent' | 'health' | 'setChannel' | 'use'>;
 
 /** How the adapter is built. */
 export interface DeviceControlMqttOptions {
@@ -243,9 +230,9 @@ export class DeviceControlMqttAdapter {
     if (device.link.transport !== 'lan' || device.status !== 'online' || this.readOnce.has(device.uuid)) return;
     const { devices, logger } = this.options;
     const reads: Array<Promise<unknown>> = [];
-    if (device.capabilities.includes('garageDoor')) reads.push(devices.readGarageDoors(device.uuid));
-    if (device.capabilities.includes('cover')) reads.push(devices.readCovers(device.uuid));
-    if (device.capabilities.includes('light')) reads.push(devices.readLight(device.uuid));
+    if (device.capabilities.includes('garageDoor')) reads.push(devices.use(GARAGE_DOORS).read(device.uuid));
+    if (device.capabilities.includes('cover')) reads.push(devices.use(COVERS).read(device.uuid));
+    if (device.capabilities.includes('light')) reads.push(devices.use(LIGHTS).read(device.uuid));
     if (reads.length === 0) return;
     this.readOnce.add(device.uuid);
     // The reads publish their events, which publish the states.

@@ -1,6 +1,7 @@
 import { slugOf, type DiscoveryComponent, type DiscoveryDevice } from '@homeops/common/mqtt';
 import type { DeviceView } from '../../domain/device.js';
-import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
+import type { LightReading } from '../../families/light/domain/light.types.js';
 import { familyComponents, familyTopics, type FamilyTopics } from './family-entities.js';
 import { readingComponents, readingTopics, type ReadingTopics } from './reading-entities.js';
 

@@ -1,5 +1,5 @@
 import type { DiscoveryComponent } from '@homeops/common/mqtt';
-import type { CoverMotion } from '../../domain/device-cloud.js';
+import type { CoverMotion } from '../../families/cover/domain/cover.types.js';
 import type { DeviceView } from '../../domain/device.js';
 
 /** The topics of the families beyond switches, under a device's `<base>/devices/<slug>`. */

@@ -1,5 +1,9 @@
 import { AppError } from '@homeops/common/core';
 import type { DeviceService } from '../../domain/device.service.js';
+import { COVERS } from '../../families/cover/domain/covers.js';
+import { GARAGE_DOORS } from '../../families/garage-door/domain/garage-doors.js';
+import { HUBS } from '../../families/hub/domain/hubs.js';
+import { LIGHTS } from '../../families/light/domain/lights.js';
 import type { DeviceTopics } from './device-entities.js';
 import { temperatureOf } from './reading-entities.js';
 
@@ -44,12 +48,12 @@ async function runLight(devices: CommandOperations, uuid: string, channel: numbe
     await devices.setChannel(uuid, channel, false);
     return;
   }
-  if (Object.keys(change).length > 0) await devices.setLight(uuid, channel, change);
+  if (Object.keys(change).length > 0) await devices.use(LIGHTS).set(uuid, channel, change);
   if (body.state === 'ON') await devices.setChannel(uuid, channel, true);
 }
 
 /** The domain operations Home Assistant's commands call: the ones the HTTP routes call. */
-export type CommandOperations = Pick<DeviceService, 'setChannel' | 'setGarageDoor' | 'moveCover' | 'setLight' | 'setValve'>;
+export type CommandOperations = Pick<DeviceService, 'setChannel' | 'use'>;
 
 /** One kind of command topic under `<base>/devices/<slug>/`: what it calls, and which states it may have left wrong. */
 export interface MqttCommand {
@@ -87,20 +91,20 @@ export const MQTT_COMMANDS: MqttCommand[] = [
   },
   {
     suffix: 'doors/+/set',
-    run: (devices, uuid, key, text) => devices.setGarageDoor(uuid, channelOf(key), oneOf(text, ['OPEN', 'CLOSE']) === 'OPEN' ? 'open' : 'close'),
+    run: (devices, uuid, key, text) => devices.use(GARAGE_DOORS).set(uuid, channelOf(key), oneOf(text, ['OPEN', 'CLOSE']) === 'OPEN' ? 'open' : 'close'),
     states: (topics, key) => [topics.doorState(Number(key))],
   },
   {
     suffix: 'covers/+/set',
     run: (devices, uuid, key, text) => {
       const word = oneOf(text, ['OPEN', 'CLOSE', 'STOP']);
-      return devices.moveCover(uuid, channelOf(key), word === 'OPEN' ? 'open' : word === 'CLOSE' ? 'close' : 'stop');
+      return devices.use(COVERS).set(uuid, channelOf(key), word === 'OPEN' ? 'open' : word === 'CLOSE' ? 'close' : 'stop');
     },
     states: (topics, key) => [topics.coverState(Number(key)), topics.coverPosition(Number(key))],
   },
   {
     suffix: 'covers/+/position/set',
-    run: (devices, uuid, key, text) => devices.moveCover(uuid, channelOf(key), { position: positionOf(text) }),
+    run: (devices, uuid, key, text) => devices.use(COVERS).set(uuid, channelOf(key), { position: positionOf(text) }),
     states: (topics, key) => [topics.coverState(Number(key)), topics.coverPosition(Number(key))],
   },
   {
@@ -110,12 +114,12 @@ export const MQTT_COMMANDS: MqttCommand[] = [
   },
   {
     suffix: 'hub/+/mode/set',
-    run: (devices, uuid, key, text, hub) => devices.setValve(uuid, hubIdOf(hub, key), { on: oneOf(text, ['HEAT', 'OFF']) === 'HEAT' }),
+    run: (devices, uuid, key, text, hub) => devices.use(HUBS).setValve(uuid, hubIdOf(hub, key), { on: oneOf(text, ['HEAT', 'OFF']) === 'HEAT' }),
     states: (topics, key, hub) => [topics.hub(hub(key) ?? key, 'mode')],
   },
   {
     suffix: 'hub/+/target/set',
-    run: (devices, uuid, key, text, hub) => devices.setValve(uuid, hubIdOf(hub, key), { targetTemperature: numberOf(text) }),
+    run: (devices, uuid, key, text, hub) => devices.use(HUBS).setValve(uuid, hubIdOf(hub, key), { targetTemperature: numberOf(text) }),
     states: (topics, key, hub) => [topics.hub(hub(key) ?? key, 'target')],
   },
 ];

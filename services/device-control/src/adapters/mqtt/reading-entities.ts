@@ -1,5 +1,6 @@
 import { slugOf, type DiscoveryComponent } from '@homeops/common/mqtt';
-import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
+import type { LightReading } from '../../families/light/domain/light.types.js';
 import type { DeviceView } from '../../domain/device.js';
 
 /** The topics of lights, energy plugs and hubs under a device's `<base>/devices/<slug>`. */

@@ -1,5 +1,6 @@
 import { slugOf } from '@homeops/common/mqtt';
-import type { HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
+import type { LightReading } from '../../families/light/domain/light.types.js';
 import type { DeviceEvent } from '../../domain/device-events.js';
 import { deviceTopics } from './device-entities.js';
 import { hubStatesOf, lightStateOf } from './reading-entities.js';

@@ -1,4 +1,6 @@
-import type { CloudDevice, DeviceLink, HubSubDeviceReading, LightReading } from '../../domain/device-cloud.js';
+import type { CloudDevice, DeviceLink } from '../../domain/device-cloud.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
+import type { LightReading } from '../../families/light/domain/light.types.js';
 
 /** A device the simulated house reaches over its LAN (addresses from 192.0.2.0/24, a range kept for documentation). */
 function onLan(address: string): DeviceLink {

@@ -1,19 +1,10 @@
 import { AppError, systemClock, type Clock, type Timer } from '@homeops/common';
-import {
-  NO_TOKEN_STORE,
-  type CloudDevice,
-  type CloudEvent,
-  type CloudStatus,
-  type CoverReading,
-  type DailyEnergy,
-  type DeviceCloud,
-  type GarageDoorReading,
-  type HubSubDeviceReading,
-  type LightChange,
-  type LightReading,
-  type PowerReading,
-  type ValveChange,
-} from '../../domain/device-cloud.js';
+import { NO_TOKEN_STORE, type CloudDevice, type CloudEvent, type CloudStatus, type DeviceCloud } from '../../domain/device-cloud.js';
+import { type CoverReading } from '../../families/cover/domain/cover.types.js';
+import { type DailyEnergy, type PowerReading } from '../../families/energy/domain/energy.types.js';
+import { type GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
+import { type HubSubDeviceReading, type ValveChange } from '../../families/hub/domain/hub.types.js';
+import { type LightChange, type LightReading } from '../../families/light/domain/light.types.js';
 import { defaultSimulatedDevices, extraSimulatedDevices, type SimulatedDevice } from './simulated-devices.js';
 
 /** How the simulated account is made up and how slow it answers. */

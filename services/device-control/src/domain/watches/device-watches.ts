@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
-import type { GarageDoorState, HubSubDeviceReading } from '../device-cloud.js';
+import type { GarageDoorState } from '../../families/garage-door/domain/garage-door.types.js';
+import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
 import type { DeviceEvent, DeviceEventListener } from '../device-events.js';
 import type { DeviceView } from '../device.js';
 import type { DeviceServiceHealth } from '../device.service.js';
 import { stepEpisode, type EpisodeState } from './episode.js';
 import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type WatchSpec } from './watch-spec.js';
+import type { DeviceService } from '../device.service.js';
+import { ENERGY } from '../../families/energy/domain/energy.js';
+import { HUBS } from '../../families/hub/domain/hubs.js';
 
 /** One notification of an episode, or its end. */
 export interface WatchSignal {
@@ -37,8 +41,8 @@ export interface WatchedDevices {
   /** Tells the event stream a watch's new state. */
   announce(event: Extract<DeviceEvent, { type: 'watch' }>): void;
   listDevices(): DeviceView[];
-  readPower(uuid: string): Promise<unknown>;
-  readHub(uuid: string): Promise<unknown>;
+  /** The energy and hub reads a watch polls (their results arrive as device events). */
+  use: DeviceService['use'];
   health(): Pick<DeviceServiceHealth, 'budget'>;
 }
 
@@ -306,7 +310,7 @@ export class DeviceWatches {
     const room = this.deps.devices.health().budget.windows.every((w) => w.remaining - w.reservedForCallers >= 2);
     if (device.link.transport !== 'lan' && !room) return;
     try {
-      await (read === 'power' ? this.deps.devices.readPower(uuid) : this.deps.devices.readHub(uuid));
+      await (read === 'power' ? this.deps.devices.use(ENERGY).readPower(uuid) : this.deps.devices.use(HUBS).read(uuid));
     } catch (err) {
       this.deps.logger.debug({ uuid, error: (err as Error).message }, 'watch: a read failed; it is tried again at the next poll');
     }

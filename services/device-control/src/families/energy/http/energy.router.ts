@@ -1,7 +1,9 @@
 import type { Api } from '@homeops/common';
-import type { DeviceService } from '../domain/device.service.js';
-import { DailyEnergySchema, PowerSchema, UuidParamsSchema } from './device.schemas.js';
-import { READ_ERRORS } from './devices.router.js';
+import type { DeviceService } from '../../../domain/device.service.js';
+import { ENERGY } from '../domain/energy.js';
+import { UuidParamsSchema } from '../../../http/device.schemas.js';
+import { DailyEnergySchema, PowerSchema } from './energy.schemas.js';
+import { READ_ERRORS } from '../../../http/devices.router.js';
 
 const tags = ['energy'];
 
@@ -17,7 +19,7 @@ export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'The reading and its age', schema: PowerSchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const { reading, at, ageSeconds } = await devices.readPower(params.uuid);
+      const { reading, at, ageSeconds } = await devices.use(ENERGY).readPower(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, ...reading, at, ageSeconds });
     },
   });
@@ -32,7 +34,7 @@ export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'The days and the age of the reading', schema: DailyEnergySchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const { reading, at, ageSeconds } = await devices.readDailyEnergy(params.uuid);
+      const { reading, at, ageSeconds } = await devices.use(ENERGY).readDaily(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, days: reading, at, ageSeconds });
     },
   });

@@ -10,7 +10,7 @@ export interface Admission {
   reservation: Reservation | undefined;
 }
 
-interface DeviceRoutesDeps {
+interface LanOrCloudDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
   budget: MessageBudget;
@@ -22,8 +22,8 @@ interface DeviceRoutesDeps {
  * before. When a LAN call fails and the backend moves the device to the cloud, the work runs once more there,
  * admitted then, after one read through the cloud that learns whether the device's address changed.
  */
-export class DeviceRoutes {
-  constructor(private readonly deps: DeviceRoutesDeps) {}
+export class LanOrCloud {
+  constructor(private readonly deps: LanOrCloudDeps) {}
 
   /** How the next message to the device travels (`unreachable` for an unknown one). */
   transportOf(uuid: string): DeviceTransport {

@@ -1,9 +1,11 @@
 import type { Api } from '@homeops/common';
-import type { ValveChange } from '../domain/device-cloud.js';
-import type { DeviceService } from '../domain/device.service.js';
-import { assertMayControl } from './control-families.js';
-import { HubSchema, SubDeviceParamsSchema, UuidParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './device.schemas.js';
-import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
+import type { ValveChange } from '../domain/hub.types.js';
+import type { DeviceService } from '../../../domain/device.service.js';
+import { HUBS } from '../domain/hubs.js';
+import { assertMayControl } from '../../../http/control-families.js';
+import { UuidParamsSchema } from '../../../http/device.schemas.js';
+import { HubSchema, SubDeviceParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './hub.schemas.js';
+import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
 const tags = ['hubs'];
 
@@ -19,7 +21,7 @@ export function registerHubRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'Valves and sensors, and the age of the reading', schema: HubSchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const { reading, at, ageSeconds } = await devices.readHub(params.uuid);
+      const { reading, at, ageSeconds } = await devices.use(HUBS).read(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, subdevices: reading, at, ageSeconds });
     },
   });
@@ -39,7 +41,7 @@ export function registerHubRoutes(api: Api, devices: DeviceService): void {
       const change: ValveChange = {};
       if (body.on !== undefined) change.on = body.on;
       if (body.targetTemperature !== undefined) change.targetTemperature = body.targetTemperature;
-      res.json({ status: 'success', ...(await devices.setValve(params.uuid, params.id, change)) });
+      res.json({ status: 'success', ...(await devices.use(HUBS).setValve(params.uuid, params.id, change)) });
     },
   });
 }

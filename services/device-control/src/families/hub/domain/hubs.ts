@@ -1,6 +1,8 @@
 import { AppError } from '@homeops/common/core';
-import type { HubSubDeviceReading, ValveChange } from './device-cloud.js';
-import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from './device-actions.js';
+import type { HubSubDeviceReading, ValveChange } from './hub.types.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import type { CloudEvent } from '../../../domain/device-cloud.js';
+import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from '../../../domain/device-actions.js';
 
 /** What a valve command did. */
 export interface ValveResult {
@@ -29,6 +31,10 @@ export class Hubs extends DeviceActions {
   /** A push from a device behind the hub: merged into the last reading (a device not read yet waits for the next read). */
   apply(uuid: string, id: string, change: Partial<HubSubDeviceReading>): void {
     this.merge(uuid, id, change, 'push');
+  }
+
+  onCloudEvent(event: CloudEvent): void {
+    if (event.type === 'hubDevice') this.apply(event.uuid, event.id, event.change);
   }
 
   forget(uuid: string): void {
@@ -88,6 +94,9 @@ export class Hubs extends DeviceActions {
     this.deps.publish({ type: 'hub', uuid, name, at: new Date(entry.at).toISOString(), subdevices: entry.reading.map((s) => ({ ...s })), source });
   }
 }
+
+/** Hubs, as the device service builds them. */
+export const HUBS: DomainFamily<Hubs> = { capability: 'hubSensors', create: (deps) => new Hubs(deps) };
 
 function assertValveChange(uuid: string, sub: HubSubDeviceReading, change: ValveChange): void {
   if (sub.kind !== 'valve') {

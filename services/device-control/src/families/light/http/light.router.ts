@@ -1,9 +1,11 @@
 import type { Api } from '@homeops/common';
-import type { LightChange } from '../domain/device-cloud.js';
-import type { DeviceService } from '../domain/device.service.js';
-import { assertMayControl } from './control-families.js';
-import { DoorParamsSchema, LightChangeBodySchema, LightResultSchema, LightsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
+import type { LightChange } from '../domain/light.types.js';
+import type { DeviceService } from '../../../domain/device.service.js';
+import { LIGHTS } from '../domain/lights.js';
+import { assertMayControl } from '../../../http/control-families.js';
+import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { LightChangeBodySchema, LightResultSchema, LightsSchema } from './light.schemas.js';
+import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
 const tags = ['lights'];
 const toHex = (rgb: number | null | undefined) => (rgb === null || rgb === undefined ? null : `#${rgb.toString(16).padStart(6, '0')}`);
@@ -20,7 +22,7 @@ export function registerLightRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'Each light channel', schema: LightsSchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const lights = await devices.readLight(params.uuid);
+      const lights = await devices.use(LIGHTS).read(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, lights: lights.map((l) => ({ ...l, rgb: toHex(l.rgb) })) });
     },
   });
@@ -41,7 +43,7 @@ export function registerLightRoutes(api: Api, devices: DeviceService): void {
       if (body.brightness !== undefined) change.brightness = body.brightness;
       if (body.temperature !== undefined) change.temperature = body.temperature;
       if (body.rgb !== undefined) change.rgb = Number.parseInt(body.rgb.slice(1), 16);
-      const result = await devices.setLight(params.uuid, params.channel, change);
+      const result = await devices.use(LIGHTS).set(params.uuid, params.channel, change);
       const applied = { ...result.applied, ...(result.applied.rgb !== undefined ? { rgb: toHex(result.applied.rgb) } : {}) };
       res.json({ status: 'success', device: result.device, channel: result.channel, applied });
     },

@@ -1,7 +1,9 @@
 import { AppError } from '@homeops/common/core';
-import type { LightChange, LightColorMode, LightFeatures, LightReading } from './device-cloud.js';
-import { DeviceActions } from './device-actions.js';
-import { assertChannelOf } from './device-rules.js';
+import type { LightChange, LightColorMode, LightFeatures, LightReading } from './light.types.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import type { CloudEvent } from '../../../domain/device-cloud.js';
+import { DeviceActions } from '../../../domain/device-actions.js';
+import { assertChannelOf } from '../../../domain/device-rules.js';
 
 /** A light as the service knows it, with what it can do and what it shows (null until a change or the device tells). */
 export interface LightView extends LightReading {
@@ -50,6 +52,12 @@ export class Lights extends DeviceActions {
     this.deps.publish({ type: 'light', uuid, name: device.name, ...light, source });
   }
 
+  onCloudEvent(event: CloudEvent): void {
+    if (event.type !== 'light') return;
+    const { type: _type, uuid, source, ...reading } = event;
+    this.apply(uuid, reading, source);
+  }
+
   forget(uuid: string): void {
     this.states.delete(uuid);
   }
@@ -86,6 +94,9 @@ export class Lights extends DeviceActions {
     for (const r of readings) this.apply(uuid, r, 'read');
   }
 }
+
+/** Lights, as the device service builds them. */
+export const LIGHTS: DomainFamily<Lights> = { capability: 'light', create: (deps) => new Lights(deps) };
 
 /** The mode a change puts the light in: setting a colour shows it, setting a temperature shows that; both or neither tell nothing. */
 function modeChangedBy(change: Partial<LightReading>): LightColorMode | undefined {

@@ -1,8 +1,10 @@
 import type { Api } from '@homeops/common';
-import type { CoverAction, DeviceService } from '../domain/device.service.js';
-import { assertMayControl } from './control-families.js';
-import { CoverPositionBodySchema, CoverResultSchema, CoversSchema, DoorParamsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
+import type { DeviceService } from '../../../domain/device.service.js';
+import { COVERS, type CoverAction } from '../domain/covers.js';
+import { assertMayControl } from '../../../http/control-families.js';
+import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { CoverPositionBodySchema, CoverResultSchema, CoversSchema } from './cover.schemas.js';
+import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
 const tags = ['covers'];
 
@@ -18,13 +20,13 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'Each channel: position 0–100 and motion', schema: CoversSchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const covers = await devices.readCovers(params.uuid);
+      const covers = await devices.use(COVERS).read(params.uuid);
       const device = devices.getDevice(params.uuid);
       res.json({ uuid: params.uuid, name: device.name, positioning: device.coverPositioning ?? false, covers });
     },
   });
 
-  const send = async (uuid: string, channel: number, action: CoverAction) => ({ status: 'success', ...(await devices.moveCover(uuid, channel, action)) });
+  const send = async (uuid: string, channel: number, action: CoverAction) => ({ status: 'success', ...(await devices.use(COVERS).set(uuid, channel, action)) });
   for (const action of ['open', 'close', 'stop'] as const) {
     api.route({
       method: 'post',

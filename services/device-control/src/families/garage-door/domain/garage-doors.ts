@@ -1,7 +1,9 @@
-import type { GarageDoorState } from './device-cloud.js';
-import { actionChannels, DeviceActions } from './device-actions.js';
-import { assertChannelOf } from './device-rules.js';
-import type { Device } from './device.js';
+import type { GarageDoorState } from './garage-door.types.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import type { CloudEvent } from '../../../domain/device-cloud.js';
+import { actionChannels, DeviceActions } from '../../../domain/device-actions.js';
+import { assertChannelOf } from '../../../domain/device-rules.js';
+import type { Device } from '../../../domain/device.js';
 
 /** One door as the service knows it: null while unknown, with when it was last heard of. */
 export interface GarageDoorView {
@@ -42,6 +44,10 @@ export class GarageDoors extends DeviceActions {
     this.deps.publish({ type: 'garageDoor', uuid, name: device.name, channel, state, source });
   }
 
+  onCloudEvent(event: CloudEvent): void {
+    if (event.type === 'garageDoor') this.apply(event.uuid, event.channel, event.state, event.source);
+  }
+
   /** The device went away or lost its command channel: what it did meanwhile is unknown. */
   forget(uuid: string): void {
     this.states.delete(uuid);
@@ -77,3 +83,6 @@ export class GarageDoors extends DeviceActions {
     return actionChannels(device).map((channel) => ({ channel, state: known?.get(channel)?.state ?? null, at: known?.get(channel)?.at ?? null }));
   }
 }
+
+/** Garage door openers, as the device service builds them. */
+export const GARAGE_DOORS: DomainFamily<GarageDoors> = { capability: 'garageDoor', create: (deps) => new GarageDoors(deps) };

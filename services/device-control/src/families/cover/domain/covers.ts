@@ -1,8 +1,10 @@
 import { AppError } from '@homeops/common/core';
-import type { CoverMotion, CoverReading } from './device-cloud.js';
-import { actionChannels, DeviceActions } from './device-actions.js';
-import { assertChannelOf } from './device-rules.js';
-import type { Device } from './device.js';
+import type { CoverMotion, CoverReading } from './cover.types.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import type { CloudEvent } from '../../../domain/device-cloud.js';
+import { actionChannels, DeviceActions } from '../../../domain/device-actions.js';
+import { assertChannelOf } from '../../../domain/device-rules.js';
+import type { Device } from '../../../domain/device.js';
 
 /** One cover channel as the service knows it. */
 export interface CoverView {
@@ -58,6 +60,10 @@ export class Covers extends DeviceActions {
     this.deps.publish({ type: 'cover', uuid, name: device.name, channel, position: now.position, motion: now.motion ?? 'idle', source });
   }
 
+  onCloudEvent(event: CloudEvent): void {
+    if (event.type === 'cover') this.apply(event.uuid, event.channel, event, event.source);
+  }
+
   forget(uuid: string): void {
     this.states.delete(uuid);
   }
@@ -109,6 +115,9 @@ export class Covers extends DeviceActions {
     });
   }
 }
+
+/** Covers, as the device service builds them. */
+export const COVERS: DomainFamily<Covers> = { capability: 'cover', create: (deps) => new Covers(deps) };
 
 function directionOf(position: number | null, target: number | null): CoverMotion {
   if (target === null) return 'idle';

@@ -1,5 +1,6 @@
-import type { DailyEnergy, PowerReading } from './device-cloud.js';
-import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from './device-actions.js';
+import type { DailyEnergy, PowerReading } from './energy.types.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from '../../../domain/device-actions.js';
 
 /** How old readings may be before a request reads again (tests pass small values). */
 export interface EnergyCacheOptions {
@@ -26,6 +27,9 @@ export class Energy extends DeviceActions {
   ) {
     super(deps);
   }
+
+  /** Readings are asked for, never pushed. */
+  onCloudEvent(): void {}
 
   forget(uuid: string): void {
     this.power.delete(uuid);
@@ -54,5 +58,15 @@ export class Energy extends DeviceActions {
     this.daily.set(uuid, entry);
     this.deps.publish({ type: 'energy', uuid, name: device.name, at: new Date(entry.at).toISOString(), days: reading });
     return this.aged(entry);
+  }
+}
+
+/** Energy plugs, as the device service builds them (with its `energyCache` option). */
+export const ENERGY: DomainFamily<Energy> = { capability: 'energy', create: (deps, options) => new Energy(deps, options.energyCache) };
+
+declare module '../../../domain/device-family.js' {
+  interface FamilyOptions {
+    /** How old energy readings may be before a request reads again. */
+    energyCache?: EnergyCacheOptions;
   }
 }

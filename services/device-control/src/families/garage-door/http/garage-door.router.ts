@@ -1,8 +1,10 @@
 import type { Api } from '@homeops/common';
-import type { DeviceService } from '../domain/device.service.js';
-import { assertMayControl } from './control-families.js';
-import { DoorParamsSchema, GarageDoorResultSchema, GarageDoorsSchema, UuidParamsSchema } from './device.schemas.js';
-import { COMMAND_ERRORS, READ_ERRORS } from './devices.router.js';
+import type { DeviceService } from '../../../domain/device.service.js';
+import { GARAGE_DOORS } from '../domain/garage-doors.js';
+import { assertMayControl } from '../../../http/control-families.js';
+import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { GarageDoorResultSchema, GarageDoorsSchema } from './garage-door.schemas.js';
+import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
 /** Garage door openers (msg100/msg200): the doors' states, open and close. */
 export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void {
@@ -16,7 +18,7 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
     responses: { 200: { description: 'Each door: open, closed, opening or closing', schema: GarageDoorsSchema } },
     errors: [...READ_ERRORS],
     handler: async ({ params }, _req, res) => {
-      const doors = await devices.readGarageDoors(params.uuid);
+      const doors = await devices.use(GARAGE_DOORS).read(params.uuid);
       res.json({ uuid: params.uuid, name: devices.getDevice(params.uuid).name, doors });
     },
   });
@@ -33,7 +35,7 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
       errors: [...COMMAND_ERRORS],
       handler: async ({ params, principal }, _req, res) => {
         assertMayControl(principal, params.uuid, 'garageDoor');
-        const result = await devices.setGarageDoor(params.uuid, params.channel, action);
+        const result = await devices.use(GARAGE_DOORS).set(params.uuid, params.channel, action);
         res.json({ status: 'success', ...result });
       },
     });

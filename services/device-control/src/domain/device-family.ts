@@ -1,0 +1,21 @@
+import type { DeviceActionsDeps } from './device-actions.js';
+import type { CloudEvent } from './device-cloud.js';
+
+/** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
+export interface FamilyState {
+  /** A cloud event: the family takes those of its own types and ignores the rest. */
+  onCloudEvent(event: CloudEvent): void;
+  /** The device went away or lost its command channel (it missed pushes): what the family knew of it is stale. */
+  forget(uuid: string): void;
+}
+
+/** Settings of the device families among the device service's options; each family adds its own. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyOptions {}
+
+/** A device family, domain side: builds its use-cases on the device service's registry, budget and queue. */
+export interface DomainFamily<S extends FamilyState = FamilyState> {
+  /** The capability the family acts on, as GET /devices lists it. */
+  readonly capability: string;
+  create(deps: DeviceActionsDeps, options: FamilyOptions): S;
+}

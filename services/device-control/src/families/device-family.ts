@@ -1,0 +1,19 @@
+import type { Api } from '@homeops/common';
+import type { Capability } from '../domain/device-cloud.js';
+import type { DomainFamily } from '../domain/device-family.js';
+import type { DeviceService } from '../domain/device.service.js';
+
+/**
+ * A device family as the app registers it: its domain part (built by the device service), its routes, and what it
+ * adds to the service's vocabulary. Its adapter parts register on the adapter side (src/families/adapters.ts).
+ */
+export interface DeviceFamily {
+  /** The capability, as GET /devices lists it and a token's `families` names it. */
+  readonly capability: Capability;
+  readonly domain: DomainFamily;
+  /** Whether the family has commands (a devices:control token may name it); a read-only family has none. */
+  readonly control: boolean;
+  /** The types of the events it announces on GET /events, in the order the route's summary lists them. */
+  readonly events: readonly string[];
+  registerRoutes(api: Api, devices: DeviceService): void;
+}
