@@ -18,7 +18,7 @@ import {
   confirmOnToken,
   watchTrouble,
 } from './lan-browser.js';
-import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
+import { within, type ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
 let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
@@ -639,12 +639,10 @@ describe('device-control dashboard against the emulated Meross cloud', () => {
     let navigations = 0;
     page.on('framenavigated', () => (navigations += 1));
 
-    const pressedAt = Date.now();
-    setup.emulator.pressButton('plug0000000000000000000000000001', 0);
-    await expect.poll(() => lamp.getAttribute('aria-checked'), { interval: 20, timeout: 5_000 }).toBe(before === 'true' ? 'false' : 'true');
-    const elapsedMs = Date.now() - pressedAt;
-
-    expect(elapsedMs).toBeLessThan(1_000);
+    await within(1_000, 'the press reaching the page', async () => {
+      setup.emulator.pressButton('plug0000000000000000000000000001', 0);
+      await expect.poll(() => lamp.getAttribute('aria-checked'), { interval: 20, timeout: 5_000 }).toBe(before === 'true' ? 'false' : 'true');
+    });
     expect(navigations).toBe(0);
     expect(trouble.problems).toEqual([]);
     await page.close();

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { eventually, StopWaiting } from '../../packages/test-kit/src/index.js';
+import { eventually, StopWaiting, within } from '../../packages/test-kit/src/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -87,10 +87,10 @@ export async function generatedApiKey(name: string): Promise<string> {
   return (await docker(['exec', '-i', name, 'cat', '/app/data/api-key'])).trim();
 }
 
-/** `docker stop` with the container's own grace period, and how long it took. */
-export async function timedStop(name: string): Promise<{ ms: number; exitCode: number; logs: string }> {
+/** `docker stop` with the container's own grace period, failing when it takes more than `withinMs`; ms for the log. */
+export async function timedStop(name: string, withinMs = 60_000): Promise<{ ms: number; exitCode: number; logs: string }> {
   const started = performance.now();
-  await docker(['stop', name], 60_000);
+  await within(withinMs, `docker stop ${name}`, docker(['stop', name], 60_000));
   const ms = performance.now() - started;
   const { exitCode } = await containerState(name);
   return { ms, exitCode, logs: await docker(['logs', '--tail', '20', name]) };

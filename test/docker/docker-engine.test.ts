@@ -145,11 +145,10 @@ describe.sequential('notifications on a real Docker engine', () => {
   it('stops cleanly within the grace period after a load of creates, and a new container has every one and the same key', async () => {
     const ids = [...(await listAllIds(first.base, key)), ...(await createMany(first.base, key, 3000, 16))];
 
-    const stop = await timedStop(first.container);
+    const stop = await timedStop(first.container, 8_000);
 
     console.log(`docker stop after 3000 creates: ${stop.ms.toFixed(0)} ms`);
     expect(stop.exitCode, stop.logs).toBe(0);
-    expect(stop.ms).toBeLessThan(8000);
     expect(stop.logs).toMatch(/"msg":"stopped"/);
     await docker(['rm', first.container]);
     const again = await up('notifications', 'bind-again');
@@ -166,11 +165,10 @@ describe.sequential('notifications on a real Docker engine', () => {
     const bigKey = await generatedApiKey(big.container);
     await createMany(big.base, bigKey, 2000, 16);
 
-    const stop = await timedStop(big.container);
+    const stop = await timedStop(big.container, 8_000);
 
     console.log(`seeded 100,000 in ${seedMs} ms; docker stop after 2000 more creates: ${stop.ms.toFixed(0)} ms`);
     expect(stop.exitCode, stop.logs).toBe(0);
-    expect(stop.ms).toBeLessThan(8000);
     await docker(['start', big.container]);
     await waitHealthy(big.container);
     const health = (await (await fetch(`${big.base}/health`, { headers: bearer(bigKey) })).json()) as { storage: { records: number } };

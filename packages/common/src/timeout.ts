@@ -1,3 +1,5 @@
+import type { Clock, Timer } from './clock.js';
+
 /** Raised by withTimeout when the wrapped work did not settle in time. */
 export class TimeoutError extends Error {
   constructor(
@@ -9,12 +11,14 @@ export class TimeoutError extends Error {
   }
 }
 
-/** Settles with the promise, or rejects with TimeoutError after `ms`; the timer never keeps the process alive. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+/**
+ * Settles with the promise, or rejects with TimeoutError after `ms` on `clock` (tests move a ManualClock instead of
+ * waiting); the timer never keeps the process alive and is cancelled once the promise settles.
+ */
+export function withTimeout<T>(clock: Clock, promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: Timer | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
-    timer.unref();
+    timer = clock.setTimer(() => reject(new TimeoutError(what, ms)), ms);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => timer?.cancel());
 }

@@ -179,8 +179,8 @@ describe('scoped tokens over HTTP', () => {
     );
   });
 
-  it('ends an open stream within a second of its token being revoked', async () => {
-    const { app } = appWith();
+  it('ends an open stream as its token is revoked', async () => {
+    const { app, hub } = appWith();
     running = await serve({ app, port: 0, host: '127.0.0.1', logger: captureLogger().logger, graceMs: 200 });
     const port = running.port;
     const reader = await tokenFor(app, ['devices:read']);
@@ -190,12 +190,14 @@ describe('scoped tokens over HTTP', () => {
       req.end();
     });
     expect(stream.statusCode).toBe(200);
-    const ended = new Promise<number>((resolve) => stream.on('close', () => resolve(Date.now())).resume());
+    const ended = new Promise<void>((resolve) => stream.on('close', resolve).resume());
+    expect(hub.size).toBe(1);
 
-    const revokedAt = Date.now();
-    await fetch(`http://127.0.0.1:${port}/tokens/${reader.token.id}`, { method: 'DELETE', headers: bearer(KEY) });
+    expect((await fetch(`http://127.0.0.1:${port}/tokens/${reader.token.id}`, { method: 'DELETE', headers: bearer(KEY) })).status).toBe(204);
 
-    expect((await ended) - revokedAt).toBeLessThan(1_000);
+    // Ended by the revoke itself, before it answered (no sweep later); the client then sees the end.
+    expect(hub.size).toBe(0);
+    await ended;
   });
 
   it('never logs a token secret', async () => {

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../src/tokens/token-registry.js';
-import { AppError, GrantsSchema, InMemoryTokenStore, ManualClock, openTokens, Principal, TokenRegistry, type TokenStore } from '../src/index.js';
+import {
+  AppError,
+  GrantsSchema,
+  InMemoryTokenStore,
+  ManualClock,
+  openTokens,
+  Principal,
+  TokenRegistry,
+  type StoredToken,
+  type TokenStore,
+} from '../src/index.js';
 
 const SCOPES = ['admin', 'metrics', 'devices:read', 'devices:control'] as const;
 const dirs: string[] = [];
@@ -143,8 +153,18 @@ describe('grants and principals', () => {
 
 describe('how many tokens are kept', () => {
   it('refuses a new one past MAX_TOKENS with LIMIT_REACHED', async () => {
-    const { tokens } = registry();
+    // A store that keeps the last list as given: the in-memory one copies all of it on every save (quadratic here).
+    let saved: readonly StoredToken[] = [];
+    const store: TokenStore = {
+      load: () => Promise.resolve([]),
+      save: (list) => {
+        saved = [...list];
+        return Promise.resolve();
+      },
+    };
+    const { tokens } = registry(store);
     for (let i = 0; i < MAX_TOKENS; i++) await tokens.create({ label: `t${i}`, scopes: [{ scope: 'metrics' }], expiresAt: null });
     await expect(tokens.create({ label: 'one more', scopes: [{ scope: 'metrics' }], expiresAt: null })).rejects.toMatchObject({ code: 'LIMIT_REACHED' });
+    expect(saved).toHaveLength(MAX_TOKENS);
   });
 });

@@ -319,7 +319,7 @@ export class MqttBridge {
   }
 
   private call<T>(promise: Promise<T>, what: string): Promise<T> {
-    return withTimeout(promise, this.callTimeoutMs, `mqtt: ${what}`);
+    return withTimeout(this.options.clock, promise, this.callTimeoutMs, `mqtt: ${what}`);
   }
 
   /** The password never reaches /health or a log line, whatever a library error says. */

@@ -123,7 +123,7 @@ export class ChannelCommands {
   }
 
   private callCloud<T>(what: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
-    return callCloud(work, { what, timeoutMs, status: () => this.cloud.status(), now: () => this.deps.clock.now() });
+    return callCloud(work, { what, timeoutMs, status: () => this.cloud.status(), clock: this.deps.clock });
   }
 
   private nowIso(): string {

@@ -1,4 +1,4 @@
-import { AppError, isAppError, TimeoutError, withTimeout } from '@homeops/common/core';
+import { AppError, isAppError, TimeoutError, withTimeout, type Clock } from '@homeops/common/core';
 import type { CloudStatus } from './device-cloud.js';
 
 /** Retry-After for an unavailable session that did not say when to come back. */
@@ -27,13 +27,10 @@ export function toCloudError(err: unknown, what: string, status: () => CloudStat
 }
 
 /** A cloud call bounded by our own timeout, failing only with AppErrors. */
-export async function callCloud<T>(
-  work: () => Promise<T>,
-  options: { what: string; timeoutMs: number; status: () => CloudStatus; now: () => number },
-): Promise<T> {
+export async function callCloud<T>(work: () => Promise<T>, options: { what: string; timeoutMs: number; status: () => CloudStatus; clock: Clock }): Promise<T> {
   try {
-    return await withTimeout(Promise.resolve().then(work), options.timeoutMs, options.what);
+    return await withTimeout(options.clock, Promise.resolve().then(work), options.timeoutMs, options.what);
   } catch (err) {
-    throw toCloudError(err, options.what, options.status, options.now());
+    throw toCloudError(err, options.what, options.status, options.clock.now());
   }
 }

@@ -64,7 +64,7 @@ export abstract class DeviceActions {
 
   protected call<T>(what: string, work: () => Promise<T>): Promise<T> {
     const { cloud, clock, commandTimeoutMs } = this.deps;
-    return callCloud(work, { what, timeoutMs: commandTimeoutMs, status: () => cloud.status(), now: () => clock.now() });
+    return callCloud(work, { what, timeoutMs: commandTimeoutMs, status: () => cloud.status(), clock });
   }
 
   /** The cached reading with its age, while younger than `maxAgeMs`. */

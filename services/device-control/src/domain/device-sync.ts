@@ -158,7 +158,7 @@ export class DeviceSync {
         what: 'the device list',
         timeoutMs: this.deps.timeoutMs,
         status: () => cloud.status(),
-        now: () => clock.now(),
+        clock,
       });
     } catch (err) {
       const at = isoNow(clock);

@@ -207,7 +207,7 @@ export class DeviceService {
         what: 'the MFA login',
         timeoutMs: this.options.requestTimeoutMs * 4,
         status: () => this.cloud.status(),
-        now: () => this.clock.now(),
+        clock: this.clock,
       });
     } finally {
       this.budget.release(reservation);

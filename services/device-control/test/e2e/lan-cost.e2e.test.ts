@@ -36,7 +36,7 @@ describe('local control: what the cloud sees (src/main.ts against the emulated c
     await setup.allOnLan();
     await setup.stopService();
     const before = setup.counts();
-    await setup.startService({ MEROSS_LAN_POLL_SECONDS: '0.25' });
+    await setup.startService({ MEROSS_LAN_POLL_SECONDS: '0.1' });
     await setup.allOnLan();
 
     const statuses: number[] = [];
@@ -60,7 +60,7 @@ describe('local control: what the cloud sees (src/main.ts against the emulated c
     ];
     const afterCommands = setup.counts();
     // An hour of polls at the default 30 s is 120 per device: every device leaves its cloud broker (the cloud then
-    // reports it offline and no push comes), so the service reads each over the LAN every 0.25 s here.
+    // reports it offline and no push comes), so the service reads each over the LAN every 0.1 s here (the least allowed).
     const polled = () =>
       setup!.emulator.lanRequests().filter((r) => (r.at > Date.now() - 3_600_000 && r.method !== 'SET') || r.namespace === 'Appliance.Control.Multiple');
     const pollsBefore = polled().length;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually } from '@homeops/test-kit';
+import { eventually, within } from '@homeops/test-kit';
 import type { MerossEmulator } from '../emulator/meross-emulator.js';
 import { startEmulatedSetup, type EmulatedSetup } from '../e2e/emulated-setup.js';
 import type { EmulatedService, ServiceResponse } from '../e2e/service-process.js';
@@ -66,9 +66,9 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     const load = async (worker: number) => {
       for (let i = 0; i < 25; i++) {
         const path = i % 3 === 0 ? `/devices/${PLUG}/toggle` : `/devices/${STRIP}/channels/${(worker + i) % 4}`;
-        const started = Date.now();
-        const res = i % 3 === 0 ? await service.request('POST', path, { channel: 0 }) : await service.request('PUT', path, { on: i % 2 === 0 });
-        expect(Date.now() - started, `${path} took too long`).toBeLessThan(5_000);
+        const res = await within(5_000, path, () =>
+          i % 3 === 0 ? service.request('POST', path, { channel: 0 }) : service.request('PUT', path, { on: i % 2 === 0 }),
+        );
         answers.push([path, res]);
       }
     };
@@ -132,9 +132,7 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     const toggleWhileDown = await service.request('POST', `/devices/${PLUG}/toggle`, { channel: 0 });
 
     emulator.api.mode = 'hang';
-    const started = Date.now();
-    const hanging = await service.request('POST', '/devices/sync');
-    const hangMs = Date.now() - started;
+    const hanging = await within(8_000, 'POST /devices/sync while the API hangs', () => service.request('POST', '/devices/sync'));
     emulator.api.mode = 'up';
 
     expect(service.running).toBe(true);
@@ -145,7 +143,6 @@ describe('device-control under cloud faults (src/main.ts against the emulated Me
     expect(toggleWhileDown.status).toBe(200);
     expect(hanging.status, `sync while hanging answered ${hanging.status}: ${JSON.stringify(hanging.body)}`).toBe(504);
     expectCommonFailure(hanging, 'POST /devices/sync (API hanging)');
-    expect(hangMs).toBeLessThan(8_000);
     await eventually(async () => (await service.request('POST', '/devices/sync')).status === 200, { what: 'sync to work again', timeoutMs: 20_000 });
     expect(((await service.request('GET', '/health')).body as { status: string }).status).toBe('ok');
   }, 45_000);

@@ -162,7 +162,8 @@ export class AlertHooks {
 
   /** Cancels the alarm at Pushover (not a receipt check: Pushover's 5 s rule is not touched) and records the end. */
   private async cancel(record: NotificationRecord): Promise<NotificationRecord | undefined> {
-    if (this.deps.receipts) await withTimeout(this.deps.receipts.cancelReceipt(record.delivery.receipt!), this.deps.callTimeoutMs, 'Receipt cancel');
+    if (this.deps.receipts)
+      await withTimeout(this.ctx.clock, this.deps.receipts.cancelReceipt(record.delivery.receipt!), this.deps.callTimeoutMs, 'Receipt cancel');
     const updated = await this.ctx.repository.update(record.id, { emergency: endAlarm(record.emergency!, { cancelledAt: isoNow(this.ctx.clock) }) });
     if (updated) this.ctx.events.publish({ type: 'alarm-ended', recipient: updated.recipient, notification: updated });
     return updated;

@@ -229,7 +229,10 @@ export class DeliveryWorker {
     try {
       const message: PushMessage = await toPushMessage(this.ctx, record);
       // Only the send holds one of the provider's connections.
-      const receipt = await this.limit.run(() => withTimeout(this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt'), urgent);
+      const receipt = await this.limit.run(
+        () => withTimeout(this.ctx.clock, this.provider.send(message), this.settings.attemptTimeoutMs, 'Delivery attempt'),
+        urgent,
+      );
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
       delivery = failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);

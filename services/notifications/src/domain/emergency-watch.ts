@@ -182,6 +182,6 @@ export class EmergencyWatch {
   }
 
   private call<T>(work: Promise<T>, what: string): Promise<T> {
-    return withTimeout(work, this.settings.callTimeoutMs, what);
+    return withTimeout(this.ctx.clock, work, this.settings.callTimeoutMs, what);
   }
 }

@@ -1,5 +1,5 @@
 import { ManualClock, systemClock, type Clock } from '@homeops/common';
-import { eventually } from '@homeops/test-kit';
+import { drainEventLoop, eventually } from '@homeops/test-kit';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
@@ -43,16 +43,36 @@ function worker(repository: InMemoryNotificationRepository, provider: FakePushPr
 describe('delivery worker', () => {
   it('answers 201 with pending after a retryable failure, then retries with backoff until sent', async () => {
     const provider = new FakePushProvider().willAnswer(retryable(), retryable(), { request: 'r-3' });
-    const t = await buildTestApp({ provider, config: { DELIVERY_RETRY_MIN_MS: 30, DELIVERY_MAX_ATTEMPTS: 5 } });
+    const clock = new ManualClock();
+    const t = await buildTestApp({ provider, clock, config: { DELIVERY_RETRY_MIN_MS: 30, DELIVERY_MAX_ATTEMPTS: 5 } });
     const res = await request(t.app).post('/notifications').send(body);
     expect(res.status).toBe(201);
     expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: 'Pushover answered 503', nextAttemptAt: expect.any(String) });
+
+    /** Waits for the retry timer after `attempts`, checks it is not early, moves the clock to it; resolves its delay. */
+    const nextRetry = async (attempts: number) => {
+      const delivery = await eventually(async () => {
+        const stored = (await t.repository.get(res.body.id))?.delivery;
+        return stored?.attempts === attempts && stored.status === 'pending' && t.delivery.scheduled === 1 && stored;
+      }, `the retry timer after attempt ${attempts}`);
+      const delayMs = Date.parse(delivery.nextAttemptAt!) - clock.now();
+      clock.advance(delayMs - 1);
+      await drainEventLoop();
+      expect(provider.sent).toHaveLength(attempts);
+      clock.advance(1);
+      await eventually(() => provider.sent.length === attempts + 1, `attempt ${attempts + 1}`);
+      return delayMs;
+    };
+    // The backoff doubles from DELIVERY_RETRY_MIN_MS, with up to 10 % jitter.
+    const first = await nextRetry(1);
+    expect(first).toBeGreaterThanOrEqual(30);
+    expect(first).toBeLessThanOrEqual(33);
+    const second = await nextRetry(2);
+    expect(second).toBeGreaterThanOrEqual(60);
+    expect(second).toBeLessThanOrEqual(66);
     await eventually(async () => (await t.repository.get(res.body.id))?.delivery.status === 'sent');
     expect((await t.repository.get(res.body.id))?.delivery).toEqual({ status: 'sent', attempts: 3, request: 'r-3', lastAttemptAt: expect.any(String) });
     expect(provider.sent).toHaveLength(3);
-    const [a, b, c] = provider.sentAt as [number, number, number];
-    expect(b - a).toBeGreaterThanOrEqual(29);
-    expect(c - b).toBeGreaterThanOrEqual(59);
   });
 
   it('marks a permanent failure failed with the provider errors and never retries it', async () => {
@@ -86,10 +106,22 @@ describe('delivery worker', () => {
   it('answers 201 once the first attempt timed out and records it as pending', async () => {
     const hanging = deferred();
     const provider = new FakePushProvider().willAnswer(hanging.promise);
-    const t = await buildTestApp({ provider, config: { PROVIDER_TIMEOUT_MS: 1, DELIVERY_RETRY_MIN_MS: 60_000 } });
-    const started = Date.now();
-    const res = await request(t.app).post('/notifications').send(body);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    const clock = new ManualClock();
+    const t = await buildTestApp({ provider, clock, config: { PROVIDER_TIMEOUT_MS: 5_000, DELIVERY_RETRY_MIN_MS: 60_000 } });
+    let answered = false;
+    const answer = request(t.app)
+      .post('/notifications')
+      .send(body)
+      .then((r) => ((answered = true), r));
+    await eventually(() => provider.sent.length === 1, 'the first attempt');
+    // An attempt may take PROVIDER_TIMEOUT_MS and 2 s more (the provider's own timeout fires first).
+    clock.advance(6_999);
+    await drainEventLoop();
+    expect(answered).toBe(false);
+    // The attempt's timeout, on the clock, is what answers: the provider still hangs.
+    clock.advance(1);
+    const res = await answer;
+    expect(res.status).toBe(201);
     expect(res.body.delivery).toMatchObject({ status: 'pending', attempts: 1, error: expect.stringMatching(/did not finish within/) });
     hanging.resolve({ request: 'late' });
     await t.delivery.stop();

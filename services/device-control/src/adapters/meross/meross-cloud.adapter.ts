@@ -348,7 +348,7 @@ export class MerossCloud implements DeviceCloud {
     try {
       if (mfaCode) this.lib.options.mfaCode = mfaCode;
       // The library signs in, then fetches the device list with the new token.
-      await callLibrary((done) => this.lib.login(done), this.requestTimeoutMs * 3, 'login');
+      await callLibrary(this.clock, (done) => this.lib.login(done), this.requestTimeoutMs * 3, 'login');
       return { type: 'loginSucceeded', list: this.takeList() };
     } catch (err) {
       return { type: 'loginFailed', failure: this.failureOf(err), tokenIssued: this.lib.token !== null && this.lib.token !== before };
@@ -358,7 +358,9 @@ export class MerossCloud implements DeviceCloud {
   }
 
   private fetchDevices(): Promise<MerossDeviceDefinition[]> {
-    return this.fetching.run(() => callLibrary((done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list').then(() => this.takeList()));
+    return this.fetching.run(() =>
+      callLibrary(this.clock, (done) => this.lib.getDevices(done), this.requestTimeoutMs * 2, 'the device list').then(() => this.takeList()),
+    );
   }
 
   /** The list the transport captured during the library's getDevices; device objects are reconciled with it. */

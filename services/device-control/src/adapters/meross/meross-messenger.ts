@@ -187,7 +187,7 @@ export class MerossMessenger {
     let payload: unknown;
     const timeoutMs = this.deps.commandTimeoutMs;
     try {
-      payload = await withTimeout(work, timeoutMs, what);
+      payload = await withTimeout(this.deps.clock, work, timeoutMs, what);
     } catch (err) {
       if (err instanceof TimeoutError || (err instanceof Error && err.message === 'Timeout')) {
         throw new AppError('CLOUD_TIMEOUT', `Device ${uuid} did not answer ${what} within ${timeoutMs} ms`);

@@ -1,4 +1,4 @@
-import { TimeoutError, withTimeout, type Logger } from '@homeops/common';
+import { TimeoutError, withTimeout, type Clock, type Logger } from '@homeops/common';
 import { CloudCallError } from './meross-codes.js';
 import type { MerossHttp } from './meross-http.js';
 import type { LibraryCallback, LibraryCloud, MerossDeviceDefinition } from './meross-library.js';
@@ -65,10 +65,10 @@ export function installTransport(lib: LibraryCloud, http: MerossHttp, hooks: Tra
 }
 
 /** A callback-style library call as a promise bounded by our own timeout. */
-export async function callLibrary(run: (done: LibraryCallback<number>) => void, ms: number, what: string): Promise<void> {
+export async function callLibrary(clock: Clock, run: (done: LibraryCallback<number>) => void, ms: number, what: string): Promise<void> {
   const work = new Promise<void>((resolve, reject) => run((err) => (err ? reject(err) : resolve())));
   try {
-    await withTimeout(work, ms, what);
+    await withTimeout(clock, work, ms, what);
   } catch (err) {
     if (err instanceof TimeoutError) throw new CloudCallError('timeout', null, `${what}: no answer within ${ms} ms`);
     throw err;

@@ -225,6 +225,7 @@ export class PgNotificationRepository implements NotificationRepository {
     try {
       // /health answers in time even when the database does not.
       const rows = await withTimeout(
+        this.clock,
         this.read<{ records: string; bytes: string }>(
           "SELECT (SELECT coalesce(sum(total), 0) FROM recipient_counts) AS records, pg_total_relation_size('notifications') AS bytes",
           [],
