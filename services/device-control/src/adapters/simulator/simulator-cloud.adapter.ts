@@ -7,7 +7,7 @@ import type { SimulatorAccess } from './simulator-family.js';
 
 /** How the simulated account is made up and how slow it answers. */
 export interface SimulatorOptions {
-  /** Devices beyond the three quick-start ones. */
+  /** Devices beyond the quick-start ones. */
   extraDevices?: number;
   /** Replaces the quick-start devices entirely (tests). */
   devices?: SimulatedDevice[];
