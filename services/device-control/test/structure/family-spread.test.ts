@@ -21,10 +21,10 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
 
 /**
  * The most files outside its folder that may name each family. The goal (issue 33) is 3 everywhere; these are where
- * the families stand once their domain, routes and schemas moved in, with the Meross codec, the simulator, the MQTT
+ * the families stand once their domain, routes, schemas, Meross codec and simulator behaviour moved in, with the MQTT
  * entities and the watch conditions still in the shared adapters. Lower them as those move; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 19, cover: 21, light: 16, energy: 16, hub: 22, switch: 27 };
+const MOST: Record<string, number> = { 'garage door': 14, cover: 13, light: 10, energy: 11, hub: 15, switch: 23 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -13,7 +13,7 @@ export interface BrokerRecoveryOptions {
 }
 
 /** Production waits: mqtt.js retries a dropped connection every 5 s by itself; a refused one is made again after 5 s, up to 2 min. */
-export const DEFAULT_BROKER_RECOVERY: BrokerRecoveryOptions = { recreateMs: 5_000, maxRecreateMs: 120_000, watchdogMs: 30_000 };
+export const DEFAULT_BROKER_WAITS: BrokerRecoveryOptions = { recreateMs: 5_000, maxRecreateMs: 120_000, watchdogMs: 30_000 };
 
 interface BrokersDeps {
   lib: LibraryCloud;

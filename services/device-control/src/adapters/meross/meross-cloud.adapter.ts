@@ -1,12 +1,9 @@
 import { dirname, join } from 'node:path';
 import { AppError, SingleFlight, type Clock, type Logger } from '@homeops/common';
-import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud } from '../../domain/device-cloud.js';
-import type { CoverReading } from '../../families/cover/domain/cover.types.js';
-import type { DailyEnergy, PowerReading } from '../../families/energy/domain/energy.types.js';
-import type { GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
-import type { HubSubDeviceReading, ValveChange } from '../../families/hub/domain/hub.types.js';
-import type { LightChange, LightReading } from '../../families/light/domain/light.types.js';
-import { DEFAULT_BROKER_RECOVERY, type BrokerRecoveryOptions } from './meross-brokers.js';
+import type { CloudDevice, CloudEvent, CloudStatus, DeviceCloud, FamilyClouds } from '../../domain/device-cloud.js';
+import type { AdapterFamily } from '../../families/adapter-family.js';
+import { ADAPTER_FAMILIES } from '../../families/adapters.js';
+import { DEFAULT_BROKER_WAITS, type BrokerRecoveryOptions } from './meross-brokers.js';
 import { CloudCallError, isTokenRejected, toAppError } from './meross-codes.js';
 import { DeviceStore, type StoredList } from './meross-device-store.js';
 import { MerossDevices } from './meross-devices.js';
@@ -39,6 +36,8 @@ export interface MerossCloudOptions extends Partial<BackoffOptions> {
   logger: Logger;
   /** Local control; omitted: off (the cloud only). Given: on unless `enabled: false`, 3 s per call, port 80. */
   lan?: Partial<LanOptions> | undefined;
+  /** The device families (their Meross codecs); default: every registered family. */
+  families?: readonly AdapterFamily[] | undefined;
 }
 
 /** How devices are reached on the LAN. */
@@ -65,8 +64,13 @@ export function deviceListFileOf(tokenFile: string): string {
  * library's HTTP transport replaced by MerossHttp, because that transport logs secrets, crashes on a region
  * redirect without data, reports a failed device list as an empty one and has no timeout of ours.
  * The session's life cycle is one state value moved by `next` (meross-session.machine.ts); this class runs the
- * effects each transition asks for and turns their results into the next events.
+ * effects each transition asks for and turns their results into the next events. The device families' reads and
+ * commands are their codecs' ports (src/families/<family>/adapters), joined onto this object.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the families' ports are assigned in the constructor
+export interface MerossCloud extends FamilyClouds {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class MerossCloud implements DeviceCloud {
   readonly backend = 'meross' as const;
   readonly lanControl: boolean;
@@ -122,7 +126,7 @@ export class MerossCloud implements DeviceCloud {
     this.devices = new MerossDevices({
       lib: this.lib,
       commandTimeoutMs,
-      recovery: { ...DEFAULT_BROKER_RECOVERY, ...options.brokerRecovery },
+      recovery: { ...DEFAULT_BROKER_WAITS, ...options.brokerRecovery },
       clock: this.clock,
       redactor: this.redactor,
       log: this.log,
@@ -136,7 +140,9 @@ export class MerossCloud implements DeviceCloud {
         port: lan.port,
       },
       onLearned: () => this.persist(),
+      families: (options.families ?? ADAPTER_FAMILIES).flatMap((f) => (f.meross ? [f.meross] : [])),
     });
+    Object.assign(this, this.devices.ports);
     this.transport = installTransport(this.lib, this.http, {
       log: this.log,
       redactor: this.redactor,
@@ -222,51 +228,11 @@ export class MerossCloud implements DeviceCloud {
   }
 
   readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>> {
-    return this.devices.readChannels(uuid);
+    return this.devices.ports.readChannels(uuid);
   }
 
   setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
-    return this.devices.setChannel(uuid, channel, on);
-  }
-
-  readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
-    return this.devices.readGarageDoors(uuid);
-  }
-
-  setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
-    return this.devices.setGarageDoor(uuid, channel, open);
-  }
-
-  readCovers(uuid: string): Promise<CoverReading[]> {
-    return this.devices.readCovers(uuid);
-  }
-
-  moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
-    return this.devices.moveCover(uuid, channel, target);
-  }
-
-  readLight(uuid: string): Promise<LightReading[]> {
-    return this.devices.readLight(uuid);
-  }
-
-  setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
-    return this.devices.setLight(uuid, channel, change);
-  }
-
-  readPower(uuid: string): Promise<PowerReading> {
-    return this.devices.readPower(uuid);
-  }
-
-  readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
-    return this.devices.readDailyEnergy(uuid);
-  }
-
-  readHub(uuid: string): Promise<HubSubDeviceReading[]> {
-    return this.devices.readHub(uuid);
-  }
-
-  setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
-    return this.devices.setValve(uuid, id, change);
+    return this.devices.ports.setChannel(uuid, channel, on);
   }
 
   /** Waits for the attempt in flight, then answers from the list it brought. */

@@ -1,6 +1,9 @@
 import type { Abilities } from './meross-abilities.js';
 import type { LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
-import type { SwitchProtocol } from './meross-payloads.js';
+
+/** What the device families' codecs keep of a device; each family adds its fields (declaration merging). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyMemory {}
 
 /** What the adapter keeps about one device of the account. */
 export interface DeviceEntry {
@@ -15,10 +18,10 @@ export interface DeviceEntry {
   commandReady: boolean;
   /** The namespaces the device declared (Appliance.System.Ability), read before its first command. */
   abilities: Abilities | null;
-  protocol: SwitchProtocol | null;
+  /** Channel states as last reported or set. */
   states: Map<number, boolean>;
-  /** A hub's valves: the mode each is in, as last read or pushed (a target change sets the custom mode only when needed). */
-  valveModes: Map<string, number>;
+  /** What the device families' codecs keep of the device. */
+  memory: FamilyMemory;
   /** Counts state changes from pushes and commands, so a slower System.All answer cannot undo a newer one. */
   revision: number;
   /** Bumped when the command channel drops or the device goes offline: an answer sent before then is stale. */
@@ -27,9 +30,9 @@ export interface DeviceEntry {
   mac: string | null;
   /** Takes LAN messages only encrypted (declares Appliance.Encrypt.ECDHE, or its firmware says encrypt 1). */
   encrypted: boolean;
-  /** A hub's devices as the cloud named them, kept for a start without the cloud. */
+  /** The devices behind a gateway as the cloud named them, kept for a start without the cloud. */
   subDevices: unknown;
-  /** What a poll last told of the device's doors, covers, lights and hub devices: only changes are announced. */
+  /** What a poll last told of the device's families: only changes are announced. */
   polled: Map<string, string>;
 }
 
@@ -42,9 +45,8 @@ export function newEntry(def: MerossDeviceDefinition, object: LibraryDevice | nu
     upgrading: def.onlineStatus === 3,
     commandReady: false,
     abilities: null,
-    protocol: null,
     states: new Map(),
-    valveModes: new Map(),
+    memory: {},
     revision: 0,
     connection: 0,
     mac: null,
@@ -54,10 +56,9 @@ export function newEntry(def: MerossDeviceDefinition, object: LibraryDevice | nu
   };
 }
 
-/** Pushes were missed (command channel down, device away): what we knew may be stale. */
+/** Pushes were missed (command channel down, device away): what we knew may be stale (the families forget too). */
 export function forgetStates(entry: DeviceEntry): void {
   entry.states.clear();
-  entry.valveModes.clear();
   entry.polled.clear();
   entry.connection += 1;
 }

@@ -9,7 +9,7 @@ const StoredDeviceSchema = z.object({
   address: z.string().nullable(),
   /** Its Appliance.System.Ability answer, so a restart does not read it again. */
   abilities: z.record(z.string(), z.unknown()).nullable(),
-  /** A hub's devices as the cloud named them. */
+  /** The devices behind a gateway, as the cloud named them. */
   subDevices: z.unknown().optional(),
   /** The MAC, and whether the device wants its LAN messages encrypted (the key of that variant needs the MAC). */
   mac: z.string().nullable().optional(),

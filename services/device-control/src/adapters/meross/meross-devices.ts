@@ -1,39 +1,16 @@
 import { AppError, type Clock, type Logger } from '@homeops/common';
 import type { Capability, CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
-import type { CoverReading } from '../../families/cover/domain/cover.types.js';
-import type { DailyEnergy, PowerReading } from '../../families/energy/domain/energy.types.js';
-import type { GarageDoorReading } from '../../families/garage-door/domain/garage-door.types.js';
-import type { HubSubDeviceReading, ValveChange } from '../../families/hub/domain/hub.types.js';
-import type { LightChange, LightReading } from '../../families/light/domain/light.types.js';
-import {
-  capabilitiesOf,
-  capabilitiesOfType,
-  lightCommand,
-  lightFeaturesOf,
-  parseAbilities,
-  parseLights,
-  parseCoverMotions,
-  parseCoverPositions,
-  parseDailyEnergy,
-  parsePower,
-  parseGarageDoorAnswer,
-  parseGarageDoors,
-  parseHub,
-  parseHubPush,
-  parseValveModes,
-  subDeviceNames,
-  switchProtocolOf,
-  VALVE_CUSTOM_MODE,
-  type Abilities,
-} from './meross-abilities.js';
+import { parseAbilities, type Abilities } from './meross-abilities.js';
 import { MerossBrokers, type BrokerRecoveryOptions } from './meross-brokers.js';
 import { forgetStates, newEntry, type DeviceEntry } from './meross-device-entry.js';
 import type { StoredDevice } from './meross-device-store.js';
 import type { LanLinks } from './meross-lan-links.js';
 import type { LibraryCloud, LibraryDevice, MerossDeviceDefinition } from './meross-library.js';
+import type { FamilyPorts } from '../../families/adapter-family.js';
+import { capabilitiesOf, capabilitiesOfType, get, refusalOf, type MerossDeviceAccess, type MerossFamily } from './meross-family.js';
 import { MerossMessenger, notControllable, type DeviceRequest } from './meross-messenger.js';
 import type { MerossLanHttp } from './meross-lan-http.js';
-import { parseOnlineStatus, parseSystemAll, parseTogglePush, toCloudDevice, type ChannelReading } from './meross-payloads.js';
+import { parseOnlineStatus, toCloudDevice, type ChannelReading } from './meross-payloads.js';
 import { pollRequestsOf, pollResultOf } from './meross-poll.js';
 import type { SecretRedactor } from './meross-secrets.js';
 
@@ -55,10 +32,9 @@ interface MerossDevicesDeps {
   lan: { links: LanLinks; http: MerossLanHttp; key: () => string | null; port: number };
   /** Something worth keeping for the next start changed (an address, abilities, a MAC). */
   onLearned: () => void;
+  /** The device families' Meross codecs, in the order their capabilities are listed. */
+  families: readonly MerossFamily[];
 }
-
-const get = (namespace: string, payload: unknown = {}): DeviceRequest => ({ method: 'GET', namespace, payload });
-const set = (namespace: string, payload: unknown): DeviceRequest => ({ method: 'SET', namespace, payload });
 
 /**
  * The account's devices: meross-cloud's device objects reconciled by uuid (or, after a start without the cloud, the
@@ -71,8 +47,14 @@ export class MerossDevices {
   private readonly messenger: MerossMessenger;
   private lastMqttError: string | null = null;
   private stopped = false;
+  private readonly families: readonly MerossFamily[];
+  /** The device families' reads and commands, built from their codecs. */
+  readonly ports: FamilyPorts;
+  /** What the families' codecs reach of the devices. */
+  private readonly access: MerossDeviceAccess;
 
   constructor(private readonly deps: MerossDevicesDeps) {
+    this.families = deps.families;
     const { lib } = deps;
     this.brokers = new MerossBrokers({
       lib,
@@ -99,6 +81,20 @@ export class MerossDevices {
     lib.on('deviceInitialized', (uuid: string, def: MerossDeviceDefinition, object: LibraryDevice) => this.adopt(uuid, def, object));
     for (const event of ['connected', 'close', 'reconnect']) lib.on(event, (uuid: string) => this.updateReady(uuid));
     lib.on('data', (uuid: string, namespace: string, payload: unknown) => this.onPush(uuid, namespace, payload));
+    this.access = {
+      reachable: (uuid) => this.assertReachable(uuid),
+      abilitiesOf: (entry) => this.abilitiesOf(entry),
+      assertCapability: (entry, capability, namespace) => this.assertCapability(entry, capability, namespace),
+      capabilitiesOf: (abilities) => capabilitiesOf(this.families, abilities),
+      refusalOf: (abilities) => refusalOf(this.families, abilities),
+      send: (entry, what, request) => this.send(entry, what, request),
+      overCloud: (entry) => this.messenger.transportOf(entry) !== 'lan',
+      emit: (event) => this.deps.emit(event),
+      emitDevice: (entry) => this.emitDevice(entry),
+      setOnline: (entry, online) => this.setOnline(entry, online),
+      record: (entry, readings, source) => this.record(entry, readings, source),
+    };
+    this.ports = Object.assign({}, ...this.families.map((f) => f.port(this.access))) as FamilyPorts;
   }
 
   /** Makes the entries match a fetched list: gone devices are dropped, presence follows the list. */
@@ -159,13 +155,12 @@ export class MerossDevices {
       const transport = this.messenger.transportOf(entry);
       const lanAnswers = transport === 'lan' && this.deps.lan.links.state(uuid).kind === 'answering';
       const link = this.deps.lan.links.describe(uuid, this.cloudReady(entry), this.cloudReady(entry) && entry.online);
-      return toCloudDevice(def, {
+      return toCloudDevice(def, entry, this.families, {
         // A device the LAN reaches is there, whatever its own cloud connection says.
         online: entry.online || lanAnswers,
         upgrading: entry.upgrading,
         commandReady: transport !== 'unreachable',
-        protocol: entry.protocol,
-        capabilities: entry.abilities ? capabilitiesOf(entry.abilities) : null,
+        capabilities: entry.abilities ? capabilitiesOf(this.families, entry.abilities) : null,
         link: { ...link, transport },
       });
     });
@@ -181,137 +176,6 @@ export class MerossDevices {
     return (this.entries.get(uuid)?.abilities ?? null) !== null;
   }
 
-  async readChannels(uuid: string): Promise<ChannelReading[]> {
-    return this.read(this.assertReachable(uuid));
-  }
-
-  async setChannel(uuid: string, channel: number, on: boolean): Promise<void> {
-    const entry = this.assertReachable(uuid);
-    // Never a switch command before the abilities say the device is a switch: a garage door opener may list ToggleX.
-    await this.assertSwitch(entry);
-    if (entry.protocol === 'toggle' && channel !== 0) {
-      throw new AppError('VALIDATION_FAILED', `Device ${uuid} has only channel 0`, {
-        details: [{ path: 'channel', message: 'this device has only channel 0' }],
-      });
-    }
-    const onoff = on ? 1 : 0;
-    await this.send(
-      entry,
-      `switching channel ${channel}`,
-      entry.protocol === 'toggle' ? set('Appliance.Control.Toggle', { toggle: { onoff } }) : set('Appliance.Control.ToggleX', { togglex: { channel, onoff } }),
-    );
-    this.record(entry, [{ channel, on }], 'command');
-  }
-
-  async readGarageDoors(uuid: string): Promise<GarageDoorReading[]> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
-    const doors = parseGarageDoors(await this.send(entry, 'reading Appliance.GarageDoor.State', get('Appliance.GarageDoor.State')));
-    if (doors.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.GarageDoor.State answer`);
-    return doors;
-  }
-
-  async setGarageDoor(uuid: string, channel: number, open: boolean): Promise<GarageDoorReading> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'garageDoor', 'Appliance.GarageDoor.State');
-    const payload = await this.send(
-      entry,
-      `${open ? 'opening' : 'closing'} garage door ${channel}`,
-      set('Appliance.GarageDoor.State', { state: { channel, open: open ? 1 : 0, uuid } }),
-    );
-    const answer = parseGarageDoorAnswer(payload, channel, open);
-    if (!answer) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable answer to the garage door command`);
-    return answer;
-  }
-
-  async readCovers(uuid: string): Promise<CoverReading[]> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
-    const positions = parseCoverPositions(await this.send(entry, 'reading Appliance.RollerShutter.Position', get('Appliance.RollerShutter.Position')));
-    const motions = parseCoverMotions(await this.send(entry, 'reading Appliance.RollerShutter.State', get('Appliance.RollerShutter.State')));
-    if (positions.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.RollerShutter.Position answer`);
-    return positions.map(({ channel, position }) => ({ channel, position, motion: motions.find((m) => m.channel === channel)?.motion ?? 'idle' }));
-  }
-
-  async moveCover(uuid: string, channel: number, target: number | 'stop'): Promise<void> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'cover', 'Appliance.RollerShutter.*');
-    // Meross's position -1 stops the cover where it is.
-    const position = target === 'stop' ? -1 : target;
-    await this.send(
-      entry,
-      target === 'stop' ? `stopping cover ${channel}` : `moving cover ${channel} to ${target}`,
-      set('Appliance.RollerShutter.Position', { position: { position, channel } }),
-    );
-  }
-
-  async readLight(uuid: string): Promise<LightReading[]> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
-    const supports = lightFeaturesOf(await this.abilitiesOf(entry));
-    const payload = await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All'));
-    const digest = (payload as { all?: { digest?: { light?: unknown } } } | null)?.all?.digest;
-    const lights = parseLights(digest?.light);
-    if (lights.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no light in Appliance.System.All`);
-    return lights.map((l) => ({
-      channel: l.channel,
-      brightness: l.brightness ?? null,
-      temperature: l.temperature ?? null,
-      rgb: l.rgb ?? null,
-      supports,
-      ...(l.mode ? { mode: l.mode } : {}),
-    }));
-  }
-
-  async setLight(uuid: string, channel: number, change: LightChange): Promise<void> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'light', 'Appliance.Control.Light');
-    await this.send(entry, 'setting Appliance.Control.Light', set('Appliance.Control.Light', { light: lightCommand(channel, change) }));
-  }
-
-  async readPower(uuid: string): Promise<PowerReading> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'energy', 'Appliance.Control.Electricity');
-    const reading = parsePower(await this.send(entry, 'reading Appliance.Control.Electricity', get('Appliance.Control.Electricity')));
-    if (!reading) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.Electricity answer`);
-    return reading;
-  }
-
-  async readDailyEnergy(uuid: string): Promise<DailyEnergy[]> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'energy', 'Appliance.Control.ConsumptionX');
-    const days = parseDailyEnergy(await this.send(entry, 'reading Appliance.Control.ConsumptionX', get('Appliance.Control.ConsumptionX')));
-    if (!days) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable Appliance.Control.ConsumptionX answer`);
-    return days;
-  }
-
-  async readHub(uuid: string): Promise<HubSubDeviceReading[]> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
-    const read = (namespace: string, payload: unknown) => this.send(entry, `reading ${namespace}`, get(namespace, payload));
-    const valves = await read('Appliance.Hub.Mts100.All', { all: [] });
-    this.learnValveModes(entry, 'Appliance.Hub.Mts100.All', valves);
-    const sensors = await read('Appliance.Hub.Sensor.All', { all: [] });
-    const battery = await read('Appliance.Hub.Battery', { battery: [] });
-    return parseHub(valves, sensors, battery, subDeviceNames(entry.object?.subDeviceList ?? entry.subDevices));
-  }
-
-  async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
-    const entry = this.assertReachable(uuid);
-    await this.assertCapability(entry, 'hubSensors', 'Appliance.Hub.*');
-    const send = (namespace: string, payload: unknown) => this.send(entry, namespace, set(namespace, payload));
-    if (change.on !== undefined) await send('Appliance.Hub.ToggleX', { togglex: [{ id, onoff: change.on ? 1 : 0 }] });
-    if (change.targetTemperature !== undefined) {
-      // The valve heats to the target of its mode: set the custom target, then the custom mode, as the app does;
-      // a valve known to be in the custom mode already needs no second message.
-      await send('Appliance.Hub.Mts100.Temperature', { temperature: [{ id, custom: Math.round(change.targetTemperature * 10) }] });
-      if (entry.valveModes.get(id) !== VALVE_CUSTOM_MODE) {
-        await send('Appliance.Hub.Mts100.Mode', { mode: [{ id, state: VALVE_CUSTOM_MODE }] });
-        entry.valveModes.set(id, VALVE_CUSTOM_MODE);
-      }
-    }
-  }
-
   /**
    * Reads the device's state and announces it like pushes: over the LAN only (`lanOnly`, several namespaces in one
    * Appliance.Control.Multiple where declared), or System.All by the device's transport (which learns its address).
@@ -323,8 +187,8 @@ export class MerossDevices {
     const { revision } = entry;
     let answers: Map<string, unknown>;
     if (lanOnly) {
-      const capabilities = entry.abilities ? capabilitiesOf(entry.abilities) : capabilitiesOfType(entry.def.deviceType);
-      answers = await this.messenger.readMany(entry, pollRequestsOf(capabilities), maxCommandsOf(entry.abilities));
+      const capabilities = entry.abilities ? capabilitiesOf(this.families, entry.abilities) : capabilitiesOfType(this.families, entry.def.deviceType);
+      answers = await this.messenger.readMany(entry, pollRequestsOf(this.families, capabilities), maxCommandsOf(entry.abilities));
     } else {
       this.assertReachable(uuid);
       // Asked for an address nobody told yet, or after a LAN failure to learn whether the device moved (once per failing streak).
@@ -333,7 +197,7 @@ export class MerossDevices {
       if (!worthIt) return;
       answers = new Map([['Appliance.System.All', await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All'))]]);
     }
-    const { channels, events } = pollResultOf(entry, answers);
+    const { channels, events } = pollResultOf(this.families, entry, answers);
     // A push or a command that came while the answers were on their way is newer: it wins.
     if (entry.revision === revision) this.record(entry, channels, 'push');
     for (const event of events) this.deps.emit(event);
@@ -383,7 +247,7 @@ export class MerossDevices {
     entry.commandReady = ready;
     if (ready) this.lastMqttError = null;
     // Pushes are missed while the channel is down: what we knew may be stale (the service forgets it too).
-    else forgetStates(entry);
+    else this.forget(entry);
     this.deps.log.info({ uuid, commandReady: ready }, 'meross command channel changed');
     // No state read here: a flapping broker would send one per device per reconnect. The service decides when
     // to read (within its command budget, or over the LAN); it learns from this event that the channel changed.
@@ -404,48 +268,20 @@ export class MerossDevices {
       if (status !== null) this.setOnline(entry, status === 1, status === 3);
       return;
     }
-    if (namespace === 'Appliance.GarageDoor.State') {
-      const doors = parseGarageDoors(payload);
-      if (doors.length > 0) this.setOnline(entry, true);
-      for (const { channel, state } of doors) this.deps.emit({ type: 'garageDoor', uuid: entry.def.uuid, channel, state, source: 'push' });
-      return;
-    }
-    if (namespace.startsWith('Appliance.Hub.')) {
-      this.learnValveModes(entry, namespace, payload);
-      for (const { id, change } of parseHubPush(namespace, payload)) {
-        if (Object.keys(change).length > 0) this.deps.emit({ type: 'hubDevice', uuid: entry.def.uuid, id, change, source: 'push' });
-      }
-      return;
-    }
-    if (namespace === 'Appliance.Control.Light') {
-      for (const light of parseLights((payload as { light?: unknown } | null)?.light))
-        this.deps.emit({ type: 'light', uuid: entry.def.uuid, source: 'push', ...light });
-      return;
-    }
-    if (namespace === 'Appliance.RollerShutter.Position' || namespace === 'Appliance.RollerShutter.State') {
-      const uuid = entry.def.uuid;
-      if (namespace.endsWith('Position')) {
-        for (const { channel, position } of parseCoverPositions(payload)) this.deps.emit({ type: 'cover', uuid, channel, position, source: 'push' });
-      } else {
-        for (const { channel, motion } of parseCoverMotions(payload)) this.deps.emit({ type: 'cover', uuid, channel, motion, source: 'push' });
-      }
-      return;
-    }
-    const readings = parseTogglePush(namespace, payload);
-    if (readings.length === 0) return;
-    this.setOnline(entry, true);
-    this.record(entry, readings, 'push');
+    for (const family of this.families) if (family.push?.(entry, namespace, payload, this.access)) return;
   }
 
-  private learnValveModes(entry: DeviceEntry, namespace: string, payload: unknown): void {
-    for (const [id, mode] of parseValveModes(namespace, payload)) entry.valveModes.set(id, mode);
+  /** Pushes were missed (command channel down, device away): what we and the families knew may be stale. */
+  private forget(entry: DeviceEntry): void {
+    forgetStates(entry);
+    for (const family of this.families) family.forget?.(entry);
   }
 
   private setOnline(entry: DeviceEntry, online: boolean, upgrading = false): void {
     if (entry.online === online && entry.upgrading === upgrading) return;
     entry.online = online;
     entry.upgrading = upgrading;
-    if (!online) forgetStates(entry);
+    if (!online) this.forget(entry);
     // The cloud's word on the device's own cloud connection; a device the LAN reaches stays usable.
     const [device] = this.describe([entry.def]);
     this.deps.emit({ type: 'online', uuid: entry.def.uuid, online: device?.online ?? online, upgrading });
@@ -464,7 +300,8 @@ export class MerossDevices {
 
   private setAbilities(entry: DeviceEntry, abilities: Abilities): void {
     entry.abilities = abilities;
-    entry.protocol = switchProtocolOf(abilities);
+    const capabilities = capabilitiesOf(this.families, abilities);
+    for (const family of this.families) family.learn?.(entry, abilities, capabilities);
     if (abilities.has(ENCRYPTION_NAMESPACE)) entry.encrypted = true;
   }
 
@@ -480,42 +317,9 @@ export class MerossDevices {
     return abilities;
   }
 
-  private async assertSwitch(entry: DeviceEntry): Promise<void> {
-    const capabilities = capabilitiesOf(await this.abilitiesOf(entry));
-    if (capabilities.includes('switch')) return;
-    const what = capabilities.includes('garageDoor') ? 'is a garage door opener' : capabilities.includes('cover') ? 'is a cover' : 'declares no switch';
-    throw notControllable(`Device ${entry.def.uuid} ${what}; it is never sent a switch command`);
-  }
-
   private async assertCapability(entry: DeviceEntry, capability: Capability, namespace: string): Promise<void> {
-    if (capabilitiesOf(await this.abilitiesOf(entry)).includes(capability)) return;
+    if (capabilitiesOf(this.families, await this.abilitiesOf(entry)).includes(capability)) return;
     throw notControllable(`Device ${entry.def.uuid} declares no ${capability} (${namespace})`);
-  }
-
-  private async read(entry: DeviceEntry): Promise<ChannelReading[]> {
-    // A state read (GET) is harmless to any device, and its abilities cost a message: they are read before the
-    // first command instead. Known ones still refuse a device that is no switch.
-    if (entry.abilities) await this.assertSwitch(entry);
-    const { revision, connection } = entry;
-    const overCloud = this.messenger.transportOf(entry) !== 'lan';
-    const all = parseSystemAll(await this.send(entry, 'reading Appliance.System.All', get('Appliance.System.All')));
-    if (!all) throw new AppError('CLOUD_ERROR', `Device ${entry.def.uuid} sent an unreadable Appliance.System.All answer`);
-    if (!entry.abilities && entry.protocol !== all.protocol) {
-      // Until the abilities are read, System.All tells how the device switches (a hub reports no switch).
-      entry.protocol = all.protocol;
-      this.emitDevice(entry);
-    }
-    if (overCloud && entry.connection !== connection) {
-      throw notControllable(`The command channel (MQTT) to device ${entry.def.uuid} dropped while its state was read`);
-    }
-    // A push or a command that came while the answer was on its way is newer than the answer: it wins.
-    const changed = entry.revision !== revision;
-    return all.channels.map(({ channel, on }) => {
-      const known = entry.states.get(channel);
-      if (changed && known !== undefined) return { channel, on: known };
-      entry.states.set(channel, on);
-      return { channel, on };
-    });
   }
 
   /** The device, if a message can reach it now over the LAN or the cloud; else what stands in the way. */

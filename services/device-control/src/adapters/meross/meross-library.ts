@@ -21,24 +21,9 @@ export type LibraryCallback<T> = (error: Error | null, data?: T) => void;
 export interface LibraryDevice {
   dev: MerossDeviceDefinition;
   waitingMessageIds: Record<string, { callback: LibraryCallback<unknown>; timeout?: NodeJS.Timeout }>;
-  getSystemAllData(callback: LibraryCallback<unknown>): string;
-  getSystemAbilities(callback: LibraryCallback<unknown>): string;
   publishMessage(method: 'GET' | 'SET', namespace: string, payload: unknown, callback: LibraryCallback<unknown>): string;
-  controlGarageDoor(channel: number, open: boolean, callback: LibraryCallback<unknown>): string;
-  getRollerShutterPosition(callback: LibraryCallback<unknown>): string;
-  getRollerShutterState(callback: LibraryCallback<unknown>): string;
-  controlRollerShutterPosition(channel: number, position: number, callback: LibraryCallback<unknown>): string;
-  controlLight(light: Record<string, number>, callback: LibraryCallback<unknown>): string;
-  getControlElectricity(callback: LibraryCallback<unknown>): string;
-  /** Hubs: the cloud's list of the devices behind it, as getSubDevices answered. */
+  /** A gateway's devices as the cloud's getSubDevices named them. */
   subDeviceList?: unknown;
-  getHubBattery?(callback: LibraryCallback<unknown>): string;
-  controlHubToggleX?(id: string, on: boolean, callback: LibraryCallback<unknown>): string;
-  controlHubMts100Mode?(id: string, mode: number, callback: LibraryCallback<unknown>): string;
-  controlHubMts100Temperature?(id: string, temperature: Record<string, number>, callback: LibraryCallback<unknown>): string;
-  getControlPowerConsumptionX(callback: LibraryCallback<unknown>): string;
-  controlToggleX(channel: number, on: boolean, callback: LibraryCallback<unknown>): string;
-  controlToggle(on: boolean, callback: LibraryCallback<unknown>): string;
   disconnect(force?: boolean): void;
 }
 

@@ -1,11 +1,10 @@
 import { z } from '@homeops/common';
 import type { Capability, CloudChannel, CloudDevice, DeviceLink } from '../../domain/device-cloud.js';
-import { capabilitiesOfType, coverTakesPositions } from './meross-abilities.js';
+import { record } from './meross-abilities.js';
 import { CloudCallError } from './meross-codes.js';
+import type { DeviceEntry } from './meross-device-entry.js';
+import { capabilitiesOfType, type MerossFamily } from './meross-family.js';
 import type { MerossDeviceDefinition } from './meross-library.js';
-
-/** How a device is switched: ToggleX (per channel), Toggle (old single-channel plugs), or not at all. */
-export type SwitchProtocol = 'togglex' | 'toggle' | 'none';
 
 /** One channel's state as a device reported it. */
 export interface ChannelReading {
@@ -42,67 +41,29 @@ function channelsOf(def: MerossDeviceDefinition): CloudChannel[] {
 /** The domain's view of a devList entry plus what the adapter knows about its command channel. */
 export function toCloudDevice(
   def: MerossDeviceDefinition,
-  live: {
-    online: boolean;
-    upgrading: boolean;
-    commandReady: boolean;
-    protocol: SwitchProtocol | null;
-    capabilities: Capability[] | null;
-    link?: DeviceLink;
-  },
+  entry: DeviceEntry,
+  families: readonly MerossFamily[],
+  live: { online: boolean; upgrading: boolean; commandReady: boolean; capabilities: Capability[] | null; link?: DeviceLink },
 ): CloudDevice {
   // Until its abilities are read, the device type tells the family; no command goes out before they are read.
-  const capabilities = live.capabilities ?? capabilitiesOfType(def.deviceType);
+  const capabilities = live.capabilities ?? capabilitiesOfType(families, def.deviceType);
   const device: CloudDevice = {
     uuid: def.uuid,
     name: def.devName || def.uuid,
     type: def.deviceType,
     online: live.online,
     commandReady: live.commandReady,
-    switchable: capabilities.includes('switch') && live.protocol !== 'none',
+    // Set by the family that commands channels, where the device has it.
+    switchable: false,
     capabilities,
     channels: channelsOf(def),
   };
   if (live.upgrading) device.upgrading = true;
-  if (capabilities.includes('cover') && coverTakesPositions(def.fmwareVersion)) device.coverPositioning = true;
+  for (const family of families) if (capabilities.includes(family.capability)) family.describe?.(device, def, entry);
   if (def.fmwareVersion) device.firmware = def.fmwareVersion;
   if (def.hdwareVersion) device.hardware = def.hdwareVersion;
   if (live.link) device.link = live.link;
   return device;
-}
-
-function record(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-}
-
-function readings(value: unknown, defaultChannel = 0): ChannelReading[] {
-  const list = Array.isArray(value) ? value : [value];
-  return list.flatMap((entry) => {
-    const e = record(entry);
-    if (!e || (e.onoff !== 0 && e.onoff !== 1)) return [];
-    const channel = typeof e.channel === 'number' && Number.isInteger(e.channel) ? e.channel : defaultChannel;
-    return [{ channel, on: e.onoff === 1 }];
-  });
-}
-
-/** Channel states and switch protocol from an Appliance.System.All answer; null when it is not one. */
-export function parseSystemAll(payload: unknown): { online: boolean | null; protocol: SwitchProtocol; channels: ChannelReading[] } | null {
-  const all = record(record(payload)?.all);
-  if (!all) return null;
-  const online = parseOnline(record(all.system));
-  const togglex = record(all.digest)?.togglex;
-  if (togglex !== undefined) return { online, protocol: 'togglex', channels: readings(togglex) };
-  const toggle = record(all.control)?.toggle;
-  if (toggle !== undefined) return { online, protocol: 'toggle', channels: readings(toggle) };
-  return { online, protocol: 'none', channels: [] };
-}
-
-/** Channel states from an Appliance.Control.ToggleX or Appliance.Control.Toggle push. */
-export function parseTogglePush(namespace: string, payload: unknown): ChannelReading[] {
-  const body = record(payload);
-  if (namespace === 'Appliance.Control.ToggleX') return readings(body?.togglex);
-  if (namespace === 'Appliance.Control.Toggle') return readings(body?.toggle);
-  return [];
 }
 
 /** Presence from `{ online: { status } }` (1 online, 2 offline); null when absent. */

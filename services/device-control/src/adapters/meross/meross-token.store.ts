@@ -24,7 +24,7 @@ const StoredTokenSchema = z.object({
 export type StoredToken = z.infer<typeof StoredTokenSchema>;
 
 /**
- * Keeps the token of one account across restarts. The account fingerprint covers the e-mail and the configured
+ * Keeps the token of one account across restarts. The account fingerprint takes in the e-mail and the configured
  * API URL only, not the domain in use: unlike meross-cloud's own hash, it still matches after a region redirect.
  */
 export class TokenStore {

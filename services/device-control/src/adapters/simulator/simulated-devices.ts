@@ -1,75 +1,24 @@
 import type { CloudDevice, DeviceLink } from '../../domain/device-cloud.js';
-import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
-import type { LightReading } from '../../families/light/domain/light.types.js';
 
 /** A device the simulated house reaches over its LAN (addresses from 192.0.2.0/24, a range kept for documentation). */
 function onLan(address: string): DeviceLink {
   return { transport: 'lan', address, addressSource: 'learned', pushes: true, lanProblem: null };
 }
 
-/** A simulated device: its description, the state of each channel and, for an opener, whether each door is open. */
+/** The simulated hardware of the device families; each family adds its part (declaration merging), made on first use. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface SimulatedHardware {}
+
+/** A simulated device: its description, the state of each channel, and its families' hardware. */
 export interface SimulatedDevice {
   device: CloudDevice;
   states: Map<number, boolean>;
-  doors: Map<number, boolean>;
-  /** Cover position per channel (0 closed … 100 open). */
-  covers: Map<number, number>;
-  /** Light settings per channel. */
-  lights: Map<number, LightReading>;
-  /** The devices behind a hub. */
-  subdevices: HubSubDeviceReading[];
+  hardware: SimulatedHardware;
 }
 
 function simulated(device: Omit<CloudDevice, 'capabilities'> & { capabilities?: CloudDevice['capabilities'] }, initial: boolean[]): SimulatedDevice {
   const capabilities = device.capabilities ?? ['switch'];
-  const doors = new Map(capabilities.includes('garageDoor') ? device.channels.map((c) => [c.channel, false]) : []);
-  const covers = new Map(capabilities.includes('cover') ? device.channels.map((c) => [c.channel, 0]) : []);
-  const supports = { brightness: true, temperature: true, rgb: true };
-  const lights = new Map(
-    capabilities.includes('light')
-      ? device.channels.map((c) => [c.channel, { channel: c.channel, brightness: 80, temperature: 40, rgb: 0xffb347, supports, mode: 'temperature' as const }])
-      : [],
-  );
-  const subdevices: HubSubDeviceReading[] = capabilities.includes('hubSensors')
-    ? [
-        {
-          id: '01008C11',
-          name: 'Living room valve',
-          kind: 'valve',
-          model: 'mts100v3',
-          online: true,
-          battery: 85,
-          temperature: 20.5,
-          humidity: null,
-          on: true,
-          targetTemperature: 21,
-          minTemperature: 5,
-          maxTemperature: 35,
-        },
-        {
-          id: '120027D2',
-          name: 'Cellar sensor',
-          kind: 'sensor',
-          model: 'ms100',
-          online: true,
-          battery: 60,
-          temperature: 13.2,
-          humidity: 68.4,
-          on: null,
-          targetTemperature: null,
-          minTemperature: null,
-          maxTemperature: null,
-        },
-      ]
-    : [];
-  return {
-    device: { ...device, capabilities },
-    states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])),
-    doors,
-    covers,
-    lights,
-    subdevices,
-  };
+  return { device: { ...device, capabilities }, states: new Map(device.channels.map((c, i) => [c.channel, initial[i] ?? false])), hardware: {} };
 }
 
 /**

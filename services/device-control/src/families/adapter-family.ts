@@ -1,0 +1,17 @@
+import type { MerossFamily } from '../adapters/meross/meross-family.js';
+import type { SimulatorFamily } from '../adapters/simulator/simulator-family.js';
+import type { Capability, DeviceCloud, FamilyClouds } from '../domain/device-cloud.js';
+
+/** The reads and commands a backend serves to the device families (channel reads and commands included). */
+export type FamilyPorts = FamilyClouds & Pick<DeviceCloud, 'readChannels' | 'setChannel'>;
+
+/**
+ * A device family as the adapters see it: its Meross codec, its simulator behaviour. The shared adapters take the
+ * list (src/families/adapters.ts) and never name a family.
+ */
+export interface AdapterFamily {
+  /** The capability, as GET /devices lists it. */
+  readonly capability: Capability;
+  readonly meross?: MerossFamily;
+  readonly simulator?: SimulatorFamily;
+}

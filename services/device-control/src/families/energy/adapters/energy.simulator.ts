@@ -1,0 +1,30 @@
+import { AppError } from '@homeops/common';
+import type { SimulatorFamily } from '../../../adapters/simulator/simulator-family.js';
+
+/** Simulated energy meters: a lamp's draw and a week of daily energy. */
+export const ENERGY_SIMULATOR: SimulatorFamily = {
+  capability: 'energy',
+  port: (sim) => ({
+    /** A lamp's draw while on (60 W) or in standby (0.4 W) at 230 V, with a little noise. */
+    async readPower(uuid) {
+      await sim.roundTrip();
+      const { states, device } = sim.reachable(uuid);
+      sim.announceSent(uuid, 'power read');
+      if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
+      const voltage = Math.round((229 + Math.random() * 3) * 10) / 10;
+      const power = states.get(0) ? Math.round((59 + Math.random() * 2) * 10) / 10 : 0.4;
+      return { power, voltage, current: Math.round((power / voltage) * 1000) / 1000 };
+    },
+    /** The last seven days, ending today. */
+    async readDailyEnergy(uuid) {
+      await sim.roundTrip();
+      const { device } = sim.reachable(uuid);
+      sim.announceSent(uuid, 'energy read');
+      if (!device.capabilities.includes('energy')) throw new AppError('DEVICE_NOT_CONTROLLABLE', `Device ${uuid} measures no energy`);
+      return Array.from({ length: 7 }, (_, i) => ({
+        date: new Date(sim.clock.now() - (6 - i) * 86_400_000).toISOString().slice(0, 10),
+        kWh: Math.round((0.3 + ((i * 37) % 10) / 10) * 100) / 100,
+      }));
+    },
+  }),
+};
