@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { projects as common } from './packages/common/vitest.config.js';
 import { projects as deviceControl } from './services/device-control/vitest.config.js';
@@ -23,4 +24,11 @@ const repository = tiered(import.meta.dirname, 'repository', {
   ],
 });
 
-export default defineConfig({ test: { projects: [...repository, ...common, ...deviceControl, ...notifications] } });
+export default defineConfig({
+  test: {
+    projects: [...repository, ...common, ...deviceControl, ...notifications],
+    // One worker per core, not vitest's cores - 1: on two cores that is two files at a time instead of one, and much
+    // of a file's time is spent waiting on sockets and child processes.
+    maxWorkers: availableParallelism(),
+  },
+});
