@@ -14,8 +14,7 @@ RUN test -n "$SERVICE" && npm install -g --no-fund --no-audit --loglevel=error p
 WORKDIR /repo
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json tsconfig.web.json .npmrc ./
 COPY packages/common/package.json packages/common/
-# The services' tsconfig.json reference test-kit's (typecheck graph); Vite reads them when it compiles the dashboard.
-COPY packages/test-kit/package.json packages/test-kit/tsconfig.json packages/test-kit/
+COPY packages/test-kit/package.json packages/test-kit/
 COPY packages/web-kit/package.json packages/web-kit/
 COPY services/${SERVICE}/package.json services/${SERVICE}/
 RUN pnpm install --frozen-lockfile --filter "@homeops/${SERVICE}..."
