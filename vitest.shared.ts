@@ -1,10 +1,34 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 // Vite's default server conditions, with `source` first so workspace packages load from TypeScript, no build needed.
 const conditions = ['source', 'module', 'node', 'development|production'];
+const resolveSource = { resolve: { conditions }, ssr: { resolve: { conditions } } };
 
-export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions } },
-  test: { include: ['test/**/*.test.ts'] },
-});
+export default defineConfig({ ...resolveSource, test: { include: ['test/**/*.test.ts'] } });
+
+type ProjectTest = NonNullable<TestProjectInlineConfiguration['test']>;
+
+/** One vitest project's files and settings; `slow` lists the files that leave the process (see {@link tiered}). */
+export interface TieredProject extends Omit<ProjectTest, 'name' | 'include'> {
+  include: string[];
+  slow?: string[];
+}
+
+/**
+ * A package's tests as vitest projects in two tiers, named `fast:<name>` and `slow:<name>` (docs/development.md).
+ * fast: in one process — unit tests, the app called over supertest or a port-0 socket, in-memory or temp-directory
+ * stores, in-process emulators. slow: everything that starts another process or needs something built — the
+ * service or a tool as a child process, Mosquitto, PostgreSQL, Prometheus, Chromium, the library's pack, the
+ * built dashboards. `pnpm test:fast` runs `fast:*`; `pnpm test` runs both.
+ */
+export function tiered(root: string, name: string, { include, slow = [], exclude = [], ...test }: TieredProject): TestProjectInlineConfiguration[] {
+  // One module graph per worker across the fast files (each file still gets its own test state): loading express,
+  // zod and the app once per worker instead of once per file is most of what makes this tier fast.
+  const fast: TestProjectInlineConfiguration = {
+    ...resolveSource,
+    root,
+    test: { isolate: false, ...test, name: `fast:${name}`, include, exclude: [...exclude, ...slow] },
+  };
+  const slowProject: TestProjectInlineConfiguration = { ...resolveSource, root, test: { ...test, name: `slow:${name}`, include: slow, exclude } };
+  return [...(include.length > 0 ? [fast] : []), ...(slow.length > 0 ? [slowProject] : [])];
+}

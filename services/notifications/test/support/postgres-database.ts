@@ -6,7 +6,7 @@ let made = 0;
 /** A fresh empty database in the run's cluster (postgres project: see postgres-global-setup.ts); its URL. */
 export async function freshDatabase(): Promise<string> {
   const admin = inject('postgresUrl');
-  if (!admin) throw new Error('No PostgreSQL cluster: run this file in the postgres project (vitest --project postgres)');
+  if (!admin) throw new Error('No PostgreSQL cluster: run this file in the postgres project (vitest --project slow:postgres)');
   const name = `test_${process.pid}_${Date.now().toString(36)}_${++made}`;
   const client = new pg.Client(admin);
   await client.connect();
