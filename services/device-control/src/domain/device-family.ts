@@ -1,5 +1,5 @@
 import type { DeviceActionsDeps } from './device-actions.js';
-import type { CloudEvent } from './device-cloud.js';
+import type { Capability, CloudEvent } from './device-cloud.js';
 
 /** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
 export interface FamilyState {
@@ -16,6 +16,6 @@ export interface FamilyOptions {}
 /** A device family, domain side: builds its use-cases on the device service's registry, budget and queue. */
 export interface DomainFamily<S extends FamilyState = FamilyState> {
   /** The capability the family acts on, as GET /devices lists it. */
-  readonly capability: string;
+  readonly capability: Capability;
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
 }
