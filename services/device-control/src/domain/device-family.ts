@@ -1,5 +1,6 @@
 import type { DeviceActionsDeps } from './device-actions.js';
 import type { Capability, CloudEvent } from './device-cloud.js';
+import type { FamilyWatches } from './watches/family-watches.js';
 
 /** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
 export interface FamilyState {
@@ -18,4 +19,6 @@ export interface DomainFamily<S extends FamilyState = FamilyState> {
   /** The capability the family acts on, as GET /devices lists it. */
   readonly capability: Capability;
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
+  /** The watch conditions it gives (docs/watches.md), if any. */
+  readonly watches?: FamilyWatches;
 }

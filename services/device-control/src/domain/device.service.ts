@@ -3,6 +3,7 @@ import { BackgroundReads } from './background-reads.js';
 import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
+import type { FamilyWatches } from './watches/family-watches.js';
 import type { DomainFamily, FamilyOptions, FamilyState } from './device-family.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
@@ -232,6 +233,11 @@ export class DeviceService {
     const state = this.families.get(family);
     if (!state) throw new Error(`The device family ${family.capability} is not registered with the device service`);
     return state as S;
+  }
+
+  /** The families that give watch conditions (docs/watches.md), in their order. */
+  watchFamilies(): Array<DomainFamily & { watches: FamilyWatches }> {
+    return [...this.families.keys()].filter((family): family is DomainFamily & { watches: FamilyWatches } => family.watches !== undefined);
   }
 
   health(): DeviceServiceHealth {
