@@ -1,6 +1,6 @@
 import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common/core';
 import { BackgroundReads } from './background-reads.js';
-import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
+import { ChannelCommands, type ChannelCommandResult } from '../families/switch/domain/channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';

@@ -24,7 +24,7 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
  * the families stand once their domain, routes and schemas moved in, with the Meross codec, the simulator, the MQTT
  * entities and the watch conditions still in the shared adapters. Lower them as those move; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 16, cover: 20, light: 13, energy: 12, hub: 16, switch: 25 };
+const MOST: Record<string, number> = { 'garage door': 16, cover: 20, light: 13, energy: 12, hub: 16, switch: 23 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

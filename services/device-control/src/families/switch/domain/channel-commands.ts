@@ -1,11 +1,11 @@
 import { AppError, isoNow, type Clock, type Logger } from '@homeops/common/core';
-import { callCloud } from './cloud-call.js';
-import type { DeviceCloud } from './device-cloud.js';
-import type { DeviceQueue } from './device-queue.js';
-import type { DeviceRegistry } from './device-registry.js';
-import { isControllable } from './device.js';
-import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
-import type { Admission, LanOrCloud } from './lan-or-cloud.js';
+import { callCloud } from '../../../domain/cloud-call.js';
+import type { DeviceCloud } from '../../../domain/device-cloud.js';
+import type { DeviceQueue } from '../../../domain/device-queue.js';
+import type { DeviceRegistry } from '../../../domain/device-registry.js';
+import { isControllable } from '../../../domain/device.js';
+import { assertChannelOf, assertControllable, assertKnownDevice } from '../../../domain/device-rules.js';
+import type { Admission, LanOrCloud } from '../../../domain/lan-or-cloud.js';
 
 /** What a switch command did. */
 export interface ChannelCommandResult {
