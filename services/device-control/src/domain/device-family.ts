@@ -19,6 +19,8 @@ export interface DomainFamily<S extends FamilyState = FamilyState> {
   /** The capability the family acts on, as GET /devices lists it. */
   readonly capability: Capability;
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
+  /** What a refused channel command tells of a device of the family: what the device is, and the routes it takes. */
+  readonly refusal?: { is?: string; instead?(at: string): string };
   /** The watch conditions it gives (docs/watches.md), if any. */
   readonly watches?: FamilyWatches;
 }

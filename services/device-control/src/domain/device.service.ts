@@ -102,6 +102,7 @@ export class DeviceService {
       clock,
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
+      families: options.families,
     });
     const family = {
       cloud,

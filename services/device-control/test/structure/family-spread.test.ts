@@ -21,10 +21,11 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
 
 /**
  * The most files outside its folder that may name each family. The goal (issue 33) is 3 everywhere; these are where
- * the families stand once their domain, routes and schemas moved in, with the Meross codec, the simulator, the MQTT
- * entities and the watch conditions still in the shared adapters. Lower them as those move; never raise them.
+ * the families stand once their domain, routes, schemas, MQTT entities and watch conditions moved in (and the
+ * switch family's routes), with the Meross codec and the simulator still in the shared adapters. Lower them as
+ * those move; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 16, cover: 20, light: 13, energy: 12, hub: 16, switch: 23 };
+const MOST: Record<string, number> = { 'garage door': 14, cover: 18, light: 13, energy: 12, hub: 15, switch: 23 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -86,4 +86,12 @@ export class GarageDoors extends DeviceActions {
 }
 
 /** Garage door openers, as the device service builds them. */
-export const GARAGE_DOORS: DomainFamily<GarageDoors> = { capability: 'garageDoor', create: (deps) => new GarageDoors(deps), watches: GARAGE_DOOR_WATCHES };
+export const GARAGE_DOORS: DomainFamily<GarageDoors> = {
+  capability: 'garageDoor',
+  create: (deps) => new GarageDoors(deps),
+  watches: GARAGE_DOOR_WATCHES,
+  refusal: {
+    is: 'a garage door opener',
+    instead: (at) => `Open or close it with POST ${at}/garage-door/{channel}/open or /close`,
+  },
+};
