@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anyJsonField, eventually, hostileBody, Mosquitto, MqttRecorder, ServiceProcess } from '../../packages/test-kit/src/index.js';
 import { deviceTopics } from '../../services/device-control/src/adapters/mqtt/device-entities.js';
-import { MQTT_COMMANDS } from '../../services/device-control/src/adapters/mqtt/mqtt-commands.js';
+import { ADAPTER_FAMILIES } from '../../services/device-control/src/families/adapters.js';
 import { recipientEntities } from '../../services/notifications/src/adapters/mqtt/recipient-entities.js';
 
 // Random payloads into every topic either bridge subscribes to, both services running as `pnpm start` runs them on one
@@ -18,7 +18,9 @@ const MiB = 1024 * 1024;
 function subscribedTopics(): string[] {
   const devices = ['sim-strip-0001', 'sim-garage-0001', 'sim-cover-0001', 'sim-bulb-0001', 'sim-hub-0001', 'sim-nope-9999'];
   const commands = devices.flatMap((uuid) =>
-    MQTT_COMMANDS.map((command) => `${deviceTopics(DC_BASE, uuid).availability.replace(/\/availability$/, '')}/${command.suffix.replace(/\+/g, '0')}`),
+    ADAPTER_FAMILIES.flatMap(({ mqtt }) => mqtt?.commands ?? []).map(
+      (command) => `${deviceTopics(DC_BASE, uuid).availability.replace(/\/availability$/, '')}/${command.suffix.replace(/\+/g, '0')}`,
+    ),
   );
   const recipients = recipientEntities(NOTIFY_BASE, ['alice', 'bob', 'mallory']).flatMap((entity) => [
     entity.topics.notify,

@@ -9,7 +9,9 @@ import { registerDeviceRoutes } from './http/devices.router.js';
 import { registerEventRoutes } from './http/events.router.js';
 import type { EventStreams } from './http/event-streams.js';
 import { registerHealthRoutes } from './http/health.router.js';
-import { countSwitchCommands, registerDeviceMetrics } from './http/device.metrics.js';
+import { registerDeviceMetrics } from './http/device.metrics.js';
+import { countSwitchCommands } from './families/switch/http/switch.metrics.js';
+import { registerSwitchRoutes } from './families/switch/http/switch.router.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { FAMILIES, FAMILY_EVENTS } from './families/index.js';
 import { registerWatchRoutes } from './http/watches.router.js';
@@ -56,7 +58,8 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
-  registerDeviceRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
+  registerDeviceRoutes(api, deps.devices);
+  registerSwitchRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);

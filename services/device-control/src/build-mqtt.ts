@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock, Logger } from '@homeops/common';
 import { MqttBridge, mqttSettingsOf, type MqttStatus } from '@homeops/common/mqtt';
 import { DeviceControlMqttAdapter, MAX_PACKET_BYTES } from './adapters/mqtt/device-control-mqtt.adapter.js';
+import { ADAPTER_FAMILIES } from './families/adapters.js';
 import type { Config } from './config.js';
 import type { DeviceCloud } from './domain/device-cloud.js';
 import type { DeviceService } from './domain/device.service.js';
@@ -44,6 +45,7 @@ export function buildMqtt(config: Config, deps: MqttDeps): MqttLink | undefined 
     logger: log,
     swVersion: SERVICE_VERSION,
     readIntervalMs: config.MQTT_READ_INTERVAL_SECONDS * 1000,
+    families: ADAPTER_FAMILIES,
   });
   return {
     status: () => bridge.status(),

@@ -1,5 +1,6 @@
 import type { DeviceActionsDeps } from './device-actions.js';
-import type { CloudEvent } from './device-cloud.js';
+import type { Capability, CloudEvent } from './device-cloud.js';
+import type { FamilyWatches } from './watches/family-watches.js';
 
 /** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
 export interface FamilyState {
@@ -16,6 +17,10 @@ export interface FamilyOptions {}
 /** A device family, domain side: builds its use-cases on the device service's registry, budget and queue. */
 export interface DomainFamily<S extends FamilyState = FamilyState> {
   /** The capability the family acts on, as GET /devices lists it. */
-  readonly capability: string;
+  readonly capability: Capability;
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
+  /** What a refused channel command tells of a device of the family: what the device is, and the routes it takes. */
+  readonly refusal?: { is?: string; instead?(at: string): string };
+  /** The watch conditions it gives (docs/watches.md), if any. */
+  readonly watches?: FamilyWatches;
 }

@@ -1,6 +1,6 @@
 import { AppError } from '@homeops/common/core';
 import type { Capability } from './device-cloud.js';
-import { describeNotControllable, describeUnreachable, type Device } from './device.js';
+import { describeUnreachable, type Device } from './device.js';
 
 /** The device, or DEVICE_NOT_FOUND naming the uuid (the default solution points to POST /devices/sync). */
 export function assertKnownDevice(device: Device | undefined, uuid: string): Device {
@@ -15,14 +15,6 @@ export function assertChannelOf(device: Device, channel: number): void {
   throw new AppError('VALIDATION_FAILED', `Invalid channel: ${channel} is not a channel of device ${device.uuid}`, {
     details: [{ path: 'channel', message: `must be one of the device's channels: ${valid}` }],
   });
-}
-
-/** Throws 'Device not controllable' / 'Check synchronization' (the spec's exact texts), with the reason as detail. */
-export function assertControllable(device: Device): void {
-  const reason = describeNotControllable(device);
-  if (reason === undefined) return;
-  const solution = describeOtherRoutes(device);
-  throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }], ...(solution ? { solution } : {}) });
 }
 
 /** 409 unless the device has the capability an action needs, naming what the device is. */
@@ -42,11 +34,3 @@ export function assertReachable(device: Device): void {
 }
 
 /** For a device that is no switch: the routes it does take. */
-function describeOtherRoutes(device: Device): string | undefined {
-  if (device.switchable) return undefined;
-  const at = `/devices/${device.uuid}`;
-  if (device.capabilities.includes('garageDoor')) return `Open or close it with POST ${at}/garage-door/{channel}/open or /close`;
-  if (device.capabilities.includes('cover')) return `Move it with POST ${at}/cover/{channel}/open, /close or /stop, or PUT ${at}/cover/{channel}/position`;
-  if (device.capabilities.includes('hubSensors')) return `See the devices behind it with GET ${at}/hub; set a valve with PUT ${at}/hub/{id}`;
-  return undefined;
-}

@@ -1,8 +1,9 @@
 import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common/core';
 import { BackgroundReads } from './background-reads.js';
-import { ChannelCommands, type ChannelCommandResult } from './channel-commands.js';
+import { ChannelCommands, type ChannelCommandResult } from '../families/switch/domain/channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
+import type { FamilyWatches } from './watches/family-watches.js';
 import type { DomainFamily, FamilyOptions, FamilyState } from './device-family.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
@@ -101,6 +102,7 @@ export class DeviceService {
       clock,
       logger,
       commandTimeoutMs: options.commandTimeoutMs,
+      families: options.families,
     });
     const family = {
       cloud,
@@ -232,6 +234,11 @@ export class DeviceService {
     const state = this.families.get(family);
     if (!state) throw new Error(`The device family ${family.capability} is not registered with the device service`);
     return state as S;
+  }
+
+  /** The families that give watch conditions (docs/watches.md), in their order. */
+  watchFamilies(): Array<DomainFamily & { watches: FamilyWatches }> {
+    return [...this.families.keys()].filter((family): family is DomainFamily & { watches: FamilyWatches } => family.watches !== undefined);
   }
 
   health(): DeviceServiceHealth {

@@ -1,4 +1,4 @@
-import type { Capability, CloudChannel, CloudDevice, DeviceLink } from './device-cloud.js';
+import type { CloudChannel, CloudDevice, DeviceLink } from './device-cloud.js';
 
 /** Where a device stands: online, offline, or installing a firmware update (not online, back by itself). */
 export type DeviceStatus = 'online' | 'offline' | 'upgrading';
@@ -71,15 +71,4 @@ export function describeUnreachable(device: Device): string | undefined {
     return `neither the LAN (${address}${lanProblem ? `: ${lanProblem}` : ''}) nor the cloud reaches the device now`;
   }
   return undefined;
-}
-
-/** Why a device refuses switch commands, in words, or undefined when it accepts them. */
-export function describeNotControllable(device: Device): string | undefined {
-  return describeUnreachable(device) ?? (device.switchable ? undefined : notASwitch(device.capabilities));
-}
-
-function notASwitch(capabilities: Capability[]): string {
-  if (capabilities.includes('garageDoor')) return 'the device is a garage door opener; it is never sent a switch command';
-  if (capabilities.includes('cover')) return 'the device is a cover (roller shutter); it is never sent a switch command';
-  return 'the device does not support switching';
 }

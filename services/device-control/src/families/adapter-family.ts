@@ -1,4 +1,5 @@
 import type { MerossFamily } from '../adapters/meross/meross-family.js';
+import type { MqttFamily } from '../adapters/mqtt/mqtt-family.js';
 import type { SimulatorFamily } from '../adapters/simulator/simulator-family.js';
 import type { Capability, DeviceCloud, FamilyClouds } from '../domain/device-cloud.js';
 
@@ -6,12 +7,14 @@ import type { Capability, DeviceCloud, FamilyClouds } from '../domain/device-clo
 export type FamilyPorts = FamilyClouds & Pick<DeviceCloud, 'readChannels' | 'setChannel'>;
 
 /**
- * A device family as the adapters see it: its Meross codec, its simulator behaviour. The shared adapters take the
- * list (src/families/adapters.ts) and never name a family.
+ * A device family as the adapters see it: its Meross codec, its simulator behaviour, its Home Assistant entities.
+ * The shared adapters take the list (src/families/adapters.ts) and never name a family.
  */
 export interface AdapterFamily {
   /** The capability, as GET /devices lists it. */
   readonly capability: Capability;
   readonly meross?: MerossFamily;
   readonly simulator?: SimulatorFamily;
+  /** Its Home Assistant entities, states and commands. */
+  readonly mqtt?: MqttFamily;
 }

@@ -1,6 +1,7 @@
 import { z } from '@homeops/common';
 
-const nonNegativeIntText = z
+/** A non-negative integer in a path. */
+export const nonNegativeIntText = z
   .string()
   .regex(/^\d{1,6}$/, 'must be a non-negative integer')
   .transform(Number);
@@ -9,21 +10,6 @@ const nonNegativeIntText = z
 export const UuidParamsSchema = z.object({
   uuid: z.string().min(1).max(128).openapi({ description: 'Device uuid as listed by GET /devices' }),
 });
-
-/** `:uuid` and `:channel` of PUT /devices/:uuid/channels/:channel. */
-export const ChannelParamsSchema = UuidParamsSchema.extend({
-  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'Channel index (0 on single-channel plugs)' }),
-});
-
-/** Body of POST /devices/:uuid/toggle; the channel defaults to 0. */
-export const ToggleBodySchema = z
-  .object({
-    channel: z.number().int('must be an integer').min(0, 'must not be negative').default(0),
-  })
-  .openapi('ToggleRequest');
-
-/** Body of PUT /devices/:uuid/channels/:channel. */
-export const SetChannelBodySchema = z.object({ on: z.boolean() }).openapi('SetChannelRequest');
 
 /** One channel of a device with its state. */
 export const ChannelSchema = z
@@ -64,17 +50,6 @@ export const DeviceSchema = z
 
 /** The JSON of one device. */
 export type DeviceBody = z.infer<typeof DeviceSchema>;
-
-/** Success body of toggle and switch (the spec's toggle body plus the new state). */
-export const CommandResultSchema = z
-  .object({
-    status: z.literal('success'),
-    device: z.string().openapi({ description: 'Name of the device' }),
-    action: z.enum(['toggle', 'on', 'off']),
-    channel: z.number().int(),
-    on: z.boolean().openapi({ description: 'The state of the channel after the command' }),
-  })
-  .openapi('CommandResult');
 
 /** Answer of POST /devices/sync. */
 export const SyncResultSchema = z

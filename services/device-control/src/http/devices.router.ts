@@ -2,17 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
-import { assertMayControl } from './control-families.js';
-import {
-  ChannelParamsSchema,
-  CommandResultSchema,
-  DeviceSchema,
-  SetChannelBodySchema,
-  SyncResultSchema,
-  ToggleBodySchema,
-  UuidParamsSchema,
-  type DeviceBody,
-} from './device.schemas.js';
+import { DeviceSchema, SyncResultSchema, UuidParamsSchema, type DeviceBody } from './device.schemas.js';
 
 /** What a read of a device family (garage doors, covers, lights, energy, hubs) can answer besides 200. */
 export const READ_ERRORS = [
@@ -63,7 +53,7 @@ function toBody(d: DeviceView): DeviceBody {
   };
 }
 
-/** GET /devices, GET /devices/:uuid, toggle, switch and sync. */
+/** GET /devices, GET /devices/:uuid and sync. */
 export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
   // The list is polled far more often than it changes: serialize it (and its ETag) once per change.
   let listCache: { revision: number; body: Buffer; etag: string } | undefined;
@@ -109,41 +99,6 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     errors: ['DEVICE_NOT_FOUND'],
     handler: ({ params }, _req, res) => {
       res.json(toBody(devices.getDevice(params.uuid)));
-    },
-  });
-
-  api.route({
-    method: 'post',
-    path: '/devices/{uuid}/toggle',
-    summary: 'Flip a channel (read from the device first when its state is unknown)',
-    access: 'devices:control',
-    tags: ['devices'],
-    params: UuidParamsSchema,
-    body: ToggleBodySchema,
-    responses: { 200: { description: 'The channel was flipped', schema: CommandResultSchema } },
-    errors: [...COMMAND_ERRORS],
-    handler: async ({ params, body, principal }, _req, res) => {
-      assertMayControl(principal, params.uuid, 'switch');
-      const result = await devices.toggleChannel(params.uuid, body.channel);
-      res.json({ status: 'success', device: result.device, action: 'toggle', channel: result.channel, on: result.on });
-    },
-  });
-
-  api.route({
-    method: 'put',
-    path: '/devices/{uuid}/channels/{channel}',
-    summary: 'Switch a channel on or off (idempotent)',
-    access: 'devices:control',
-    tags: ['devices'],
-    params: ChannelParamsSchema,
-    body: SetChannelBodySchema,
-    responses: { 200: { description: 'The channel is in the requested state', schema: CommandResultSchema } },
-    errors: [...COMMAND_ERRORS],
-    handler: async ({ params, body, principal }, _req, res) => {
-      assertMayControl(principal, params.uuid, 'switch');
-      const result = await devices.setChannel(params.uuid, params.channel, body.on);
-      const action = result.on ? 'on' : 'off';
-      res.json({ status: 'success', device: result.device, action, channel: result.channel, on: result.on });
     },
   });
 }

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metricValue, parseExposition } from '@homeops/test-kit';
-import { SWITCH_COMMAND_LABELS } from '../../src/http/device.metrics.js';
+import { SWITCH_COMMAND_LABELS } from '../../src/families/switch/http/switch.metrics.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;

@@ -2,6 +2,10 @@ import { createLogger, ManualClock } from '@homeops/common';
 import { drainEventLoop } from '@homeops/test-kit';
 import { describe, expect, it } from 'vitest';
 import { BudgetedReads, type ReadOperations } from '../../src/adapters/mqtt/budgeted-reads.js';
+import { ADAPTER_FAMILIES } from '../../src/families/adapters.js';
+
+/** The families' budgeted reads, as the adapter hands them over. */
+const familyReads = ADAPTER_FAMILIES.flatMap(({ mqtt }) => (mqtt?.budgetedRead ? [mqtt.budgetedRead] : []));
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -25,7 +29,7 @@ describe('BudgetedReads (energy and hubs for Home Assistant)', () => {
   it('reads every interval while the background share has room', async () => {
     const clock = new ManualClock();
     const { devices, calls } = fakeDomain(() => 100);
-    const reads = new BudgetedReads({ devices, clock, logger, intervalMs: 300_000 });
+    const reads = new BudgetedReads({ devices, clock, logger, intervalMs: 300_000, reads: familyReads });
 
     reads.start();
     clock.advance(0);
@@ -42,7 +46,7 @@ describe('BudgetedReads (energy and hubs for Home Assistant)', () => {
   it('never reads from the share kept for callers', async () => {
     const clock = new ManualClock();
     const { devices, calls } = fakeDomain(() => 1);
-    const reads = new BudgetedReads({ devices, clock, logger, intervalMs: 1_000 });
+    const reads = new BudgetedReads({ devices, clock, logger, intervalMs: 1_000, reads: familyReads });
 
     reads.start();
     for (let i = 0; i < 5; i++) {

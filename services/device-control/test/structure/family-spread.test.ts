@@ -21,10 +21,10 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
 
 /**
  * The most files outside its folder that may name each family. The goal (issue 33) is 3 everywhere; these are where
- * the families stand once their domain, routes, schemas, Meross codec and simulator behaviour moved in, with the MQTT
- * entities and the watch conditions still in the shared adapters. Lower them as those move; never raise them.
+ * the families stand with their domain, routes, schemas, Meross codec, simulator behaviour, MQTT entities and watch
+ * conditions in their folders; the two registries count as two. Lower them as the rest moves; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 14, cover: 13, light: 10, energy: 11, hub: 15, switch: 23 };
+const MOST: Record<string, number> = { 'garage door': 8, cover: 9, light: 6, energy: 6, hub: 7, switch: 18 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

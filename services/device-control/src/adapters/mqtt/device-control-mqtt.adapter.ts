@@ -5,14 +5,9 @@ import type { DeviceEvent } from '../../domain/device-events.js';
 import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
 import { BudgetedReads } from './budgeted-reads.js';
-import { coverStateOf } from './family-entities.js';
-import { ReadingStates } from './reading-states.js';
-import { MQTT_COMMANDS, type MqttCommand } from './mqtt-commands.js';
 import { deviceOf, deviceTopics, type DeviceTopics } from './device-entities.js';
+import type { MqttCommand, MqttFamily, MqttFamilyEntities } from './mqtt-family.js';
 import { serviceDevice, ServiceSensors } from './service-sensors.js';
-import { COVERS } from '../../families/cover/domain/covers.js';
-import { GARAGE_DOORS } from '../../families/garage-door/domain/garage-doors.js';
-import { LIGHTS } from '../../families/light/domain/lights.js';
 
 /** What the adapter uses of the bridge. */
 export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishStateAgain' | 'publishEvent' | 'deviceId'>;
@@ -31,19 +26,21 @@ export interface DeviceControlMqttOptions {
   swVersion: string;
   /** How often the service sensors are published besides on every event (the budget windows slide); default 30 s. */
   serviceIntervalMs?: number;
-  /** Energy plugs and hubs are read this often, within the budget's background share (0: never; their events still show). */
+  /** Devices that push nothing are read this often, within the budget's background share (0: never; their events still show). */
   readIntervalMs: number;
+  /** The device families' Home Assistant sides (src/families/adapters.ts), in the order their entities are listed. */
+  families: ReadonlyArray<{ mqtt?: MqttFamily }>;
 }
 
 /** Commands handled at once; past it a command is refused (SERVER_BUSY) instead of piling up. */
 const MAX_COMMANDS_AT_ONCE = 32;
-/** The largest command payload read: the longest, a light's JSON, is under 200 bytes. */
+/** The largest command payload read: the longest, a JSON one, is under 200 bytes. */
 export const MAX_COMMAND_BYTES = 4096;
 /** The largest packet the broker may send device-control: commands, and the discovery configs it watches for its own. */
 export const MAX_PACKET_BYTES = 1024 * 1024;
 
 /**
- * Home Assistant's side of device-control: a device per Meross device (a switch and a button event per channel) and a
+ * Home Assistant's side of device-control: a device per Meross device (the entities of its families, src/families/adapters.ts) and a
  * service device (budget left, cloud session, lock-out, LAN reach). Commands act through DeviceService, so they meet
  * the same budget and refusals as HTTP; a refused command publishes the true state again and the error.
  */
@@ -54,25 +51,34 @@ export class DeviceControlMqttAdapter {
   private commands = 0;
   /** The last payload of each state topic: what a refused command publishes again. */
   private readonly lastStates = new Map<string, string>();
-  /** Devices on the LAN whose doors and covers were read once (free of the budget) to show a state from the start. */
+  /** Devices on the LAN read once (free of the budget) to show a state from the start. */
   private readonly readOnce = new Set<string>();
-  private readonly readings: ReadingStates;
+  /** Each family's entities, with the family's commands. */
+  private readonly families: Array<{ entities: MqttFamilyEntities; commands: readonly MqttCommand[] }>;
   private unsubscribe: (() => void) | undefined;
   private readonly service: ServiceSensors;
   private readonly reads: BudgetedReads;
 
   constructor(private readonly options: DeviceControlMqttOptions) {
     this.serviceId = options.bridge.deviceId('service');
-    this.readings = new ReadingStates(options.baseTopic, (topic, payload) => this.state(topic, payload));
+    const context = {
+      at: (uuid: string) => deviceTopics(options.baseTopic, uuid).at,
+      state: (topic: string, payload: string) => this.state(topic, payload),
+      event: (topic: string, payload: string) => options.bridge.publishEvent(topic, payload),
+    };
+    const parts = options.families.flatMap(({ mqtt }) => (mqtt ? [mqtt] : []));
+    this.families = parts.map((family) => ({ entities: family.entities(context), commands: family.commands ?? [] }));
     this.service = new ServiceSensors({ ...options, intervalMs: options.serviceIntervalMs ?? 30_000 });
-    this.reads = new BudgetedReads({ devices: options.devices, clock: options.clock, logger: options.logger, intervalMs: options.readIntervalMs });
+    const reads = parts.flatMap((family) => (family.budgetedRead ? [family.budgetedRead] : []));
+    this.reads = new BudgetedReads({ devices: options.devices, clock: options.clock, logger: options.logger, intervalMs: options.readIntervalMs, reads });
   }
 
   /** Publishes the devices and their states, and listens to commands and domain events. */
   start(): void {
     const { bridge, baseTopic, devices } = this.options;
-    for (const command of MQTT_COMMANDS)
-      bridge.subscribe(`${baseTopic}/devices/+/${command.suffix}`, (topic, payload) => this.command(command, topic, payload));
+    for (const { entities, commands } of this.families)
+      for (const command of commands)
+        bridge.subscribe(`${baseTopic}/devices/+/${command.suffix}`, (topic, payload) => this.command(entities, command, topic, payload));
     this.unsubscribe = devices.onEvent((event) => this.onEvent(event));
     this.publishDevices();
     this.service.start();
@@ -86,48 +92,19 @@ export class DeviceControlMqttAdapter {
   }
 
   private onEvent(event: DeviceEvent): void {
-    const { bridge } = this.options;
-    switch (event.type) {
-      case 'channel': {
-        const topics = deviceTopics(this.options.baseTopic, event.uuid);
-        this.state(topics.channelState(event.channel), event.on ? 'ON' : 'OFF');
-        this.readings.channel(event.uuid, event.channel, event.on);
-        if (event.source === 'push') bridge.publishEvent(topics.channelPress(event.channel), JSON.stringify({ event_type: 'press', on: event.on }));
-        break;
-      }
-      case 'online':
-        bridge.publishState(deviceTopics(this.options.baseTopic, event.uuid).availability, event.online && !event.upgrading ? 'online' : 'offline');
-        break;
-      case 'device': {
-        const topics = deviceTopics(this.options.baseTopic, event.device.uuid);
-        bridge.publishState(topics.transport, event.device.link.transport);
-        this.publishDevices();
-        break;
-      }
-      case 'device-removed':
-      case 'sync':
-        this.publishDevices();
-        break;
-      case 'garageDoor':
-        this.state(deviceTopics(this.options.baseTopic, event.uuid).doorState(event.channel), event.state);
-        break;
-      case 'cover': {
-        const topics = deviceTopics(this.options.baseTopic, event.uuid);
-        const state = coverStateOf(event.position, event.motion);
-        if (state !== undefined) this.state(topics.coverState(event.channel), state);
-        if (event.position !== null) this.state(topics.coverPosition(event.channel), String(event.position));
-        break;
-      }
-      case 'session':
-      case 'watch':
-        break;
-      case 'light':
-      case 'power':
-      case 'energy':
-      case 'hub':
-        // A light's features and a hub's devices shape the discovery.
-        if (this.readings.apply(event)) this.publishDevices();
-        break;
+    const { bridge, baseTopic } = this.options;
+    if (event.type === 'online') {
+      bridge.publishState(deviceTopics(baseTopic, event.uuid).availability, event.online && !event.upgrading ? 'online' : 'offline');
+    } else if (event.type === 'device') {
+      bridge.publishState(deviceTopics(baseTopic, event.device.uuid).transport, event.device.link.transport);
+      this.publishDevices();
+    } else if (event.type === 'device-removed' || event.type === 'sync') {
+      this.publishDevices();
+    } else if (event.type !== 'session' && event.type !== 'watch') {
+      // The families' events: what they last told may shape the discovery (new features, new devices behind it).
+      let reshaped = false;
+      for (const { entities } of this.families) reshaped = entities.onEvent?.(event) === true || reshaped;
+      if (reshaped) this.publishDevices();
     }
     this.service.publish();
   }
@@ -151,12 +128,11 @@ export class DeviceControlMqttAdapter {
     });
     bridge.setDevices([
       serviceDevice(this.serviceId, baseTopic, this.options.swVersion),
-      ...found.map(({ device, topics }) =>
-        deviceOf(device, bridge.deviceId(device.uuid), this.serviceId, topics, {
-          lights: this.readings.lightsOf(device.uuid),
-          hub: this.readings.hubOf(device.uuid),
-        }),
-      ),
+      ...found.map(({ device, topics }) => {
+        const deviceId = bridge.deviceId(device.uuid);
+        const components = this.families.map(({ entities }) => entities.components?.(device, deviceId, topics.at) ?? {});
+        return deviceOf(device, deviceId, this.serviceId, topics, components);
+      }),
     ]);
     for (const { device, topics } of found) {
       this.publishStates(device, topics);
@@ -168,31 +144,26 @@ export class DeviceControlMqttAdapter {
     const { bridge } = this.options;
     bridge.publishState(topics.availability, device.status === 'online' ? 'online' : 'offline');
     bridge.publishState(topics.transport, device.link.transport);
-    if (!device.capabilities.includes('switch')) return;
-    for (const { channel, on } of device.channels) {
-      if (on === null) continue;
-      this.state(topics.channelState(channel), on ? 'ON' : 'OFF');
-      this.readings.channel(device.uuid, channel, on);
-    }
+    for (const { entities } of this.families) entities.publishStates?.(device);
   }
 
   /**
    * A command through the domain; a refusal publishes the states it touched again, and the error. The broker authorizes
    * it (its users and the ACLs on the command topics), not our tokens: whoever may publish here controls every device.
    */
-  private async command(command: MqttCommand, topic: string, payload: Buffer): Promise<void> {
+  private async command(entities: MqttFamilyEntities, command: MqttCommand, topic: string, payload: Buffer): Promise<void> {
     const rest = topic.slice(this.options.baseTopic.length + '/devices/'.length).split('/');
     const target = this.known.get(`${this.options.baseTopic}/devices/${rest[0] ?? ''}/availability`);
     const key = rest[2] ?? '';
     if (!target) return;
     if (payload.length > MAX_COMMAND_BYTES)
-      return this.refuse(command, target, key, topic, new AppError('PAYLOAD_TOO_LARGE', `A command may have at most ${MAX_COMMAND_BYTES} bytes`));
-    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(command, target, key, topic, new AppError('SERVER_BUSY'));
+      return this.refuse(entities, command, target, key, topic, new AppError('PAYLOAD_TOO_LARGE', `A command may have at most ${MAX_COMMAND_BYTES} bytes`));
+    if (this.commands >= MAX_COMMANDS_AT_ONCE) return this.refuse(entities, command, target, key, topic, new AppError('SERVER_BUSY'));
     this.commands++;
     try {
-      await command.run(this.options.devices, target.uuid, key, payload.toString('utf8'), this.readings.hubIds(target.uuid));
+      await command.run(this.options.devices, target.uuid, key, payload.toString('utf8'), entities);
     } catch (err) {
-      this.refuse(command, target, key, topic, err);
+      this.refuse(entities, command, target, key, topic, err);
     } finally {
       this.commands--;
       // A command spends the budget or was refused by it: what is left changed, or matters now.
@@ -200,12 +171,12 @@ export class DeviceControlMqttAdapter {
     }
   }
 
-  private refuse(command: MqttCommand, target: DeviceTopics & { uuid: string }, key: string, topic: string, err: unknown): void {
+  private refuse(entities: MqttFamilyEntities, command: MqttCommand, target: DeviceTopics & { uuid: string }, key: string, topic: string, err: unknown): void {
     const { bridge, logger, clock } = this.options;
     const error = isAppError(err) ? err : new AppError('INTERNAL', undefined, { cause: err });
     logger.warn({ code: error.code, topic, err: isAppError(err) ? undefined : err }, `mqtt: ${topic} refused: ${error.message}`);
     // Home Assistant shows the entity as commanded until told otherwise: tell it what the device really is.
-    for (const stateTopic of command.states(target, key, this.readings.hubIds(target.uuid))) {
+    for (const stateTopic of command.states(target.at, target.uuid, key, entities)) {
       const last = this.lastStates.get(stateTopic);
       if (last !== undefined) bridge.publishStateAgain(stateTopic, last);
     }
@@ -225,14 +196,11 @@ export class DeviceControlMqttAdapter {
     this.options.bridge.publishState(topic, payload);
   }
 
-  /** Doors and covers reached over the LAN are read once, which costs nothing of the budget; the rest wait for an event. */
+  /** Devices reached over the LAN are read once where their family asks, which costs nothing of the budget; the rest wait for an event. */
   private readFreeStates(device: DeviceView): void {
     if (device.link.transport !== 'lan' || device.status !== 'online' || this.readOnce.has(device.uuid)) return;
     const { devices, logger } = this.options;
-    const reads: Array<Promise<unknown>> = [];
-    if (device.capabilities.includes('garageDoor')) reads.push(devices.use(GARAGE_DOORS).read(device.uuid));
-    if (device.capabilities.includes('cover')) reads.push(devices.use(COVERS).read(device.uuid));
-    if (device.capabilities.includes('light')) reads.push(devices.use(LIGHTS).read(device.uuid));
+    const reads = this.families.flatMap(({ entities }) => entities.readAtStart?.(devices, device) ?? []);
     if (reads.length === 0) return;
     this.readOnce.add(device.uuid);
     // The reads publish their events, which publish the states.

@@ -1,48 +1,43 @@
 import { slugOf, type DiscoveryComponent, type DiscoveryDevice } from '@homeops/common/mqtt';
 import type { DeviceView } from '../../domain/device.js';
-import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
-import type { LightReading } from '../../families/light/domain/light.types.js';
-import { familyComponents, familyTopics, type FamilyTopics } from './family-entities.js';
-import { readingComponents, readingTopics, type ReadingTopics } from './reading-entities.js';
 
-/** The topics of one device under `<base>/devices/<slug>/`; docs/home-assistant.md lists them. */
-export interface DeviceTopics extends FamilyTopics, ReadingTopics {
+/** The topics of a device's channels under its `<base>/devices/<slug>`. */
+export function channelTopics(at: string) {
+  return {
+    /** A channel's ON/OFF state (retained). */
+    channelState: (channel: number) => `${at}/channels/${channel}/state`,
+    /** ON or OFF here turns the channel on or off (the command topic of its entity). */
+    channelSet: (channel: number) => `${at}/channels/${channel}/set`,
+    /** `{"event_type":"press"}` when the channel changed on the device itself (a push), not retained. */
+    channelPress: (channel: number) => `${at}/channels/${channel}/press`,
+  };
+}
+
+/** The topics of one device under `<base>/devices/<slug>/` every device has; docs/home-assistant.md lists them all. */
+export interface DeviceTopics extends ReturnType<typeof channelTopics> {
+  /** `<base>/devices/<slug>`: the families' topics are under it. */
+  at: string;
   /** `online` or `offline` (offline while upgrading), retained. */
   availability: string;
   /** How messages reach the device now: `lan`, `cloud` or `unreachable` (retained). */
   transport: string;
   /** Why a command on one of the device's topics did nothing (JSON, not retained). */
   error: string;
-  /** A channel's ON/OFF state (retained). */
-  channelState: (channel: number) => string;
-  /** ON or OFF here switches the channel (the switch's command topic). */
-  channelSet: (channel: number) => string;
-  /** `{"event_type":"press"}` when the channel changed on the device itself (a push), not retained. */
-  channelPress: (channel: number) => string;
 }
 
 /** The topics of the device `uuid`. */
 export function deviceTopics(baseTopic: string, uuid: string): DeviceTopics {
   const at = `${baseTopic}/devices/${slugOf(uuid)}`;
-  return {
-    ...familyTopics(at),
-    ...readingTopics(at),
-    availability: `${at}/availability`,
-    error: `${at}/error`,
-    transport: `${at}/transport`,
-    channelState: (channel) => `${at}/channels/${channel}/state`,
-    channelSet: (channel) => `${at}/channels/${channel}/set`,
-    channelPress: (channel) => `${at}/channels/${channel}/press`,
-  };
+  return { ...channelTopics(at), at, availability: `${at}/availability`, error: `${at}/error`, transport: `${at}/transport` };
 }
 
-/** One Home Assistant device per Meross device, reached through the service device. */
+/** One Home Assistant device per Meross device, reached through the service device, with its families' components. */
 export function deviceOf(
   device: DeviceView,
   deviceId: string,
   serviceId: string,
   topics: DeviceTopics,
-  known: { lights: Map<number, LightReading>; hub: HubSubDeviceReading[] },
+  families: ReadonlyArray<Record<string, DiscoveryComponent>>,
 ): DiscoveryDevice {
   // Every device has this one, whatever its family: a device needs at least one component.
   const components: Record<string, DiscoveryComponent> = {
@@ -59,26 +54,7 @@ export function deviceOf(
       },
     },
   };
-  if (device.capabilities.includes('switch')) {
-    const single = device.channels.length === 1;
-    for (const { channel, name } of device.channels) {
-      // A light's on/off is its light entity's.
-      if (!device.capabilities.includes('light'))
-        components[`ch${channel}`] = {
-          platform: 'switch',
-          uniqueId: `${deviceId}_ch${channel}`,
-          name: single ? null : name || `Channel ${channel}`,
-          options: { command_topic: topics.channelSet(channel), state_topic: topics.channelState(channel), payload_on: 'ON', payload_off: 'OFF' },
-        };
-      components[`ch${channel}_press`] = {
-        platform: 'event',
-        uniqueId: `${deviceId}_ch${channel}_press`,
-        name: single ? 'Button' : `${name || `Channel ${channel}`} button`,
-        options: { state_topic: topics.channelPress(channel), event_types: ['press'], device_class: 'button' },
-      };
-    }
-  }
-  Object.assign(components, familyComponents(device, deviceId, topics), readingComponents(device, deviceId, topics, known.lights, known.hub));
+  Object.assign(components, ...families);
   return {
     id: deviceId,
     name: device.name,

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type Clock, type Logger, type Timer } from '@homeops/common/core';
-import type { GarageDoorState } from '../../families/garage-door/domain/garage-door.types.js';
-import type { HubSubDeviceReading } from '../../families/hub/domain/hub.types.js';
 import type { DeviceEvent, DeviceEventListener } from '../device-events.js';
 import type { DeviceView } from '../device.js';
 import type { DeviceServiceHealth } from '../device.service.js';
 import { stepEpisode, type EpisodeState } from './episode.js';
 import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type WatchSpec } from './watch-spec.js';
 import type { DeviceService } from '../device.service.js';
-import { ENERGY } from '../../families/energy/domain/energy.js';
-import { HUBS } from '../../families/hub/domain/hubs.js';
+import type { WatchKind, WatchTruth } from './family-watches.js';
 
 /** One notification of an episode, or its end. */
 export interface WatchSignal {
@@ -41,8 +38,10 @@ export interface WatchedDevices {
   /** Tells the event stream a watch's new state. */
   announce(event: Extract<DeviceEvent, { type: 'watch' }>): void;
   listDevices(): DeviceView[];
-  /** The energy and hub reads a watch polls (their results arrive as device events). */
+  /** The families' reads a watch polls (their results arrive as device events). */
   use: DeviceService['use'];
+  /** The families that give watch conditions. */
+  watchFamilies: DeviceService['watchFamilies'];
   health(): Pick<DeviceServiceHealth, 'budget'>;
 }
 
@@ -64,13 +63,14 @@ export interface WatchView extends WatchSpec {
   messagesPerHour: number;
 }
 
-/** What is known of one device from its events and reads. */
+/** What is known of one device from its events and reads: its presence, and what each family keeps of its events. */
 interface Observed {
-  doors: Map<number, GarageDoorState>;
   online?: boolean;
-  power?: number;
-  hub?: HubSubDeviceReading[];
+  families: Map<string, unknown>;
 }
+
+/** A family's condition kind, with the family that gives it. */
+type FamilyKind = WatchKind & { family: ReturnType<WatchedDevices['watchFamilies']>[number] };
 
 interface Running {
   spec: WatchSpec;
@@ -86,8 +86,9 @@ const WATCH_SHARE = 0.5;
 const SEND_RETRIES_MS = [1_000, 5_000, 30_000];
 
 /**
- * The device watches: each follows its condition from device events (door, presence: free) and from reads it polls
- * (power, hub: budgeted, never beyond the background share), and runs its episodes (`stepEpisode`).
+ * The device watches: each follows its condition from device events (presence, a family's pushes: free) and from
+ * reads it polls (budgeted, never beyond the background share), and runs its episodes (`stepEpisode`). The families
+ * give the conditions beyond `offline` (DomainFamily.watches).
  */
 export class DeviceWatches {
   private readonly running = new Map<string, Running>();
@@ -96,11 +97,21 @@ export class DeviceWatches {
   private unsubscribe: (() => void) | undefined;
   private readonly sending = new Set<Promise<void>>();
 
-  constructor(private readonly deps: DeviceWatchesDeps) {}
+  /** The condition kinds of the families, by kind. */
+  private readonly kinds: Map<string, FamilyKind>;
+
+  constructor(private readonly deps: DeviceWatchesDeps) {
+    const families = deps.devices.watchFamilies();
+    this.kinds = new Map(families.flatMap((family) => family.watches.conditions.map((kind) => [kind.kind, { ...kind, family }] as const)));
+  }
+
+  private kindOf(condition: WatchCondition): FamilyKind | undefined {
+    return this.kinds.get(condition.kind);
+  }
 
   /** Reads the kept watches; throws (the start stops) when the store cannot be read. */
   async load(): Promise<void> {
-    for (const spec of await this.deps.store.load()) this.running.set(spec.name, { spec, state: initialState(spec.condition) });
+    for (const spec of await this.deps.store.load()) this.running.set(spec.name, { spec, state: this.initialState(spec.condition) });
   }
 
   /** Follows the devices: call once their list is known (after the device service started). */
@@ -147,7 +158,7 @@ export class DeviceWatches {
     const previous = this.running.get(name);
     previous?.wake?.cancel();
     const spec: WatchSpec = { name, ...body };
-    this.running.set(name, { spec, state: initialState(spec.condition) });
+    this.running.set(name, { spec, state: this.initialState(spec.condition) });
     await this.save();
     this.armPolls();
     this.evaluate(name);
@@ -179,8 +190,8 @@ export class DeviceWatches {
   private assertDevice(condition: WatchCondition): void {
     const device = this.deviceList().find((d) => d.uuid === condition.device);
     if (!device) throw new AppError('DEVICE_NOT_FOUND', `No device ${condition.device}; see GET /devices`);
-    const needs = { doorOpen: 'garageDoor', powerBelow: 'energy', batteryBelow: 'hubSensors', temperature: 'hubSensors', offline: undefined }[condition.kind];
-    if (needs && !device.capabilities.includes(needs as DeviceView['capabilities'][number])) {
+    const needs = this.kindOf(condition)?.needs;
+    if (needs && !device.capabilities.includes(needs)) {
       throw new AppError('VALIDATION_FAILED', `${device.name} has no ${needs}: a ${condition.kind} watch cannot follow it`, {
         details: [{ path: 'body.condition.device', message: `has no ${needs}` }],
       });
@@ -196,7 +207,7 @@ export class DeviceWatches {
     let seen = this.observed.get(uuid);
     if (!seen) {
       const device = this.deviceList().find((d) => d.uuid === uuid);
-      seen = { doors: new Map(), ...(device ? { online: device.status === 'online' } : {}) };
+      seen = { families: new Map(), ...(device ? { online: device.status === 'online' } : {}) };
       this.observed.set(uuid, seen);
     }
     return seen;
@@ -206,13 +217,44 @@ export class DeviceWatches {
     const uuid = 'uuid' in event ? event.uuid : event.type === 'device' ? event.device.uuid : undefined;
     if (uuid === undefined || event.type === 'watch') return;
     const seen = this.observedOf(uuid);
-    if (event.type === 'garageDoor') seen.doors.set(event.channel, event.state);
-    else if (event.type === 'online') seen.online = event.online;
+    if (event.type === 'online') seen.online = event.online;
     else if (event.type === 'device') seen.online = event.device.online;
-    else if (event.type === 'power') seen.power = event.power;
-    else if (event.type === 'hub') seen.hub = event.subdevices;
-    else return;
+    else if (!this.observe(event, seen)) return;
     for (const [name, watch] of this.running) if (watch.spec.condition.device === uuid) this.evaluate(name);
+  }
+
+  /** Whether a family keeps something of the event (then its watches are evaluated again). */
+  private observe(event: DeviceEvent, seen: Observed): boolean {
+    let kept = false;
+    for (const { capability, watches } of new Set([...this.kinds.values()].map((kind) => kind.family))) {
+      const known = watches.observe(event, seen.families.get(capability));
+      if (known === undefined) continue;
+      seen.families.set(capability, known);
+      kept = true;
+    }
+    return kept;
+  }
+
+  /** Whether the condition holds for what is known (undefined: not known yet), and whether it arms the watch. */
+  private truthOf(condition: WatchCondition, seen: Observed): WatchTruth {
+    if (condition.kind === 'offline') return { holds: seen.online === undefined ? undefined : !seen.online, arms: false };
+    const kind = this.kindOf(condition);
+    return kind ? kind.truth(condition, seen.families.get(kind.family.capability)) : { holds: undefined, arms: false };
+  }
+
+  private needsArming(condition: WatchCondition): boolean {
+    return this.kindOf(condition)?.needsArming?.(condition) ?? false;
+  }
+
+  private initialState(condition: WatchCondition): EpisodeState {
+    return { kind: 'quiet', armed: !this.needsArming(condition) };
+  }
+
+  /** The default title and message of a watch's notification. */
+  private describe(spec: WatchSpec, deviceName: string): { title: string; message: string } {
+    const c = spec.condition;
+    if (c.kind === 'offline') return { title: `${deviceName} is offline`, message: `Offline for more than ${c.minutes} minutes` };
+    return this.kindOf(c)?.describe(c, deviceName) ?? { title: `${deviceName}: ${c.kind}`, message: c.kind };
   }
 
   /** Feeds what is known to the watch's episode, and acts on the step. */
@@ -220,7 +262,7 @@ export class DeviceWatches {
     const watch = this.running.get(name);
     if (!watch) return;
     const { condition } = watch.spec;
-    const { holds, arms } = truthOf(condition, this.observedOf(condition.device));
+    const { holds, arms } = this.truthOf(condition, this.observedOf(condition.device));
     const now = this.deps.clock.now();
     const step = stepEpisode(watch.state, {
       holds,
@@ -228,7 +270,7 @@ export class DeviceWatches {
       now,
       holdMs: holdMs(condition),
       clearMs: watch.spec.clearSeconds * 1000,
-      armedAfterEnd: !needsArming(condition),
+      armedAfterEnd: !this.needsArming(condition),
       newEpisodeId: this.deps.newEpisodeId ?? randomUUID,
     });
     const before = watch.state.kind;
@@ -245,7 +287,7 @@ export class DeviceWatches {
   private send(spec: WatchSpec, state: 'firing' | 'resolved', episode: string): void {
     const notifier = this.deps.notifier;
     if (!notifier) return;
-    const text = describe(spec, this.deviceList().find((d) => d.uuid === spec.condition.device)?.name ?? spec.condition.device);
+    const text = this.describe(spec, this.deviceList().find((d) => d.uuid === spec.condition.device)?.name ?? spec.condition.device);
     const signal: WatchSignal = {
       watch: spec.name,
       episode,
@@ -277,11 +319,11 @@ export class DeviceWatches {
 
   /** One poll timer per device whose watches need reads, at the shortest interval any of them asks for. */
   private armPolls(): void {
-    const wanted = new Map<string, { ms: number; read: 'power' | 'hub' }>();
+    const wanted = new Map<string, { ms: number; read: FamilyKind }>();
     for (const { spec } of this.running.values()) {
       const c = spec.condition;
-      if (!('pollSeconds' in c)) continue;
-      const read = c.kind === 'powerBelow' ? 'power' : 'hub';
+      const read = this.kindOf(c);
+      if (!('pollSeconds' in c) || !read?.poll) continue;
       const ms = Math.min(c.pollSeconds * 1000, wanted.get(c.device)?.ms ?? Infinity);
       wanted.set(c.device, { ms, read });
     }
@@ -292,7 +334,7 @@ export class DeviceWatches {
     for (const [uuid, { ms, read }] of wanted) this.schedulePoll(uuid, read, ms, 0);
   }
 
-  private schedulePoll(uuid: string, read: 'power' | 'hub', everyMs: number, delayMs: number): void {
+  private schedulePoll(uuid: string, read: FamilyKind, everyMs: number, delayMs: number): void {
     this.polls.set(
       uuid,
       this.deps.clock.setTimer(() => {
@@ -304,74 +346,15 @@ export class DeviceWatches {
   }
 
   /** A read that goes to the cloud only with room beyond the callers' share; its result arrives as a device event. */
-  private async poll(uuid: string, read: 'power' | 'hub'): Promise<void> {
+  private async poll(uuid: string, read: FamilyKind): Promise<void> {
     const device = this.deviceList().find((d) => d.uuid === uuid);
     if (!device || device.status !== 'online') return;
     const room = this.deps.devices.health().budget.windows.every((w) => w.remaining - w.reservedForCallers >= 2);
     if (device.link.transport !== 'lan' && !room) return;
     try {
-      await (read === 'power' ? this.deps.devices.use(ENERGY).readPower(uuid) : this.deps.devices.use(HUBS).read(uuid));
+      await read.poll?.(this.deps.devices.use(read.family), uuid);
     } catch (err) {
       this.deps.logger.debug({ uuid, error: (err as Error).message }, 'watch: a read failed; it is tried again at the next poll');
     }
-  }
-}
-
-function needsArming(condition: WatchCondition): boolean {
-  return condition.kind === 'powerBelow' && condition.afterAbove !== undefined;
-}
-
-function initialState(condition: WatchCondition): EpisodeState {
-  return { kind: 'quiet', armed: !needsArming(condition) };
-}
-
-function subdeviceOf(seen: Observed, sensor: string): HubSubDeviceReading | undefined {
-  return seen.hub?.find((s) => s.id === sensor || s.name === sensor);
-}
-
-/** Whether the condition holds for what is known (undefined: not known yet), and whether it arms the watch. */
-function truthOf(condition: WatchCondition, seen: Observed): { holds: boolean | undefined; arms: boolean } {
-  switch (condition.kind) {
-    case 'doorOpen': {
-      const door = seen.doors.get(condition.channel);
-      return { holds: door === undefined ? undefined : door !== 'closed', arms: false };
-    }
-    case 'offline':
-      return { holds: seen.online === undefined ? undefined : !seen.online, arms: false };
-    case 'powerBelow':
-      if (seen.power === undefined) return { holds: undefined, arms: false };
-      return { holds: seen.power < condition.watts, arms: condition.afterAbove !== undefined && seen.power > condition.afterAbove };
-    case 'batteryBelow': {
-      const battery = subdeviceOf(seen, condition.sensor)?.battery;
-      return { holds: battery === undefined || battery === null ? undefined : battery < condition.percent, arms: false };
-    }
-    case 'temperature': {
-      const t = subdeviceOf(seen, condition.sensor)?.temperature;
-      if (t === undefined || t === null) return { holds: undefined, arms: false };
-      return { holds: condition.above !== undefined ? t > condition.above : t < condition.below!, arms: false };
-    }
-  }
-}
-
-/** The default title and message of a watch's notification. */
-function describe(spec: WatchSpec, deviceName: string): { title: string; message: string } {
-  const c = spec.condition;
-  switch (c.kind) {
-    case 'doorOpen':
-      return { title: `${deviceName} is open`, message: `Open for more than ${c.minutes} minutes` };
-    case 'offline':
-      return { title: `${deviceName} is offline`, message: `Offline for more than ${c.minutes} minutes` };
-    case 'powerBelow':
-      return {
-        title: `${deviceName} is done`,
-        message: `Below ${c.watts} W for ${c.minutes} minutes${c.afterAbove === undefined ? '' : ` after running above ${c.afterAbove} W`}`,
-      };
-    case 'batteryBelow':
-      return { title: `${c.sensor}: battery low`, message: `${deviceName}: ${c.sensor}'s battery is below ${c.percent} %` };
-    case 'temperature':
-      return {
-        title: `${c.sensor}: ${c.above !== undefined ? `above ${c.above}` : `below ${c.below}`} °C`,
-        message: `${deviceName}: ${c.sensor} has been ${c.above !== undefined ? `above ${c.above}` : `below ${c.below}`} °C for ${c.minutes} minutes`,
-      };
   }
 }

@@ -117,7 +117,14 @@ export class Covers extends DeviceActions {
 }
 
 /** Covers, as the device service builds them. */
-export const COVERS: DomainFamily<Covers> = { capability: 'cover', create: (deps) => new Covers(deps) };
+export const COVERS: DomainFamily<Covers> = {
+  capability: 'cover',
+  create: (deps) => new Covers(deps),
+  refusal: {
+    is: 'a cover (roller shutter)',
+    instead: (at) => `Move it with POST ${at}/cover/{channel}/open, /close or /stop, or PUT ${at}/cover/{channel}/position`,
+  },
+};
 
 function directionOf(position: number | null, target: number | null): CoverMotion {
   if (target === null) return 'idle';

@@ -1,5 +1,6 @@
 import type { DailyEnergy, PowerReading } from './energy.types.js';
 import type { DomainFamily } from '../../../domain/device-family.js';
+import { ENERGY_WATCHES } from './energy.watches.js';
 import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from '../../../domain/device-actions.js';
 
 /** How old readings may be before a request reads again (tests pass small values). */
@@ -62,7 +63,7 @@ export class Energy extends DeviceActions {
 }
 
 /** Energy plugs, as the device service builds them (with its `energyCache` option). */
-export const ENERGY: DomainFamily<Energy> = { capability: 'energy', create: (deps, options) => new Energy(deps, options.energyCache) };
+export const ENERGY: DomainFamily<Energy> = { capability: 'energy', create: (deps, options) => new Energy(deps, options.energyCache), watches: ENERGY_WATCHES };
 
 declare module '../../../domain/device-family.js' {
   interface FamilyOptions {

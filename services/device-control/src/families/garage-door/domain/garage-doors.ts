@@ -1,6 +1,7 @@
 import type { GarageDoorState } from './garage-door.types.js';
 import type { DomainFamily } from '../../../domain/device-family.js';
 import type { CloudEvent } from '../../../domain/device-cloud.js';
+import { GARAGE_DOOR_WATCHES } from './garage-door.watches.js';
 import { actionChannels, DeviceActions } from '../../../domain/device-actions.js';
 import { assertChannelOf } from '../../../domain/device-rules.js';
 import type { Device } from '../../../domain/device.js';
@@ -85,4 +86,12 @@ export class GarageDoors extends DeviceActions {
 }
 
 /** Garage door openers, as the device service builds them. */
-export const GARAGE_DOORS: DomainFamily<GarageDoors> = { capability: 'garageDoor', create: (deps) => new GarageDoors(deps) };
+export const GARAGE_DOORS: DomainFamily<GarageDoors> = {
+  capability: 'garageDoor',
+  create: (deps) => new GarageDoors(deps),
+  watches: GARAGE_DOOR_WATCHES,
+  refusal: {
+    is: 'a garage door opener',
+    instead: (at) => `Open or close it with POST ${at}/garage-door/{channel}/open or /close`,
+  },
+};

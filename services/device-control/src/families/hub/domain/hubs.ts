@@ -1,3 +1,4 @@
+import { HUB_WATCHES } from './hub.watches.js';
 import { AppError } from '@homeops/common/core';
 import type { HubSubDeviceReading, ValveChange } from './hub.types.js';
 import type { DomainFamily } from '../../../domain/device-family.js';
@@ -96,7 +97,12 @@ export class Hubs extends DeviceActions {
 }
 
 /** Hubs, as the device service builds them. */
-export const HUBS: DomainFamily<Hubs> = { capability: 'hubSensors', create: (deps) => new Hubs(deps) };
+export const HUBS: DomainFamily<Hubs> = {
+  capability: 'hubSensors',
+  create: (deps) => new Hubs(deps),
+  watches: HUB_WATCHES,
+  refusal: { instead: (at) => `See the devices behind it with GET ${at}/hub; set a valve with PUT ${at}/hub/{id}` },
+};
 
 function assertValveChange(uuid: string, sub: HubSubDeviceReading, change: ValveChange): void {
   if (sub.kind !== 'valve') {

@@ -1,11 +1,12 @@
 import { AppError, isoNow, type Clock, type Logger } from '@homeops/common/core';
-import { callCloud } from './cloud-call.js';
-import type { DeviceCloud } from './device-cloud.js';
-import type { DeviceQueue } from './device-queue.js';
-import type { DeviceRegistry } from './device-registry.js';
-import { isControllable } from './device.js';
-import { assertChannelOf, assertControllable, assertKnownDevice } from './device-rules.js';
-import type { Admission, LanOrCloud } from './lan-or-cloud.js';
+import { callCloud } from '../../../domain/cloud-call.js';
+import type { DeviceCloud } from '../../../domain/device-cloud.js';
+import type { DeviceQueue } from '../../../domain/device-queue.js';
+import type { DeviceRegistry } from '../../../domain/device-registry.js';
+import { describeUnreachable, isControllable, type Device } from '../../../domain/device.js';
+import type { DomainFamily } from '../../../domain/device-family.js';
+import { assertChannelOf, assertKnownDevice } from '../../../domain/device-rules.js';
+import type { Admission, LanOrCloud } from '../../../domain/lan-or-cloud.js';
 
 /** What a switch command did. */
 export interface ChannelCommandResult {
@@ -22,6 +23,8 @@ interface ChannelCommandsDeps {
   clock: Clock;
   logger: Logger;
   commandTimeoutMs: number;
+  /** The device families, in their order: what a device that cannot switch is, and what it takes instead. */
+  families: readonly DomainFamily[];
 }
 
 /** Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own timeouts. */
@@ -57,13 +60,13 @@ export class ChannelCommands {
   private command(uuid: string, channel: number, count: number, work: () => Promise<boolean>): Promise<ChannelCommandResult> {
     const device = assertKnownDevice(this.registry.get(uuid), uuid);
     assertChannelOf(device, channel);
-    assertControllable(device);
+    assertControllable(device, this.deps.families);
     const admission = this.routes.admit(uuid, count);
     return this.deps.queue.run(uuid, () =>
       this.routes.run(admission, uuid, async () => {
         // Earlier commands in the queue may have taken a while: the device may be gone or offline now.
         const current = assertKnownDevice(this.registry.get(uuid), uuid);
-        assertControllable(current);
+        assertControllable(current, this.deps.families);
         const on = await work();
         return { device: current.name, channel, on };
       }),
@@ -129,4 +132,24 @@ export class ChannelCommands {
   private nowIso(): string {
     return isoNow(this.deps.clock);
   }
+}
+
+/** Throws 'Device not controllable' / 'Check synchronization' (the spec's exact texts), with the reason as detail. */
+function assertControllable(device: Device, families: readonly DomainFamily[]): void {
+  const reason = describeUnreachable(device) ?? (device.switchable ? undefined : notASwitch(device, families));
+  if (reason === undefined) return;
+  const solution = device.switchable ? undefined : otherRoutes(device, families);
+  throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }], ...(solution ? { solution } : {}) });
+}
+
+/** What the device is, as the first of its families that says so tells it. */
+function notASwitch(device: Device, families: readonly DomainFamily[]): string {
+  const is = families.find((f) => f.refusal?.is !== undefined && device.capabilities.includes(f.capability))?.refusal?.is;
+  return is === undefined ? 'the device does not support switching' : `the device is ${is}; it is never sent a switch command`;
+}
+
+/** The routes the device takes instead, from the first of its families that has them. */
+function otherRoutes(device: Device, families: readonly DomainFamily[]): string | undefined {
+  const family = families.find((f) => f.refusal?.instead !== undefined && device.capabilities.includes(f.capability));
+  return family?.refusal?.instead?.(`/devices/${device.uuid}`);
 }

@@ -1,0 +1,28 @@
+import { z } from '@homeops/common';
+import { nonNegativeIntText, UuidParamsSchema } from '../../../http/device.schemas.js';
+
+/** `:uuid` and `:channel` of PUT /devices/:uuid/channels/:channel. */
+export const ChannelParamsSchema = UuidParamsSchema.extend({
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'Channel index (0 on single-channel plugs)' }),
+});
+
+/** Body of POST /devices/:uuid/toggle; the channel defaults to 0. */
+export const ToggleBodySchema = z
+  .object({
+    channel: z.number().int('must be an integer').min(0, 'must not be negative').default(0),
+  })
+  .openapi('ToggleRequest');
+
+/** Body of PUT /devices/:uuid/channels/:channel. */
+export const SetChannelBodySchema = z.object({ on: z.boolean() }).openapi('SetChannelRequest');
+
+/** Success body of toggle and switch (the spec's toggle body plus the new state). */
+export const CommandResultSchema = z
+  .object({
+    status: z.literal('success'),
+    device: z.string().openapi({ description: 'Name of the device' }),
+    action: z.enum(['toggle', 'on', 'off']),
+    channel: z.number().int(),
+    on: z.boolean().openapi({ description: 'The state of the channel after the command' }),
+  })
+  .openapi('CommandResult');
