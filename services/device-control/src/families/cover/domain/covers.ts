@@ -119,6 +119,7 @@ export class Covers extends DeviceActions {
 /** Covers, as the device service builds them. */
 export const COVERS: DomainFamily<Covers> = {
   capability: 'cover',
+  deviceFlags: ['coverPositioning'],
   create: (deps) => new Covers(deps),
   refusal: {
     is: 'a cover (roller shutter)',
