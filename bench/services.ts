@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultSimulatedDevices } from '../services/device-control/src/adapters/simulator/simulated-devices.js';
+import { ADAPTER_FAMILIES } from '../services/device-control/src/families/adapters.js';
 import type { LoadRequest } from './load.js';
 import { freePort, makeTempDir, spawnNode, tailOf, waitUntilReady, type Child } from './processes.js';
 
@@ -98,7 +99,7 @@ export async function startDeviceControl(deviceCount: number, logDir: string, en
       PORT: String(port),
       HOST: '127.0.0.1',
       CLOUD_BACKEND: 'simulator',
-      SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices().length),
+      SIMULATOR_EXTRA_DEVICES: String(deviceCount - defaultSimulatedDevices(ADAPTER_FAMILIES).length),
       LOG_LEVEL: 'info',
       ...env,
     },

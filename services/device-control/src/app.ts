@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
-  registerDeviceRoutes(api, deps.devices);
+  registerDeviceRoutes(api, deps.devices, FAMILIES);
   registerSwitchRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
   registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);

@@ -106,7 +106,7 @@ const EnvSchema = z.object({
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
   // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.
   ...mqttShape('homeops/device-control'),
-  /** Energy plugs and hubs are read for Home Assistant this often, only from the budget's background share; 0 never. */
+  /** Readings devices do not push (the families' budgeted reads) go to Home Assistant this often, from the budget's background share; 0 never. */
   MQTT_READ_INTERVAL_SECONDS: positiveInt(0, 86_400, 300),
   /** Device watches (docs/watches.md): where they are kept, and the notification service they send through. */
   WATCHES_FILE: z.string().min(1).optional(),

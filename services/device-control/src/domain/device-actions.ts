@@ -22,7 +22,7 @@ export interface Cached<T> {
   at: number;
 }
 
-/** What the actions of a device family (garage doors, covers) need. */
+/** What the actions of a device family need. */
 export interface DeviceActionsDeps {
   cloud: DeviceCloud;
   registry: DeviceRegistry;
@@ -35,7 +35,12 @@ export interface DeviceActionsDeps {
   publish: (event: DeviceEvent) => void;
 }
 
-/** The path every family's command takes: capability and presence checks, the account budget, the device's queue. */
+/**
+ * The path every family's command takes: capability and presence checks, the account budget, the device's queue.
+ * A family's call also reserves the abilities read (one message) the backend sends before a device's first family
+ * call: only the backend knows which call is the first, and room reserved but not used is free again when the call
+ * ends.
+ */
 export abstract class DeviceActions {
   constructor(protected readonly deps: DeviceActionsDeps) {}
 

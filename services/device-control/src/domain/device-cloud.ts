@@ -94,7 +94,14 @@ export class LanCallFailed extends AppError {
 }
 
 /** A device as the cloud describes it, before the service adds state. */
-export interface CloudDevice {
+/**
+ * Flags of a device that only a device family has (absent: false), copied from the backend's description like the
+ * rest of it; each family adds its own (declaration merging) and names them in its DomainFamily's `deviceFlags`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyDeviceFlags {}
+
+export interface CloudDevice extends Partial<FamilyDeviceFlags> {
   uuid: string;
   name: string;
   type: string;

@@ -1,5 +1,5 @@
 import type { DeviceActionsDeps } from './device-actions.js';
-import type { Capability, CloudEvent } from './device-cloud.js';
+import type { Capability, CloudEvent, FamilyDeviceFlags } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';
 
 /** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
@@ -18,6 +18,8 @@ export interface FamilyOptions {}
 export interface DomainFamily<S extends FamilyState = FamilyState> {
   /** The capability the family acts on, as GET /devices lists it. */
   readonly capability: Capability;
+  /** The flags its devices may have (kept from the backend's description of a device). */
+  readonly deviceFlags?: readonly (keyof FamilyDeviceFlags)[];
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
   /** What a refused channel command tells of a device of the family: what the device is, and the routes it takes. */
   readonly refusal?: { is?: string; instead?(at: string): string };

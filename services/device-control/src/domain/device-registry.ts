@@ -1,4 +1,4 @@
-import type { CloudDevice } from './device-cloud.js';
+import type { CloudDevice, FamilyDeviceFlags } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
 import type { DeviceLink } from './device-cloud.js';
 import { copyDevice, isControllable, linkOf, presenceOf, toDeviceRecord, type ChannelState, type Device, type DeviceStatus } from './device.js';
@@ -21,8 +21,9 @@ export interface DeviceCounts {
 }
 
 type Emit = (event: DeviceEvent) => void;
+type Flag = keyof FamilyDeviceFlags;
 
-function sameDescription(device: Device, cloud: CloudDevice): boolean {
+function sameDescription(device: Device, cloud: CloudDevice, flags: readonly Flag[]): boolean {
   return (
     device.name === cloud.name &&
     device.type === cloud.type &&
@@ -30,7 +31,7 @@ function sameDescription(device: Device, cloud: CloudDevice): boolean {
     device.commandReady === cloud.commandReady &&
     device.switchable === cloud.switchable &&
     device.capabilities.join() === cloud.capabilities.join() &&
-    (device.coverPositioning ?? false) === (cloud.coverPositioning ?? false) &&
+    flags.every((flag) => (device[flag] ?? false) === (cloud[flag] ?? false)) &&
     device.firmware === cloud.firmware &&
     device.hardware === cloud.hardware &&
     sameLink(device.link, linkOf(cloud)) &&
@@ -45,7 +46,7 @@ function sameLink(a: DeviceLink, b: DeviceLink): boolean {
   );
 }
 
-function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string): Device {
+function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string, flags: readonly Flag[]): Device {
   const known = new Map((previous?.channels ?? []).map((c) => [c.channel, c.on]));
   // A device that was offline may have been switched by hand or lost power, and one whose command channel is or
   // was down misses the pushes meanwhile: either way its states are unknown until they are read again.
@@ -67,7 +68,7 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     link: linkOf(cloud),
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
-  if (cloud.coverPositioning) device.coverPositioning = true;
+  for (const flag of flags) if (cloud[flag]) device[flag] = true;
   if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
   if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
   return device;
@@ -78,7 +79,11 @@ export class DeviceRegistry {
   private readonly devices = new Map<string, Device>();
   private changes = 0;
 
-  constructor(private readonly emit: Emit) {}
+  /** `flags`: the device families' flags (DomainFamily.deviceFlags), kept from the backend's description. */
+  constructor(
+    private readonly emit: Emit,
+    private readonly flags: readonly Flag[] = [],
+  ) {}
 
   /** Grows with every change of any device (including last-seen times): lets callers cache what they derive. */
   get revision(): number {
@@ -123,7 +128,7 @@ export class DeviceRegistry {
     }
     for (const cloud of incoming.values()) {
       const previous = this.devices.get(cloud.uuid);
-      if (previous && sameDescription(previous, cloud)) {
+      if (previous && sameDescription(previous, cloud, this.flags)) {
         if (cloud.online) previous.lastSeenAt = nowIso;
         this.changes += 1;
         continue;
@@ -138,12 +143,12 @@ export class DeviceRegistry {
   /** A new description of a known device (e.g. its command channel came up); devices enter only by sync. */
   update(cloud: CloudDevice, nowIso: string): void {
     const previous = this.devices.get(cloud.uuid);
-    if (previous && !sameDescription(previous, cloud)) this.store(cloud, nowIso);
+    if (previous && !sameDescription(previous, cloud, this.flags)) this.store(cloud, nowIso);
   }
 
   private store(cloud: CloudDevice, nowIso: string): void {
     const previous = this.devices.get(cloud.uuid);
-    const device = describe(cloud, previous, nowIso);
+    const device = describe(cloud, previous, nowIso, this.flags);
     this.devices.set(cloud.uuid, device);
     this.changes += 1;
     this.emit({ type: 'device', device: toDeviceRecord(device) });

@@ -32,5 +32,3 @@ export function assertReachable(device: Device): void {
   if (reason === undefined) return;
   throw new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
 }
-
-/** For a device that is no switch: the routes it does take. */

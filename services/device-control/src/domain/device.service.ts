@@ -65,7 +65,7 @@ export const DEFAULT_MESSAGES_PER_HOUR = 180;
 /** The device use-cases: list, switch, synchronize, and live state from cloud events. */
 export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
-  private readonly registry = new DeviceRegistry((event) => this.publish(event));
+  private readonly registry: DeviceRegistry;
   private readonly budget: MessageBudget;
   private readonly sent = { api: 0, mqtt: 0, lan: 0 };
   private readonly routes: LanOrCloud;
@@ -83,6 +83,10 @@ export class DeviceService {
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
+    this.registry = new DeviceRegistry(
+      (event) => this.publish(event),
+      options.families.flatMap((f) => f.deviceFlags ?? []),
+    );
     this.budget = new MessageBudget(
       [
         { name: 'hour', limit: options.maxMessagesPerHour ?? DEFAULT_MESSAGES_PER_HOUR, windowMs: 3_600_000 },

@@ -25,7 +25,7 @@ export interface BudgetWindowStatus {
 /** Room held for one admitted cloud call until it finished; the messages it really sent are recorded apart. */
 export interface Reservation {
   readonly at: number;
-  /** Messages the call may send (a cover read sends two). */
+  /** Messages the call may send (a read of two abilities sends two). */
   readonly count: number;
 }
 

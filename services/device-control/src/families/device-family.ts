@@ -1,7 +1,8 @@
-import type { Api } from '@homeops/common';
+import type { Api, z } from '@homeops/common';
 import type { Capability } from '../domain/device-cloud.js';
 import type { DomainFamily } from '../domain/device-family.js';
 import type { DeviceService } from '../domain/device.service.js';
+import type { DeviceView } from '../domain/device.js';
 
 /**
  * A device family as the app registers it: its domain part (built by the device service), its routes, and what it
@@ -15,5 +16,13 @@ export interface DeviceFamily {
   readonly control: boolean;
   /** The types of the events it announces on GET /events, in the order the route's summary lists them. */
   readonly events: readonly string[];
+  /** Fields the family adds to a device in GET /devices (after its capabilities). */
+  readonly deviceFields?: DeviceFields;
   registerRoutes(api: Api, devices: DeviceService): void;
+}
+
+/** A family's own fields of a device as GET /devices lists it: their schema, and their values for a device. */
+export interface DeviceFields {
+  readonly shape: z.ZodRawShape;
+  of(device: DeviceView): Record<string, unknown>;
 }

@@ -2,6 +2,7 @@ import type { ControlFamily } from '../http/control-families.js';
 import type { DeviceFamily } from './device-family.js';
 import { COVERS } from './cover/domain/covers.js';
 import { registerCoverRoutes } from './cover/http/cover.router.js';
+import { COVER_DEVICE_FIELDS } from './cover/http/cover.schemas.js';
 import { ENERGY } from './energy/domain/energy.js';
 import { registerEnergyRoutes } from './energy/http/energy.router.js';
 import { GARAGE_DOORS } from './garage-door/domain/garage-doors.js';
@@ -16,7 +17,7 @@ export type { DeviceFamily } from './device-family.js';
 /** The device families, in the order their routes appear in /openapi.json; adding a family is a folder and a line here. */
 export const FAMILIES: readonly DeviceFamily[] = [
   { capability: 'garageDoor', domain: GARAGE_DOORS, control: true, events: ['garageDoor'], registerRoutes: registerGarageDoorRoutes },
-  { capability: 'cover', domain: COVERS, control: true, events: ['cover'], registerRoutes: registerCoverRoutes },
+  { capability: 'cover', domain: COVERS, control: true, events: ['cover'], deviceFields: COVER_DEVICE_FIELDS, registerRoutes: registerCoverRoutes },
   { capability: 'light', domain: LIGHTS, control: true, events: ['light'], registerRoutes: registerLightRoutes },
   { capability: 'energy', domain: ENERGY, control: false, events: ['power', 'energy'], registerRoutes: registerEnergyRoutes },
   { capability: 'hubSensors', domain: HUBS, control: true, events: ['hub'], registerRoutes: registerHubRoutes },

@@ -1,4 +1,5 @@
 import { z } from '@homeops/common';
+import type { Capability } from '../domain/device-cloud.js';
 
 /** A non-negative integer in a path. */
 export const nonNegativeIntText = z
@@ -20,36 +21,48 @@ export const ChannelSchema = z
   })
   .openapi('Channel');
 
-/** A device as GET /devices lists it: the spec fields first, then channels and diagnostics. */
-export const DeviceSchema = z
-  .object({
-    uuid: z.string(),
-    name: z.string(),
-    type: z.string(),
-    online: z.boolean(),
-    status: z.enum(['online', 'offline', 'upgrading']).openapi({ description: 'upgrading: installing firmware (Meross onlineStatus 3), not online' }),
-    controllable: z.boolean().openapi({ description: 'online, command channel connected and switchable' }),
-    channels: z.array(ChannelSchema),
-    commandReady: z.boolean(),
-    switchable: z.boolean(),
-    capabilities: z.array(z.enum(['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors'])).openapi({
-      description:
-        'What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands',
-    }),
-    coverPositioning: z.boolean().optional().openapi({ description: 'Covers only: takes any position 0–100 (else only fully open or closed)' }),
-    firmware: z.string().nullable(),
-    hardware: z.string().nullable(),
-    lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),
-    transport: z.enum(['lan', 'cloud', 'unreachable']).openapi({
-      description: 'How the next message to the device travels: straight over the LAN (costs no cloud message), through the cloud, or neither',
-    }),
-    address: z.string().nullable().openapi({ description: 'The LAN address (host or host:port), from the configuration or the device; null while unknown' }),
-    lanProblem: z.string().nullable().openapi({ description: 'Why the LAN is not used for this device (wrong key, encryption, no answer); null while it is' }),
-  })
-  .openapi('Device');
+/**
+ * A device as GET /devices lists it: the spec fields first, then channels and diagnostics. The capabilities are those
+ * of the registered families, in their order; a family's own fields follow them.
+ */
+export function deviceSchema(capabilities: readonly Capability[], familyFields: z.ZodRawShape) {
+  return z
+    .object({
+      uuid: z.string(),
+      name: z.string(),
+      type: z.string(),
+      online: z.boolean(),
+      status: z.enum(['online', 'offline', 'upgrading']).openapi({ description: 'upgrading: installing firmware (Meross onlineStatus 3), not online' }),
+      controllable: z.boolean().openapi({ description: 'online, command channel connected and switchable' }),
+      channels: z.array(ChannelSchema),
+      commandReady: z.boolean(),
+      switchable: z.boolean(),
+      capabilities: z.array(z.enum(capabilities as [string, ...string[]])).openapi({
+        description:
+          'What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands',
+      }),
+      ...familyFields,
+      firmware: z.string().nullable(),
+      hardware: z.string().nullable(),
+      lastSeenAt: z.string().nullable().openapi({ description: 'Last time the device was seen online (ISO time)' }),
+      transport: z.enum(['lan', 'cloud', 'unreachable']).openapi({
+        description: 'How the next message to the device travels: straight over the LAN (costs no cloud message), through the cloud, or neither',
+      }),
+      address: z.string().nullable().openapi({ description: 'The LAN address (host or host:port), from the configuration or the device; null while unknown' }),
+      lanProblem: z
+        .string()
+        .nullable()
+        .openapi({ description: 'Why the LAN is not used for this device (wrong key, encryption, no answer); null while it is' }),
+    })
+    .openapi('Device');
+}
+
+/** The families' own fields of a device in GET /devices; each family adds its own (declaration merging). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyDeviceFields {}
 
 /** The JSON of one device. */
-export type DeviceBody = z.infer<typeof DeviceSchema>;
+export type DeviceBody = Omit<z.infer<ReturnType<typeof deviceSchema>>, 'capabilities'> & { capabilities: Capability[] } & Partial<FamilyDeviceFields>;
 
 /** Answer of POST /devices/sync. */
 export const SyncResultSchema = z

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Api } from '@homeops/common';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
-import { DeviceSchema, SyncResultSchema, UuidParamsSchema, type DeviceBody } from './device.schemas.js';
+import type { DeviceFamily } from '../families/device-family.js';
+import { deviceSchema, SyncResultSchema, UuidParamsSchema, type DeviceBody } from './device.schemas.js';
 
-/** What a read of a device family (garage doors, covers, lights, energy, hubs) can answer besides 200. */
+/** What a read of a device family can answer besides 200. */
 export const READ_ERRORS = [
   'DEVICE_NOT_FOUND',
   'DEVICE_NOT_CONTROLLABLE',
@@ -31,7 +32,7 @@ function weakEtag(body: Buffer): string {
   return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
-function toBody(d: DeviceView): DeviceBody {
+function toBody(d: DeviceView, families: readonly DeviceFamily[]): DeviceBody {
   return {
     uuid: d.uuid,
     name: d.name,
@@ -43,7 +44,7 @@ function toBody(d: DeviceView): DeviceBody {
     commandReady: d.commandReady,
     switchable: d.switchable,
     capabilities: [...d.capabilities],
-    ...(d.capabilities.includes('cover') ? { coverPositioning: d.coverPositioning ?? false } : {}),
+    ...Object.assign({}, ...families.map((f) => f.deviceFields?.of(d))),
     firmware: d.firmware ?? null,
     hardware: d.hardware ?? null,
     lastSeenAt: d.lastSeenAt,
@@ -53,8 +54,9 @@ function toBody(d: DeviceView): DeviceBody {
   };
 }
 
-/** GET /devices, GET /devices/:uuid and sync. */
-export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
+/** GET /devices, GET /devices/:uuid and sync; `families`: the registered device families (src/families). */
+export function registerDeviceRoutes(api: Api, devices: DeviceService, families: readonly DeviceFamily[]): void {
+  const DeviceSchema = deviceSchema(['switch', ...families.map((f) => f.capability)], Object.assign({}, ...families.map((f) => f.deviceFields?.shape)));
   // The list is polled far more often than it changes: serialize it (and its ETag) once per change.
   let listCache: { revision: number; body: Buffer; etag: string } | undefined;
   api.route({
@@ -66,7 +68,7 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'The known devices', schema: DeviceSchema.array() } },
     handler: (_input, _req, res) => {
       if (listCache?.revision !== devices.revision) {
-        const body = Buffer.from(JSON.stringify(devices.listDevices().map(toBody)));
+        const body = Buffer.from(JSON.stringify(devices.listDevices().map((d) => toBody(d, families))));
         listCache = { revision: devices.revision, body, etag: weakEtag(body) };
       }
       res.set({ 'Content-Type': 'application/json; charset=utf-8', ETag: listCache.etag }).send(listCache.body);
@@ -98,7 +100,7 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService): void {
     responses: { 200: { description: 'The device', schema: DeviceSchema } },
     errors: ['DEVICE_NOT_FOUND'],
     handler: ({ params }, _req, res) => {
-      res.json(toBody(devices.getDevice(params.uuid)));
+      res.json(toBody(devices.getDevice(params.uuid), families));
     },
   });
 }

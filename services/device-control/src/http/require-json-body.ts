@@ -8,7 +8,7 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 
 /**
  * A body that is not JSON would otherwise be ignored, and `curl -d '{"channel":2}'` (form-encoded by default)
- * would toggle channel 0: refuse it instead.
+ * would act on channel 0: refuse it instead.
  */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
   if (hasBody(req.headers) && !req.is('application/json')) {

@@ -1,5 +1,6 @@
 import { ManualClock } from '@homeops/common';
 import { extraSimulatedDevices } from '../../src/adapters/simulator/simulated-devices.js';
+import { ADAPTER_FAMILIES } from '../../src/families/adapters.js';
 import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
 import { describeDeviceCloudContract, ownWorld } from './device-cloud.contract.js';
 
@@ -24,7 +25,7 @@ describeDeviceCloudContract('SimulatorCloud', {
       world: ownWorld(simulator, {
         finishTravel: () => clock.advance(DOOR_TRAVEL_MS),
         addPlug: () => {
-          const [plug] = extraSimulatedDevices(1);
+          const [plug] = extraSimulatedDevices(1, ADAPTER_FAMILIES);
           simulator.addDevice(plug!);
           return plug!.device.uuid;
         },

@@ -11,6 +11,18 @@ function registryWithEvents() {
 }
 
 describe('DeviceRegistry', () => {
+  it("keeps a family's device flags from the backend's description and counts their change as an update", () => {
+    const registry = new DeviceRegistry(() => {}, ['coverPositioning']);
+    registry.reconcile([cloudDevice({ uuid: 'a', capabilities: ['cover'] })], NOW);
+    const before = registry.get('a')?.coverPositioning;
+
+    const result = registry.reconcile([cloudDevice({ uuid: 'a', capabilities: ['cover'], coverPositioning: true })], NOW);
+
+    expect(before).toBeUndefined();
+    expect(result.updated).toBe(1);
+    expect(registry.get('a')?.coverPositioning).toBe(true);
+  });
+
   it('forgets the states of a device that was offline at one sync and online at the next', () => {
     const { registry } = registryWithEvents();
     registry.reconcile([cloudDevice({ uuid: 'a' })], NOW);

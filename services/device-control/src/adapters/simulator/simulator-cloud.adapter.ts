@@ -17,7 +17,7 @@ export interface SimulatorOptions {
   doorTravelMs?: number;
   /** Times the round trips and the runs of moving parts, and dates the readings (default the system clock). */
   clock?: Clock;
-  /** The device families (their simulator behaviour); default: every registered family. */
+  /** The device families (their devices and simulator behaviour); default: every registered family. */
   families?: readonly AdapterFamily[];
 }
 
@@ -53,8 +53,9 @@ export class SimulatorCloud implements DeviceCloud {
     this.latencyMs = options.latencyMs ?? 0;
     this.doorTravelMs = options.doorTravelMs ?? 3_000;
     this.clock = options.clock ?? systemClock;
-    const devices = options.devices ?? defaultSimulatedDevices();
-    for (const d of [...devices, ...extraSimulatedDevices(options.extraDevices ?? 0)]) this.devices.set(d.device.uuid, d);
+    const families = options.families ?? ADAPTER_FAMILIES;
+    const devices = options.devices ?? defaultSimulatedDevices(families);
+    for (const d of [...devices, ...extraSimulatedDevices(options.extraDevices ?? 0, families)]) this.devices.set(d.device.uuid, d);
     const access: SimulatorAccess = {
       clock: this.clock,
       travelMs: this.doorTravelMs,
@@ -70,7 +71,6 @@ export class SimulatorCloud implements DeviceCloud {
         this.moving.add(timer);
       },
     };
-    const families = options.families ?? ADAPTER_FAMILIES;
     this.ports = Object.assign({}, ...families.flatMap((f) => (f.simulator ? [f.simulator.port(access)] : []))) as FamilyPorts;
     Object.assign(this, this.ports);
   }

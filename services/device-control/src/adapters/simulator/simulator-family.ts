@@ -1,7 +1,7 @@
 import type { Clock } from '@homeops/common';
-import type { Capability, CloudEvent } from '../../domain/device-cloud.js';
+import type { Capability, CloudDevice, CloudEvent } from '../../domain/device-cloud.js';
 import type { FamilyPorts } from '../../families/adapter-family.js';
-import type { SimulatedDevice } from './simulated-devices.js';
+import type { DemoDevice, SimulatedDevice } from './simulated-devices.js';
 
 /** What a family's simulator behaviour may ask of the simulated account. */
 export interface SimulatorAccess {
@@ -19,8 +19,16 @@ export interface SimulatorAccess {
   later(run: () => void, ms: number): void;
 }
 
-/** A device family's behaviour in the simulator: its reads and commands on the simulated hardware. */
+/** A device family's behaviour in the simulator: its devices in the quick-start account, its reads and commands. */
 export interface SimulatorFamily {
   readonly capability: Capability;
+  /** The family's devices in the quick-start account (listed in the order of the families). */
+  demo?(): DemoDevice[];
+  /** Quick-start devices another family lists that have this family's capability too (their uuids). */
+  readonly joins?: readonly string[];
+  /** Sets the family's fields on each simulated device; `member`: the device has the family's capability. */
+  fit?(device: CloudDevice, member: boolean): void;
+  /** `count` devices of the family's plainest kind (benchmarks with many devices). */
+  bulk?(count: number): DemoDevice[];
   port(access: SimulatorAccess): Partial<FamilyPorts>;
 }

@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import type { SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
+import { onLan, type SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
 import type { SimulatorFamily } from '../../../adapters/simulator/simulator-family.js';
 
 declare module '../../../adapters/simulator/simulated-devices.js' {
@@ -16,6 +16,20 @@ function coversOf({ device, hardware }: SimulatedDevice): Map<number, number> {
 /** Simulated blinds: a move is acknowledged at once, the cover arrives after its share of a full run and that is pushed. */
 export const COVER_SIMULATOR: SimulatorFamily = {
   capability: 'cover',
+  demo: () => [
+    {
+      uuid: 'sim-cover-0001',
+      name: 'Bedroom Blinds',
+      type: 'mrs100',
+      online: true,
+      commandReady: true,
+      coverPositioning: true,
+      channels: [{ channel: 0, name: 'Bedroom Blinds' }],
+      firmware: '6.6.6',
+      hardware: '6.0.0',
+      link: onLan('192.0.2.22'),
+    },
+  ],
   port: (sim) => ({
     async readCovers(uuid) {
       await sim.roundTrip();

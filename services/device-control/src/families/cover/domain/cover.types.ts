@@ -29,9 +29,9 @@ declare module '../../../domain/device-cloud.js' {
   }
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the port joins the backend's interface
   interface FamilyClouds extends CoverCloud {}
-  interface CloudDevice {
+  interface FamilyDeviceFlags {
     /** A cover that goes to any position, not only fully open or closed (Meross firmware 6.6.6 and later). */
-    coverPositioning?: boolean;
+    coverPositioning: boolean;
   }
 }
 

@@ -37,7 +37,7 @@ interface Known {
 
 /**
  * Covers (roller shutters): position and motion from reads and pushes; open, close, stop and position commands. Every
- * call also reserves the abilities read sent before a device's first family call (see GarageDoors).
+ * call also reserves the abilities read sent before a device's first family call (see DeviceActions).
  */
 export class Covers extends DeviceActions {
   protected readonly capability = 'cover' as const;
@@ -119,6 +119,7 @@ export class Covers extends DeviceActions {
 /** Covers, as the device service builds them. */
 export const COVERS: DomainFamily<Covers> = {
   capability: 'cover',
+  deviceFlags: ['coverPositioning'],
   create: (deps) => new Covers(deps),
   refusal: {
     is: 'a cover (roller shutter)',

@@ -1,4 +1,18 @@
 import { z } from '@homeops/common';
+import type { DeviceFields } from '../../device-family.js';
+
+declare module '../../../http/device.schemas.js' {
+  interface FamilyDeviceFields {
+    /** Covers only. */
+    coverPositioning: boolean;
+  }
+}
+
+/** A cover's field in GET /devices. */
+export const COVER_DEVICE_FIELDS: DeviceFields = {
+  shape: { coverPositioning: z.boolean().optional().openapi({ description: 'Covers only: takes any position 0–100 (else only fully open or closed)' }) },
+  of: (d) => (d.capabilities.includes('cover') ? { coverPositioning: d.coverPositioning ?? false } : {}),
+};
 
 const CoverMotionSchema = z.enum(['idle', 'opening', 'closing']);
 

@@ -4,6 +4,8 @@ import type { SimulatorFamily } from '../../../adapters/simulator/simulator-fami
 /** Simulated energy meters: a lamp's draw and a week of daily energy. */
 export const ENERGY_SIMULATOR: SimulatorFamily = {
   capability: 'energy',
+  // The desk lamp's plug meters what it draws.
+  joins: ['sim-plug-0001'],
   port: (sim) => ({
     /** A lamp's draw while on (60 W) or in standby (0.4 W) at 230 V, with a little noise. */
     async readPower(uuid) {

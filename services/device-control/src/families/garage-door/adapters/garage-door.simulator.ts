@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import type { SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
+import { onLan, type SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
 import type { SimulatorFamily } from '../../../adapters/simulator/simulator-family.js';
 
 declare module '../../../adapters/simulator/simulated-devices.js' {
@@ -16,6 +16,19 @@ function doorsOf({ device, hardware }: SimulatedDevice): Map<number, boolean> {
 /** Simulated garage door openers: a command answers at once, the door arrives after the travel time and that is pushed. */
 export const GARAGE_DOOR_SIMULATOR: SimulatorFamily = {
   capability: 'garageDoor',
+  demo: () => [
+    {
+      uuid: 'sim-garage-0001',
+      name: 'Garage Door',
+      type: 'msg100',
+      online: true,
+      commandReady: true,
+      channels: [{ channel: 0, name: 'Garage Door' }],
+      firmware: '3.2.7',
+      hardware: '3.0.0',
+      link: onLan('192.0.2.21'),
+    },
+  ],
   port: (sim) => ({
     async readGarageDoors(uuid) {
       await sim.roundTrip();

@@ -26,9 +26,7 @@ const WHERE_IT_GOES: Record<'open' | 'close', GarageDoorState[]> = { open: ['ope
 
 /**
  * Garage door openers: their doors' states from reads, commands and pushes; open and close through the budget and
- * queue. Every call also reserves the abilities read (one message) the backend sends before a device's first
- * family call: only the backend knows which call is the first, and room reserved but not used is free again when the
- * call ends.
+ * queue. Every call also reserves the abilities read sent before a device's first family call (see DeviceActions).
  */
 export class GarageDoors extends DeviceActions {
   protected readonly capability = 'garageDoor' as const;

@@ -51,6 +51,18 @@ function subdevicesOf({ device, hardware }: SimulatedDevice): HubSubDeviceReadin
 /** Simulated hubs: a valve and a sensor behind each; a valve takes commands. */
 export const HUB_SIMULATOR: SimulatorFamily = {
   capability: 'hubSensors',
+  demo: () => [
+    {
+      uuid: 'sim-hub-0001',
+      name: 'Heating Hub',
+      type: 'msh300',
+      online: true,
+      commandReady: true,
+      channels: [{ channel: 0, name: 'Heating Hub' }],
+      firmware: '4.1.26',
+      hardware: '4.0.0',
+    },
+  ],
   port: (sim) => ({
     async readHub(uuid) {
       await sim.roundTrip();

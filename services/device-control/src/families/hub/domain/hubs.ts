@@ -15,7 +15,7 @@ export interface ValveResult {
 /**
  * Hubs (msh300) and the devices behind them: readings and batteries on request, cached for `maxAgeMs` (each answer
  * says how old it is); valves on/off and target temperature, checked against the valve's own range. Every call
- * also reserves the abilities read sent before a device's first family call (see GarageDoors).
+ * also reserves the abilities read sent before a device's first family call (see DeviceActions).
  */
 export class Hubs extends DeviceActions {
   protected readonly capability = 'hubSensors' as const;

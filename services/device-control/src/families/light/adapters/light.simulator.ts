@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import type { SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
+import { onLan, type SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
 import type { SimulatorFamily } from '../../../adapters/simulator/simulator-family.js';
 import type { LightReading } from '../domain/light.types.js';
 
@@ -22,6 +22,20 @@ function lightsOf({ device, hardware }: SimulatedDevice): Map<number, LightReadi
 /** Simulated bulbs: brightness, white temperature and colour; like a real bulb, it shows what was set last. */
 export const LIGHT_SIMULATOR: SimulatorFamily = {
   capability: 'light',
+  demo: () => [
+    {
+      uuid: 'sim-bulb-0001',
+      name: 'Reading Light',
+      type: 'msl430',
+      online: true,
+      commandReady: true,
+      channels: [{ channel: 0, name: 'Reading Light' }],
+      on: [true],
+      firmware: '4.1.18',
+      hardware: '4.0.0',
+      link: onLan('192.0.2.23'),
+    },
+  ],
   port: (sim) => ({
     async readLight(uuid) {
       await sim.roundTrip();
