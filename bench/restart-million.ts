@@ -7,24 +7,17 @@ import { closeSync, cpSync, fstatSync, openSync, readdirSync, readSync, statSync
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { httpGet, makeTempDir, readCpuMs, readMemory, removeTempDir, stopChild } from './processes.js';
+import type { RestartStage } from './results.js';
 import { CREATE_BODY, LIST_PATH, startNotifications } from './services.js';
 
-/** The million creates and the stop after them. */
-export interface StoppedHistory {
+/** The million creates and the stop after them (the stop's half of a RestartStage). */
+export type StoppedHistory = Pick<
+  RestartStage,
+  'creates' | 'non2xx' | 'createSeconds' | 'stopMs' | 'stopCode' | 'foldedOnStop' | 'leftSnapshotMb' | 'leftJournalMb'
+> & {
   /** A directory holding the stopped history (notifications.yaml and what is beside it); remove it when done. */
   dir: string;
-  creates: number;
-  non2xx: number;
-  createSeconds: number;
-  /** SIGTERM to exit, and the exit code. */
-  stopMs: number;
-  stopCode: number | null;
-  /** Folds the service logged while stopping (one, when it folded on stop). */
-  foldedOnStop: boolean;
-  /** What the stop left: the YAML snapshot and the journal(s) beside it, in MB (10^6 bytes). */
-  leftSnapshotMb: number;
-  leftJournalMb: number;
-}
+};
 
 /** One start on a copy of a stopped history (ms, MiB). */
 export interface StartSample {

@@ -75,9 +75,12 @@ export interface RestartStage {
   creates: number;
   non2xx: number;
   createSeconds: number;
+  /** SIGTERM to exit, and the exit code. */
   stopMs: number;
   stopCode: number | null;
+  /** Whether the service logged a fold while stopping. */
   foldedOnStop: boolean;
+  /** What the stop left: the YAML snapshot and the journal(s) beside it, in MB (10^6 bytes). */
   leftSnapshotMb: number;
   leftJournalMb: number;
   /** Spawn to /health 200, and to the first page of a recipient after it; CPU the start used; VmRSS and VmHWM then. */
