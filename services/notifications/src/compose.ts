@@ -8,6 +8,7 @@ import {
   systemClock,
   withResolvedAccess,
   type Clock,
+  type Composed,
   type EventStreamHub,
   type Logger,
   type TokenRegistry,
@@ -53,20 +54,13 @@ export interface NotificationOverrides {
 }
 
 /** The service put together and opened, not yet listening, its background work not yet started. */
-export interface ComposedNotifications {
-  /** The config with HOST and API_KEY settled. */
-  config: Config & { HOST: string };
-  app: Express;
+export interface ComposedNotifications extends Composed<Config> {
   /** Built once: HTTP, webhooks, heartbeats and the MQTT bridge share it. */
   domain: Domain;
   hub: EventStreamHub;
   plans: PlanStore;
-  /** Every cleanup, in the order its resource opened. */
-  resources: Resources;
   /** Starts the work beside HTTP: the provider, resumed deliveries, emergencies, plans, retention, MQTT. */
   start(): Promise<void>;
-  /** Closes everything it opened, last opened first. */
-  close(): Promise<void>;
 }
 
 /** A listening notification service. */
