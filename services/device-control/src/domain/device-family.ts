@@ -1,3 +1,4 @@
+import type { BackgroundStateReads } from './background-reads.js';
 import type { DeviceActionsDeps } from './device-actions.js';
 import type { Capability, CloudEvent, FamilyDeviceFlags } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';
@@ -8,6 +9,8 @@ export interface FamilyState {
   onCloudEvent(event: CloudEvent): void;
   /** The device went away or lost its command channel (it missed pushes): what the family knew of it is stale. */
   forget(uuid: string): void;
+  /** The states it reads nobody asked for (after a sync, when a device or its command channel comes back), if any. */
+  readonly backgroundReads?: BackgroundStateReads;
 }
 
 /** Settings of the device families among the device service's options; each family adds its own. */

@@ -1,6 +1,5 @@
 import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common/core';
 import { BackgroundReads } from './background-reads.js';
-import { ChannelCommands, type ChannelCommandResult } from '../families/switch/domain/channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';
@@ -39,9 +38,6 @@ export interface DeviceServiceOptions extends FamilyOptions {
   lanPollSeconds?: number;
 }
 
-/** Re-exported for callers of the service. */
-export type { ChannelCommandResult };
-
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
   windows: BudgetWindowStatus[];
@@ -62,7 +58,7 @@ export interface DeviceServiceHealth {
 /** Meross's 2025 guidance: stay under about 200 cloud messages per hour per account. */
 export const DEFAULT_MESSAGES_PER_HOUR = 180;
 
-/** The device use-cases: list, switch, synchronize, and live state from cloud events. */
+/** The device use-cases: list, synchronize, the families' reads and commands, and live state from cloud events. */
 export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
   private readonly registry: DeviceRegistry;
@@ -71,7 +67,6 @@ export class DeviceService {
   private readonly routes: LanOrCloud;
   private readonly polling: LanPolling;
   private readonly discovery: LanDiscovery;
-  private readonly commands: ChannelCommands;
   private readonly families = new Map<DomainFamily, FamilyState>();
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
@@ -98,16 +93,6 @@ export class DeviceService {
     this.routes = new LanOrCloud({ cloud, registry: this.registry, budget: this.budget });
     this.polling = new LanPolling({ cloud, registry: this.registry, queue, clock, logger, intervalMs: (options.lanPollSeconds ?? 30) * 1000 });
     this.discovery = new LanDiscovery({ cloud, registry: this.registry, queue, routes: this.routes, budget: this.budget, clock, logger });
-    this.commands = new ChannelCommands({
-      cloud,
-      registry: this.registry,
-      queue,
-      routes: this.routes,
-      clock,
-      logger,
-      commandTimeoutMs: options.commandTimeoutMs,
-      families: options.families,
-    });
     const family = {
       cloud,
       registry: this.registry,
@@ -117,17 +102,22 @@ export class DeviceService {
       clock,
       commandTimeoutMs: options.commandTimeoutMs,
       publish: (event: DeviceEvent) => this.publish(event),
+      families: options.families,
     };
     for (const f of options.families) this.families.set(f, f.create(family, options));
-    if (options.backgroundStateReads !== false) {
+    const readers = [...this.families.values()].flatMap((state) => state.backgroundReads ?? []);
+    if (options.backgroundStateReads !== false && readers.length > 0) {
+      // One admission is one read: of the first family whose states of the device are unknown.
+      const readerOf = (uuid: string) => readers.find((r) => r.needsRead(uuid));
       this.reads = new BackgroundReads({
         budget: this.budget,
         routes: this.routes,
         clock,
         logger,
         minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
-        needsRead: (uuid) => this.commands.needsStateRead(uuid),
-        read: (uuid, admission, wanted) => this.commands.readInBackground(uuid, admission, wanted),
+        needsRead: (uuid) => readerOf(uuid) !== undefined,
+        // The admission is spent or released by a read's run, so one always runs (and reads nothing when moot).
+        read: (uuid, admission, wanted) => (readerOf(uuid) ?? readers[0]!).read(uuid, admission, wanted),
       });
     }
     this.syncer = new DeviceSync({
@@ -218,18 +208,6 @@ export class DeviceService {
     } finally {
       this.budget.release(reservation);
     }
-  }
-
-  /** Flips a channel; an unknown state is read from the device first. */
-  toggleChannel(uuid: string, channel: number): Promise<ChannelCommandResult> {
-    this.assertListLoaded();
-    return this.commands.toggle(uuid, channel);
-  }
-
-  /** Switches a channel on or off (idempotent). */
-  setChannel(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
-    this.assertListLoaded();
-    return this.commands.set(uuid, channel, on);
   }
 
   /** A family's use-cases (reads and commands of its devices); CLOUD_UNAVAILABLE until the device list was loaded once. */

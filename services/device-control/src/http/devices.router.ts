@@ -56,7 +56,10 @@ function toBody(d: DeviceView, families: readonly DeviceFamily[]): DeviceBody {
 
 /** GET /devices, GET /devices/:uuid and sync; `families`: the registered device families (src/families). */
 export function registerDeviceRoutes(api: Api, devices: DeviceService, families: readonly DeviceFamily[]): void {
-  const DeviceSchema = deviceSchema(['switch', ...families.map((f) => f.capability)], Object.assign({}, ...families.map((f) => f.deviceFields?.shape)));
+  const DeviceSchema = deviceSchema(
+    families.map((f) => f.capability),
+    Object.assign({}, ...families.map((f) => f.deviceFields?.shape)),
+  );
   // The list is polled far more often than it changes: serialize it (and its ETag) once per change.
   let listCache: { revision: number; body: Buffer; etag: string } | undefined;
   api.route({

@@ -1,10 +1,11 @@
-import { AppError, isoNow, type Clock, type Logger } from '@homeops/common/core';
+import { AppError, isoNow } from '@homeops/common/core';
+import type { BackgroundStateReads } from '../../../domain/background-reads.js';
 import { callCloud } from '../../../domain/cloud-call.js';
+import type { DeviceActionsDeps } from '../../../domain/device-actions.js';
 import type { DeviceCloud } from '../../../domain/device-cloud.js';
-import type { DeviceQueue } from '../../../domain/device-queue.js';
 import type { DeviceRegistry } from '../../../domain/device-registry.js';
 import { describeUnreachable, isControllable, type Device } from '../../../domain/device.js';
-import type { DomainFamily } from '../../../domain/device-family.js';
+import type { DomainFamily, FamilyState } from '../../../domain/device-family.js';
 import { assertChannelOf, assertKnownDevice } from '../../../domain/device-rules.js';
 import type { Admission, LanOrCloud } from '../../../domain/lan-or-cloud.js';
 
@@ -15,29 +16,29 @@ export interface ChannelCommandResult {
   on: boolean;
 }
 
-interface ChannelCommandsDeps {
-  cloud: DeviceCloud;
-  registry: DeviceRegistry;
-  queue: DeviceQueue;
-  routes: LanOrCloud;
-  clock: Clock;
-  logger: Logger;
-  commandTimeoutMs: number;
-  /** The device families, in their order: what a device that cannot switch is, and what it takes instead. */
-  families: readonly DomainFamily[];
-}
-
-/** Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own timeouts. */
-export class ChannelCommands {
+/**
+ * Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own
+ * timeouts. The channels' states live in the registry (a push or a read records them there), so the family keeps
+ * nothing of its own; it reads unknown states in the background.
+ */
+export class ChannelCommands implements FamilyState {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
   private readonly routes: LanOrCloud;
+  readonly backgroundReads: BackgroundStateReads = {
+    needsRead: (uuid) => this.needsStateRead(uuid),
+    read: (uuid, admission, wanted) => this.readInBackground(uuid, admission, wanted),
+  };
 
-  constructor(private readonly deps: ChannelCommandsDeps) {
+  constructor(private readonly deps: DeviceActionsDeps) {
     this.cloud = deps.cloud;
     this.registry = deps.registry;
     this.routes = deps.routes;
   }
+
+  onCloudEvent(): void {}
+
+  forget(): void {}
 
   /**
    * Flips a channel; an unknown state is read from the device first (two messages then), and the backend reads the

@@ -1,0 +1,5 @@
+import type { DomainFamily } from '../../../domain/device-family.js';
+import { ChannelCommands } from './channel-commands.js';
+
+/** Switches and plugs, as the device service builds them: toggle and on/off of their channels. */
+export const SWITCHES: DomainFamily<ChannelCommands> = { capability: 'switch', create: (deps) => new ChannelCommands(deps) };
