@@ -109,8 +109,6 @@ export interface CloudDevice extends Partial<FamilyDeviceFlags> {
   upgrading?: boolean;
   /** The command channel (MQTT) to this device is connected. */
   commandReady: boolean;
-  /** The device can be switched: it has the `switch` capability. */
-  switchable: boolean;
   capabilities: Capability[];
   channels: CloudChannel[];
   firmware?: string;

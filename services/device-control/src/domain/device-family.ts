@@ -23,6 +23,11 @@ export interface DomainFamily<S extends FamilyState = FamilyState> {
   readonly capability: Capability;
   /** The flags its devices may have (kept from the backend's description of a device). */
   readonly deviceFlags?: readonly (keyof FamilyDeviceFlags)[];
+  /**
+   * The flag a device needs to be `controllable` (GET /devices, the `online` event), kept like a device flag and
+   * shown on every device, false included, after `commandReady`. At most one family names one.
+   */
+  readonly controlFlag?: keyof FamilyDeviceFlags;
   create(deps: DeviceActionsDeps, options: FamilyOptions): S;
   /** What a refused channel command tells of a device of the family: what the device is, and the routes it takes. */
   readonly refusal?: { is?: string; instead?(at: string): string };

@@ -81,6 +81,7 @@ export class DeviceService {
     this.registry = new DeviceRegistry(
       (event) => this.publish(event),
       options.families.flatMap((f) => f.deviceFlags ?? []),
+      options.families.find((f) => f.controlFlag !== undefined)?.controlFlag,
     );
     this.budget = new MessageBudget(
       [
@@ -177,12 +178,13 @@ export class DeviceService {
   /** Every known device; 503 until the list was loaded from the cloud once (an empty answer would be a lie). */
   listDevices(): DeviceView[] {
     this.assertListLoaded();
-    return this.registry.list().map(toDeviceView);
+    return this.registry.list().map((d) => toDeviceView(d, this.registry.isControllable(d)));
   }
 
   getDevice(uuid: string): DeviceView {
     this.assertListLoaded();
-    return toDeviceView(assertKnownDevice(this.registry.get(uuid), uuid));
+    const device = assertKnownDevice(this.registry.get(uuid), uuid);
+    return toDeviceView(device, this.registry.isControllable(device));
   }
 
   /** Synchronizes the device list with the cloud now (concurrent calls share one run). */

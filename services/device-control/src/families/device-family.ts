@@ -16,6 +16,8 @@ export interface DeviceFamily {
   readonly control: boolean;
   /** The types of the events it announces on GET /events, in the order the route's summary lists them. */
   readonly events: readonly string[];
+  /** What GET /devices says of its capability (the `capabilities` field's description), if anything. */
+  readonly note?: string;
   /** Fields the family adds to a device in GET /devices (after its capabilities). */
   readonly deviceFields?: DeviceFields;
   /** Its routes; `metrics` (undefined with METRICS=off) for a family that counts its commands. */

@@ -4,7 +4,7 @@ import { callCloud } from '../../../domain/cloud-call.js';
 import type { DeviceActionsDeps } from '../../../domain/device-actions.js';
 import type { DeviceCloud } from '../../../domain/device-cloud.js';
 import type { DeviceRegistry } from '../../../domain/device-registry.js';
-import { describeUnreachable, isControllable, type Device } from '../../../domain/device.js';
+import { describeUnreachable, type Device } from '../../../domain/device.js';
 import type { DomainFamily, FamilyState } from '../../../domain/device-family.js';
 import { assertChannelOf, assertKnownDevice } from '../../../domain/device-rules.js';
 import type { Admission, LanOrCloud } from '../../../domain/lan-or-cloud.js';
@@ -100,7 +100,7 @@ export class ChannelCommands implements FamilyState {
   /** A background read is worth sending: the device takes commands and some channel state is unknown. */
   needsStateRead(uuid: string): boolean {
     const device = this.registry.get(uuid);
-    return device !== undefined && isControllable(device) && device.channels.some((c) => c.on === null);
+    return device !== undefined && this.registry.isControllable(device) && device.channels.some((c) => c.on === null);
   }
 
   /**

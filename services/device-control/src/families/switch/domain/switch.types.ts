@@ -13,4 +13,8 @@ declare module '../../../domain/device-cloud.js' {
   }
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the port joins the backend's interface
   interface FamilyClouds extends SwitchCloud {}
+  interface FamilyDeviceFlags {
+    /** The device can be switched: it has the `switch` capability (and its channels answer on/off). */
+    switchable: boolean;
+  }
 }

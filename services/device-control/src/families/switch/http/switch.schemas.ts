@@ -1,6 +1,16 @@
 import { z } from '@homeops/common';
 import { nonNegativeIntText, UuidParamsSchema } from '../../../http/device.schemas.js';
 
+declare module '../../../http/device.schemas.js' {
+  interface FamilyDeviceFields {
+    /** Every device (the switches' control flag): whether it can be switched. */
+    switchable: boolean;
+  }
+}
+
+/** What GET /devices says of the `switch` capability. */
+export const SWITCH_NOTE = 'only `switch` devices take toggle and channel commands';
+
 /** `:uuid` and `:channel` of PUT /devices/:uuid/channels/:channel. */
 export const ChannelParamsSchema = UuidParamsSchema.extend({
   channel: nonNegativeIntText.openapi({ type: 'integer', description: 'Channel index (0 on single-channel plugs)' }),
@@ -26,3 +36,5 @@ export const CommandResultSchema = z
     on: z.boolean().openapi({ description: 'The state of the channel after the command' }),
   })
   .openapi('CommandResult');
+
+export type CommandResultBody = z.infer<typeof CommandResultSchema>;
