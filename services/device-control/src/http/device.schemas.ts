@@ -89,8 +89,8 @@ export const SyncResultSchema = z
 export type SyncResultBody = z.infer<typeof SyncResultSchema>;
 
 /** `:uuid` and `:channel` of the routes that act on one channel of a device family (0 on a single one). */
-export const DoorParamsSchema = UuidParamsSchema.extend({
-  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door or cover channel (0 on a single one, such as the msg100 or mrs100)' }),
+export const FamilyChannelParamsSchema = UuidParamsSchema.extend({
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The channel (0 on a single one, such as the msg100 or mrs100)' }),
 });
 
 /** When a cached reading was taken and how old it is (the family reads answered from a cache). */
