@@ -54,6 +54,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     startedAt: clock.now(),
     now: () => clock.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
+    families: FAMILIES,
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, deps.devices, FAMILIES);

@@ -1,6 +1,7 @@
 import type { BackgroundStateReads } from './background-reads.js';
 import type { DeviceActionsDeps } from './device-actions.js';
 import type { Capability, CloudEvent, FamilyDeviceFlags } from './device-cloud.js';
+import type { Device } from './device.js';
 import type { FamilyWatches } from './watches/family-watches.js';
 
 /** What a device family keeps of the devices: the device service hands it every cloud event and each lost device. */
@@ -11,7 +12,13 @@ export interface FamilyState {
   forget(uuid: string): void;
   /** The states it reads nobody asked for (after a sync, when a device or its command channel comes back), if any. */
   readonly backgroundReads?: BackgroundStateReads;
+  /** What it counts of the devices for /health's `devices`, if anything. */
+  counts?(devices: readonly Device[]): Partial<FamilyDeviceCounts>;
 }
+
+/** Counts of devices the families add to /health's `devices`; each family adds its own (declaration merging). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
+export interface FamilyDeviceCounts {}
 
 /** Settings of the device families among the device service's options; each family adds its own. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families

@@ -16,8 +16,6 @@ export interface DeviceCounts {
   total: number;
   online: number;
   controllable: number;
-  /** Online devices with the control flag whose command channel is down: the session may be up while commands cannot be sent. */
-  awaitingCommandChannel: number;
 }
 
 type Emit = (event: DeviceEvent) => void;
@@ -123,7 +121,6 @@ export class DeviceRegistry {
       total: all.length,
       online: all.filter((d) => d.presence === 'online').length,
       controllable: all.filter((d) => this.isControllable(d)).length,
-      awaitingCommandChannel: all.filter((d) => d.presence === 'online' && this.hasControlFlag(d) && !d.commandReady).length,
     };
   }
 
@@ -169,10 +166,6 @@ export class DeviceRegistry {
       const { uuid, name } = device;
       this.emit({ type: 'online', uuid, name, online, upgrading: device.presence === 'upgrading', controllable: this.isControllable(device) });
     }
-  }
-
-  private hasControlFlag(device: Device): boolean {
-    return this.controlFlag === undefined || device[this.controlFlag] === true;
   }
 
   /** Forgets a channel's state (e.g. a command whose outcome is unknown); the next command that needs it reads it first. */

@@ -3,7 +3,7 @@ import { BackgroundReads } from './background-reads.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';
-import type { DomainFamily, FamilyOptions, FamilyState } from './device-family.js';
+import type { DomainFamily, FamilyDeviceCounts, FamilyOptions, FamilyState } from './device-family.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
@@ -48,7 +48,8 @@ export interface BudgetHealth {
 /** What /health reports about devices, sync and the message budget. */
 export interface DeviceServiceHealth {
   sync: SyncStatus;
-  devices: DeviceCounts;
+  /** The registry's counts, then the families' own. */
+  devices: DeviceCounts & Partial<FamilyDeviceCounts>;
   budget: BudgetHealth;
   lan: LanHealth;
   /** The burst window under its old name, for scripts written against 1.0. */
@@ -228,11 +229,13 @@ export class DeviceService {
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
+    const all = this.registry.list();
+    const families = [...this.families.values()].map((state) => state.counts?.(all));
     return {
       sync: this.syncer.status(),
-      devices: this.registry.counts(),
+      devices: Object.assign(this.registry.counts(), ...families),
       budget: { windows, sent: { ...this.sent } },
-      lan: lanHealthOf(this.registry.list(), this.cloud.lanControl ?? false),
+      lan: lanHealthOf(all, this.cloud.lanControl ?? false),
       commands: { limitPerMinute: burst?.limit ?? 0, usedLastMinute: burst?.used ?? 0 },
     };
   }

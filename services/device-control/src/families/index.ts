@@ -13,13 +13,13 @@ import { LIGHTS } from './light/domain/lights.js';
 import { registerLightRoutes } from './light/http/light.router.js';
 import { SWITCHES } from './switch/domain/switches.js';
 import { registerSwitchRoutes } from './switch/http/switch.router.js';
-import { SWITCH_NOTE } from './switch/http/switch.schemas.js';
+import { SWITCH_HEALTH, SWITCH_NOTE } from './switch/http/switch.schemas.js';
 
 export type { DeviceFamily } from './device-family.js';
 
 /** The device families, in the order their routes appear in /openapi.json; adding a family is a folder and a line here. */
 export const FAMILIES: readonly DeviceFamily[] = [
-  { capability: 'switch', domain: SWITCHES, control: true, events: [], note: SWITCH_NOTE, registerRoutes: registerSwitchRoutes },
+  { capability: 'switch', domain: SWITCHES, control: true, events: [], note: SWITCH_NOTE, health: SWITCH_HEALTH, registerRoutes: registerSwitchRoutes },
   { capability: 'garageDoor', domain: GARAGE_DOORS, control: true, events: ['garageDoor'], registerRoutes: registerGarageDoorRoutes },
   { capability: 'cover', domain: COVERS, control: true, events: ['cover'], deviceFields: COVER_DEVICE_FIELDS, registerRoutes: registerCoverRoutes },
   { capability: 'light', domain: LIGHTS, control: true, events: ['light'], registerRoutes: registerLightRoutes },

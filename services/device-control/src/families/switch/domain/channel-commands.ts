@@ -40,6 +40,10 @@ export class ChannelCommands implements FamilyState {
 
   forget(): void {}
 
+  counts(devices: readonly Device[]): { awaitingCommandChannel: number } {
+    return { awaitingCommandChannel: devices.filter((d) => d.presence === 'online' && d.switchable === true && !d.commandReady).length };
+  }
+
   /**
    * Flips a channel; an unknown state is read from the device first (two messages then), and the backend reads the
    * abilities before the device's first command (one more).

@@ -6,6 +6,13 @@ export interface SwitchCloud {
   setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
 }
 
+declare module '../../../domain/device-family.js' {
+  interface FamilyDeviceCounts {
+    /** Online switches whose command channel is down: the session may be up while commands cannot be sent. */
+    awaitingCommandChannel: number;
+  }
+}
+
 declare module '../../../domain/device-cloud.js' {
   interface FamilyCapabilities {
     /** Appliance.Control.ToggleX (per channel) or Toggle (old plugs): toggle and channel on/off. */
