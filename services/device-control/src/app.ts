@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
-    description: 'Lists the devices of a Meross cloud account and switches their channels.',
+    description: 'Lists the devices of a Meross cloud account and controls them, over the LAN first where it can.',
   });
   registerHealthRoutes(api, {
     ...deps,
