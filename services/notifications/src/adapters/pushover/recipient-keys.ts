@@ -28,7 +28,8 @@ export class RecipientKeys {
     private readonly clock: Clock = systemClock,
     defaultEncryptionKey?: KeyObject,
   ) {
-    if (defaultKey) this.#targets.set(DEFAULT_ALIAS, { key: defaultKey, devices: [], ...(defaultEncryptionKey ? { encryptionKey: defaultEncryptionKey } : {}) });
+    if (defaultKey)
+      this.#targets.set(DEFAULT_ALIAS, { key: defaultKey, devices: [], ...(defaultEncryptionKey ? { encryptionKey: defaultEncryptionKey } : {}) });
     for (const [name, target] of map?.recipients ?? []) this.#targets.set(name, target);
     this.#unmapped = map?.unmapped ?? 'default';
     for (const recipient of this.#targets.keys()) this.#checks.set(recipient, { recipient, state: 'unchecked' });
