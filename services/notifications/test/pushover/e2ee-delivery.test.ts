@@ -101,6 +101,7 @@ describe('delivery to a recipient with an encryption key', () => {
     const stored = await request(app).get(`/notifications/single/${created.body.id}`);
 
     expect((stored.body as NotificationRecord).message).toBe(message);
+    expect((stored.body as NotificationRecord).delivery).toEqual(created.body.delivery);
     expect(created.body.delivery.status).toBe('sent');
     expect(created.body.delivery.note).toMatch(/message was shortened/);
     const sent = fake.decrypted[0]!;

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { ConfigError } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { loadRecipientMap, parseRecipientsFile } from '../../src/adapters/pushover/recipient-map.js';
+import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
 import { composeNotifications } from '../../src/compose.js';
 import { parseConfig } from '../../src/config.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
 import { makeTempDir, memoryTokens, silentLogger } from '../support/test-app.js';
 import { API_TOKEN, USER_KEY } from './pushover-test-kit.js';
 
@@ -66,5 +68,38 @@ describe('a malformed encryption key stops the start', () => {
   it('starts with well-formed keys', async () => {
     const service = await startWith(`recipients:\n  alice: { key: ${ALICE}, encryptionKey: ${GOOD.toUpperCase()} }\n`, { PROVIDER_ENCRYPTION_KEY: GOOD });
     await service.close();
+  });
+});
+
+describe("a sent delivery's note", () => {
+  it('is kept by the history through a close (fold) and a reopen, the record otherwise unchanged', async () => {
+    const path = join(await makeTempDir(), 'n.yaml');
+    const record: NotificationRecord = {
+      id: '01M80X3B5M1T7RW3FQ5N2K0Y8D',
+      recipient: 'alice',
+      title: 'Camera',
+      message: 'Motion',
+      priority: 0,
+      createdAt: '2026-11-28T18:00:00.000Z',
+      read: false,
+      readAt: null,
+      delivery: {
+        status: 'sent',
+        attempts: 1,
+        request: 'r',
+        lastAttemptAt: '2026-11-28T18:00:00.100Z',
+        to: 'alice',
+        note: 'Encrypted: the attachment was not sent',
+      },
+    };
+    const first = new YamlNotificationRepository(path);
+    await first.open();
+    await first.insert(record);
+    await first.close();
+
+    const second = new YamlNotificationRepository(path);
+    await second.open();
+    expect(await second.get(record.id)).toEqual(record);
+    await second.close();
   });
 });
