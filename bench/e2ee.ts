@@ -7,7 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { toEncryptionKey } from '../services/notifications/src/adapters/pushover/field-cipher.js';
+import { PushoverProvider } from '../services/notifications/src/adapters/pushover/pushover.provider.js';
+import { parseRecipientsFile } from '../services/notifications/src/adapters/pushover/recipient-map.js';
 import { sealFields } from '../services/notifications/src/adapters/pushover/seal-fields.js';
 import { toPushoverFields } from '../services/notifications/src/adapters/pushover/to-pushover-fields.js';
 import type { PushMessage } from '../services/notifications/src/domain/push-provider.js';
@@ -27,6 +31,44 @@ const SEALED_USER = 'bEnChSeAlEd0000000000000000001';
 const ENCRYPTION_KEY = '3c'.repeat(32);
 
 type Variant = 'plain' | 'sealed';
+
+/**
+ * The real PushoverProvider in this process sending the create's message to each recipient against a local server
+ * that accepts everything: CPU µs per send (this process's, the tiny server's included), median of alternating
+ * batches. The difference is what encryption adds to a delivery, apart from the rest of a create.
+ */
+async function providerSendMicroseconds(): Promise<Record<Variant, number>> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":1,"request":"r"}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const map = parseRecipientsFile(`recipients:\n  plain: ${PLAIN_USER}\n  sealed: { key: ${SEALED_USER}, encryptionKey: ${ENCRYPTION_KEY} }\n`, 'bench');
+    const provider = new PushoverProvider({
+      apiToken: TOKEN,
+      apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      recipients: { recipients: map.recipients, unmapped: 'refuse' },
+    });
+    const { title, message } = JSON.parse(CREATE_BODY) as { title: string; message: string };
+    const batch = async (to: Variant, sends = 400) => {
+      const before = process.cpuUsage();
+      for (let i = 0; i < sends; i += 2) await Promise.all([0, 1].map(() => provider.send({ title, message, priority: 0, createdAt: startedAtIso, to })));
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / sends;
+    };
+    for (let i = 0; i < 3; i++) for (const variant of ['plain', 'sealed'] as const) await batch(variant);
+    const runs: Record<Variant, number[]> = { plain: [], sealed: [] };
+    for (let round = 0; round < 12; round++) {
+      for (const variant of round % 2 === 0 ? (['plain', 'sealed'] as const) : (['sealed', 'plain'] as const)) runs[variant].push(await batch(variant));
+    }
+    return { plain: median(runs.plain), sealed: median(runs.sealed) };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+const startedAtIso = new Date().toISOString();
 
 /**
  * The encryption of the create's fields alone, in this process: µs per message, the median of 15 batches. It is what
@@ -107,8 +149,12 @@ async function main(): Promise<void> {
     const pairedRatio = median(runs.sealed.map((run, round) => run.rps / runs.plain[round]!.rps));
     const cpuRatio = cpu('plain') / cpu('sealed');
     const sealUs = sealMicroseconds();
+    const sendUs = await providerSendMicroseconds();
     const report = {
-      command: 'npx -y pnpm@10 exec tsx bench/e2ee.ts',
+      command: [
+        ...['BENCH_SECONDS', 'BENCH_ROUNDS'].filter((n) => process.env[n]).map((n) => `${n}=${process.env[n]}`),
+        'npx -y pnpm@10 exec tsx bench/e2ee.ts',
+      ].join(' '),
       startedAt,
       machine: machineOf(loadStart),
       settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS, target: TARGET },
@@ -120,6 +166,8 @@ async function main(): Promise<void> {
         encryptionCpuUsPerCreate: cpu('sealed') - cpu('plain'),
         sealUsPerMessageInProcess: sealUs,
         ratioFromSealCost: cpu('plain') / (cpu('plain') + sealUs),
+        providerSendCpuUsInProcess: sendUs,
+        ratioFromSendCost: cpu('plain') / (cpu('plain') + sendUs.sealed - sendUs.plain),
         ratio,
         pairedRatio,
         cpuRatio,
@@ -131,7 +179,8 @@ async function main(): Promise<void> {
       `create to an encrypted recipient: ${(ratio * 100).toFixed(1)} % of an unencrypted one by median req/s (${median(rps('sealed'))} vs ${median(rps('plain'))}), ` +
         `${(pairedRatio * 100).toFixed(1)} % by round, ${(cpuRatio * 100).toFixed(1)} % by server CPU per request ` +
         `(${report.create.encryptionCpuUsPerCreate.toFixed(1)} µs more per create; the encryption alone ${sealUs.toFixed(1)} µs, ` +
-        `${(report.create.ratioFromSealCost * 100).toFixed(1)} % of a plain create's CPU)${report.create.met ? '' : ' MISSED'}`,
+        `${(report.create.ratioFromSealCost * 100).toFixed(1)} % of a plain create's CPU; a whole send ${sendUs.plain.toFixed(1)} → ${sendUs.sealed.toFixed(1)} µs, ` +
+        `${(report.create.ratioFromSendCost * 100).toFixed(1)} %)${report.create.met ? '' : ' MISSED'}`,
     );
   } finally {
     await stopChild(service.child);

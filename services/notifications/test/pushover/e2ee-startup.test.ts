@@ -52,6 +52,12 @@ describe('a malformed encryption key stops the start', () => {
     expect(() => parseConfig({ PROVIDER_API_TOKEN: API_TOKEN, PROVIDER_ENCRYPTION_KEY: GOOD })).toThrow(/set PROVIDER_USER_KEY too/);
   });
 
+  it('refuses an empty encryptionKey rather than sending in clear', () => {
+    expect(() => parseRecipientsFile(`recipients:\n  alice: { key: ${ALICE}, encryptionKey: }\n`, 'r.yaml')).toThrow(
+      /encryptionKey of recipient "alice" must be 64/,
+    );
+  });
+
   it('refuses a misspelt encryptionKey, which would otherwise send in clear', () => {
     expect(() => parseRecipientsFile(`recipients:\n  alice: { key: ${ALICE}, encryption_key: ${GOOD} }\n`, 'r.yaml')).toThrow(
       /recipient "alice" has an unknown setting encryption_key \(did you mean encryptionKey\?\)/,

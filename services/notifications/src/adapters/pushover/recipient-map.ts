@@ -41,9 +41,9 @@ function target(source: string, name: string, key: unknown, devices: unknown): R
   return { key: key.trim(), devices: names };
 }
 
-/** The recipient's encryption key; a malformed one is refused naming the recipient, never showing the key. */
-export function encryptionKeyOf(source: string, name: string, value: unknown): KeyObject | undefined {
-  if (value === undefined || value === null) return undefined;
+/** The recipient's encryption key; a malformed or empty one is refused naming the recipient, never showing the key. */
+function encryptionKeyOf(source: string, name: string, value: unknown): KeyObject | undefined {
+  if (value === undefined) return undefined;
   if (typeof value !== 'string' || !isEncryptionKey(value.trim())) {
     throw new RecipientMapError(`${source}: the encryptionKey of recipient "${name}" must be 64 hexadecimal characters (the key set in their Pushover app)`);
   }
