@@ -17,6 +17,7 @@ import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
 import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
+import { toEncryptionKey } from './adapters/pushover/field-cipher.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
 import { InMemoryPlanStore } from './adapters/storage/in-memory-plan-store.js';
@@ -112,6 +113,8 @@ function providerOf(config: Config, clock: Clock): PushProvider {
     maxRejections: config.PROVIDER_MAX_REJECTIONS,
     emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
     emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
+    encryptionKey: config.PROVIDER_ENCRYPTION_KEY === undefined ? undefined : toEncryptionKey(config.PROVIDER_ENCRYPTION_KEY),
+    appName: config.PROVIDER_APP_NAME,
     clock,
   });
 }
