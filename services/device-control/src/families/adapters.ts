@@ -14,6 +14,7 @@ import { HUB_SIMULATOR } from './hub/adapters/hub.simulator.js';
 import { LIGHT_MEROSS } from './light/adapters/light.meross.js';
 import { LIGHT_MQTT } from './light/adapters/light.mqtt.js';
 import { LIGHT_SIMULATOR } from './light/adapters/light.simulator.js';
+import { THERMOSTAT_MEROSS } from './thermostat/adapters/thermostat.meross.js';
 import { SWITCH_MEROSS } from './switch/adapters/switch.meross.js';
 import { SWITCH_MQTT } from './switch/adapters/switch.mqtt.js';
 import { SWITCH_SIMULATOR } from './switch/adapters/switch.simulator.js';
@@ -31,4 +32,5 @@ export const ADAPTER_FAMILIES: readonly AdapterFamily[] = [
   { capability: 'light', meross: LIGHT_MEROSS, simulator: LIGHT_SIMULATOR, mqtt: LIGHT_MQTT },
   { capability: 'energy', meross: ENERGY_MEROSS, simulator: ENERGY_SIMULATOR, mqtt: ENERGY_MQTT },
   { capability: 'hubSensors', meross: HUB_MEROSS, simulator: HUB_SIMULATOR, mqtt: HUB_MQTT },
+  { capability: 'thermostat', meross: THERMOSTAT_MEROSS },
 ];
