@@ -61,6 +61,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   registerDeviceRoutes(api, deps.devices, FAMILIES);
   registerSwitchRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
+  if (metrics) for (const family of FAMILIES) family.registerMetrics?.(metrics, deps.devices);
   registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);
   registerWatchRoutes(api, deps.watches);

@@ -12,6 +12,7 @@ import { registerHubRoutes } from './hub/http/hub.router.js';
 import { LIGHTS } from './light/domain/lights.js';
 import { registerLightRoutes } from './light/http/light.router.js';
 import { THERMOSTATS } from './thermostat/domain/thermostats.js';
+import { registerThermostatMetrics } from './thermostat/http/thermostat.metrics.js';
 import { registerThermostatRoutes } from './thermostat/http/thermostat.router.js';
 
 export type { DeviceFamily } from './device-family.js';
@@ -23,7 +24,14 @@ export const FAMILIES: readonly DeviceFamily[] = [
   { capability: 'light', domain: LIGHTS, control: true, events: ['light'], registerRoutes: registerLightRoutes },
   { capability: 'energy', domain: ENERGY, control: false, events: ['power', 'energy'], registerRoutes: registerEnergyRoutes },
   { capability: 'hubSensors', domain: HUBS, control: true, events: ['hub'], registerRoutes: registerHubRoutes },
-  { capability: 'thermostat', domain: THERMOSTATS, control: true, events: ['thermostat'], registerRoutes: registerThermostatRoutes },
+  {
+    capability: 'thermostat',
+    domain: THERMOSTATS,
+    control: true,
+    events: ['thermostat'],
+    registerRoutes: registerThermostatRoutes,
+    registerMetrics: registerThermostatMetrics,
+  },
 ];
 
 /** The domain parts, for the device service's `families` option. */

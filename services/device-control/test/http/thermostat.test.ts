@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { metricValue } from '@homeops/test-kit';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import { cloudDevice, FakeDeviceCloud, MTS200_READING, thermostat } from '../fakes/fake-device-cloud.js';
 import { buildTestApp } from '../support/test-app.js';
@@ -125,5 +126,22 @@ describe('PUT /devices/:uuid/thermostat/:channel', () => {
     expect(res.status).toBe(400);
     expect(cloud.callsOf('readThermostats')).toHaveLength(1);
     expect(cloud.callsOf('setThermostat')).toEqual([]);
+  });
+});
+
+describe('GET /metrics (thermostats)', () => {
+  it("exposes each known thermostat's temperature, target and heating, and none before it told them", async () => {
+    const { app, cloud } = await setup();
+
+    const before = (await request(app).get('/metrics').expect(200)).text;
+    await request(app).get(`/devices/${MTS}/thermostat`);
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 20.25, heating: false });
+    const after = (await request(app).get('/metrics').expect(200)).text;
+
+    const labels = { device: MTS, channel: '0' };
+    expect(before).not.toContain(`device="${MTS}"`);
+    expect(metricValue(after, 'homeops_thermostat_temperature_celsius', labels)).toBe(20.25);
+    expect(metricValue(after, 'homeops_thermostat_target_celsius', labels)).toBe(21);
+    expect(metricValue(after, 'homeops_thermostat_heating', labels)).toBe(0);
   });
 });
