@@ -250,6 +250,29 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it("shows the thermostat's room and target, and raises the target half a degree, leaving its schedule for manual", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Living Room Thermostat');
+    await card.getByText('Target 21.0 °C').waitFor();
+    const read = async () =>
+      (
+        (await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-thermostat-0001/thermostat`)).json()) as {
+          thermostats: Array<{ mode: string; targetTemperature: number }>;
+        }
+      ).thermostats[0];
+
+    await card.getByRole('button', { name: 'Target up 0.5 °C' }).click();
+    await card.getByText('Target 21.5 °C').waitFor();
+
+    expect(await read()).toMatchObject({ mode: 'manual', targetTemperature: 21.5 });
+    expect(await card.getByText('Room 20.5 °C').count()).toBe(1);
+    expect(await card.getByLabel('Mode').inputValue()).toBe('manual');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('refuses a watch where the service has nowhere to notify, and shows the 409 body in the form', async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);

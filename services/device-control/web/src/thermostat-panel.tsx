@@ -44,7 +44,7 @@ export function ThermostatPanel({ client, device, locked, thermostats, onThermos
   return (
     <div class="thermostats">
       {(thermostats ?? []).map((t) => (
-        <div key={t.channel} class="thermostat" aria-label={`${device.name} thermostat`}>
+        <div key={t.channel} class="thermostat" role="group" aria-label={`${device.name} thermostat`}>
           <p class="row">
             <span>Room {degrees(t.currentTemperature)}</span>
             <span class={`badge ${t.heating ? 'warn' : 'ok'}`}>{!t.on ? 'off' : t.heating ? 'heating' : t.cooling ? 'cooling' : 'idle'}</span>
@@ -70,19 +70,21 @@ export function ThermostatPanel({ client, device, locked, thermostats, onThermos
               +
             </button>
           </p>
-          <label class="row">
-            Mode
-            <select {...lock} value={t.mode} onChange={(e) => void change(t.channel, { mode: e.currentTarget.value as Thermostat['mode'] })}>
-              {t.modes.map((mode) => (
-                <option key={mode} value={mode}>
-                  {mode}
-                </option>
-              ))}
-            </select>
+          <p class="row">
+            <label>
+              Mode{' '}
+              <select {...lock} value={t.mode} onChange={(e) => void change(t.channel, { mode: e.currentTarget.value as Thermostat['mode'] })}>
+                {t.modes.map((mode) => (
+                  <option key={mode} value={mode}>
+                    {mode}
+                  </option>
+                ))}
+              </select>
+            </label>
             <button type="button" {...lock} onClick={() => void change(t.channel, { on: !t.on })}>
               {t.on ? 'Turn off' : 'Turn on'}
             </button>
-          </label>
+          </p>
         </div>
       ))}
       <ErrorNote problem={problem} />
