@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { createLogger, serve } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
+import { SseClient } from '../support/sse-client.js';
 import { metricValue } from '@homeops/test-kit';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import { cloudDevice, FakeDeviceCloud, MTS200_READING, thermostat } from '../fakes/fake-device-cloud.js';
@@ -143,5 +145,33 @@ describe('GET /metrics (thermostats)', () => {
     expect(metricValue(after, 'homeops_thermostat_temperature_celsius', labels)).toBe(20.25);
     expect(metricValue(after, 'homeops_thermostat_target_celsius', labels)).toBe(21);
     expect(metricValue(after, 'homeops_thermostat_heating', labels)).toBe(0);
+  });
+});
+
+describe('GET /events (thermostats)', () => {
+  it('streams a change at the thermostat, arriving as a push, as a thermostat event with the whole reading', async () => {
+    const { app, cloud, close } = await setup();
+    const server = await serve({ app, port: 0, host: '127.0.0.1', logger: createLogger({ service: 'test', level: 'silent' }), graceMs: 500 });
+    const client = await SseClient.connect(`http://127.0.0.1:${server.port}/events`);
+    try {
+      await request(app).get(`/devices/${MTS}/thermostat`);
+
+      cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', mode: 'heat', targetTemperature: 22 });
+      const event = await client.waitFor('thermostat', (d: { source: string }) => d.source === 'push');
+
+      expect(event.data).toEqual({
+        type: 'thermostat',
+        uuid: MTS,
+        name: 'Living room',
+        ...MTS200_READING,
+        mode: 'heat',
+        targetTemperature: 22,
+        source: 'push',
+      });
+    } finally {
+      await client.close();
+      await close();
+      await server.stop();
+    }
   });
 });
