@@ -116,7 +116,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
 
     expect(reported).toBe(asked);
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([asked]);
-    expect(await page.getByRole('article').count()).toBe(7);
+    expect(await page.getByRole('article').count()).toBe(8);
     await expect
       .poll(() => page.getByRole('status', { name: 'Service status' }).textContent())
       .toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
@@ -301,7 +301,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 7 devices/).waitFor();
+    await page.getByText(/Synced: 8 devices/).waitFor();
     // The hub's devices and the plug's power are read on demand: open them so the scan sees them too.
     await cardOf(page, 'Heating Hub').getByRole('button', { name: 'Read devices' }).click();
     await cardOf(page, 'Heating Hub').getByRole('list').waitFor();
