@@ -6,6 +6,7 @@ import type { CloudEvent } from '../../../domain/device-cloud.js';
 import {
   afterSet,
   CTL_RANGE,
+  DEFAULT_RANGE,
   MODE,
   MODE_B,
   modeEntries,
@@ -64,10 +65,9 @@ async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   const kind: ThermostatKind = abilities.has(MODE_B) ? 'modeB' : 'mode';
   const { namespace, key } = PROTOCOL[kind];
   const asked = channelsOf(entry);
-  if (kind === 'modeB' && abilities.has(CTL_RANGE) && asked.some(({ channel }) => !entry.memory.thermostats?.get(channel)?.range)) {
-    for (const { channel, min, max } of parseRanges(await access.send(entry, `reading ${CTL_RANGE}`, get(CTL_RANGE, { ctlRange: asked })))) {
-      rawOf(entry, channel).range = { min, max };
-    }
+  if (kind === 'modeB' && asked.some(({ channel }) => !entry.memory.thermostats?.get(channel)?.range)) {
+    const ranges = abilities.has(CTL_RANGE) ? parseRanges(await access.send(entry, `reading ${CTL_RANGE}`, get(CTL_RANGE, { ctlRange: asked }))) : [];
+    for (const { channel } of asked) rawOf(entry, channel).range = ranges.find((r) => r.channel === channel) ?? DEFAULT_RANGE;
   }
   const channels = learnModes(entry, kind, await access.send(entry, `reading ${namespace}`, get(namespace, { [key]: asked })));
   if (channels.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable ${namespace} answer`);

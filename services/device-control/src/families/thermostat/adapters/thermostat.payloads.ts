@@ -77,8 +77,8 @@ export function readingOf(kind: ThermostatKind, channel: number, raw: Thermostat
     reading.modes = [...MTS960_MODES];
     if (mode === 'timer') reading.targetTemperature = null;
     else if (temp(e.targetTemp) !== undefined) reading.targetTemperature = temp(e.targetTemp)!;
-    const range = raw.range ?? DEFAULT_RANGE;
-    Object.assign(reading, { minTemperature: range.min, maxTemperature: range.max });
+    // Its range is not in its entry: unknown until read (a push or a poll alone leaves the thermostat to a read).
+    if (raw.range) Object.assign(reading, { minTemperature: raw.range.min, maxTemperature: raw.range.max });
     if (reading.on !== undefined && num(e.state) !== undefined) {
       const active = reading.on && e.state === MTS960_ACTIVE;
       Object.assign(reading, { heating: active && e.working !== MTS960_COOL, cooling: active && e.working === MTS960_COOL });
