@@ -118,6 +118,15 @@ describe('thermostats (adapter against the emulated cloud)', { timeout: 30_000 }
     expect(emulator.device(MTS960).thermostat!.entry).toMatchObject({ onoff: 1, mode: 3, targetTemp: 0 });
   });
 
+  it('reads an MTS960 whose CtlRange answers an ERROR with the usual 5-35 °C range', async () => {
+    emulator.device(MTS960).thermostat!.rangeError = true;
+
+    const read = await adapter.readThermostats(MTS960);
+
+    expect(read).toEqual([expect.objectContaining({ currentTemperature: 17.23, minTemperature: 5, maxTemperature: 35 })]);
+    expect(emulator.requests('Appliance.Control.Thermostat.CtlRange', 'GET')).toHaveLength(1);
+  });
+
   it("hears a change at the thermostat as a push: the room warming, the MTS960's cooling", async () => {
     await adapter.readThermostats(MTS200);
     await adapter.readThermostats(MTS960);

@@ -58,6 +58,16 @@ function kindOf(entry: DeviceEntry): ThermostatKind {
 /** A GET per protocol asks each channel by name (`[{ channel: 0 }]`): asked with `[]`, the devices answer an empty list. */
 const channelsOf = (entry: DeviceEntry) => (entry.def.channels?.length ? entry.def.channels : [null]).map((_, channel) => ({ channel }));
 
+/** A device that declares CtlRange yet answers its GET with an ERROR gets the usual range; any other failure stands. */
+async function rangeAnswer(access: MerossDeviceAccess, entry: DeviceEntry, asked: Array<{ channel: number }>): Promise<unknown> {
+  try {
+    return await access.send(entry, `reading ${CTL_RANGE}`, get(CTL_RANGE, { ctlRange: asked }));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CLOUD_ERROR') return null;
+    throw err;
+  }
+}
+
 async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   const entry = access.reachable(uuid);
   await access.assertCapability(entry, 'thermostat', `${MODE} or ${MODE_B}`);
@@ -66,7 +76,7 @@ async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   const { namespace, key } = PROTOCOL[kind];
   const asked = channelsOf(entry);
   if (kind === 'modeB' && asked.some(({ channel }) => !entry.memory.thermostats?.get(channel)?.range)) {
-    const ranges = abilities.has(CTL_RANGE) ? parseRanges(await access.send(entry, `reading ${CTL_RANGE}`, get(CTL_RANGE, { ctlRange: asked }))) : [];
+    const ranges = abilities.has(CTL_RANGE) ? parseRanges(await rangeAnswer(access, entry, asked)) : [];
     for (const { channel } of asked) rawOf(entry, channel).range = ranges.find((r) => r.channel === channel) ?? DEFAULT_RANGE;
   }
   const channels = learnModes(entry, kind, await access.send(entry, `reading ${namespace}`, get(namespace, { [key]: asked })));
