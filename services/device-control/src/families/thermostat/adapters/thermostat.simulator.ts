@@ -45,7 +45,6 @@ export const THERMOSTAT_SIMULATOR: SimulatorFamily = {
       type: 'mts200b',
       online: true,
       commandReady: true,
-      switchable: false,
       channels: [{ channel: 0, name: 'Living Room Thermostat' }],
       firmware: '7.6.9',
       hardware: '7.0.0',
