@@ -116,7 +116,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
 
     expect(reported).toBe(asked);
     expect(await deviceState(running.port, 'sim-plug-0001')).toEqual([asked]);
-    expect(await page.getByRole('article').count()).toBe(7);
+    expect(await page.getByRole('article').count()).toBe(8);
     await expect
       .poll(() => page.getByRole('status', { name: 'Service status' }).textContent())
       .toMatch(/connected.*Budget per hour: \d+ of 180 left.*Budget per minute/);
@@ -250,6 +250,29 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it("shows the thermostat's room and target, and raises the target half a degree, leaving its schedule for manual", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Living Room Thermostat');
+    await card.getByText('Target 21.0 °C').waitFor();
+    const read = async () =>
+      (
+        (await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-thermostat-0001/thermostat`)).json()) as {
+          thermostats: Array<{ mode: string; targetTemperature: number }>;
+        }
+      ).thermostats[0];
+
+    await card.getByRole('button', { name: 'Target up 0.5 °C' }).click();
+    await card.getByText('Target 21.5 °C').waitFor();
+
+    expect(await read()).toMatchObject({ mode: 'manual', targetTemperature: 21.5 });
+    expect(await card.getByText('Room 20.5 °C').count()).toBe(1);
+    expect(await card.getByLabel('Mode').inputValue()).toBe('manual');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('refuses a watch where the service has nowhere to notify, and shows the 409 body in the form', async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
@@ -278,7 +301,7 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await switchOf(page, 'Living Room Strip', 'TV').waitFor();
 
     await page.getByRole('button', { name: 'Sync' }).click();
-    await page.getByText(/Synced: 7 devices/).waitFor();
+    await page.getByText(/Synced: 8 devices/).waitFor();
     // The hub's devices and the plug's power are read on demand: open them so the scan sees them too.
     await cardOf(page, 'Heating Hub').getByRole('button', { name: 'Read devices' }).click();
     await cardOf(page, 'Heating Hub').getByRole('list').waitFor();

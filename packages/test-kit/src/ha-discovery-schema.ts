@@ -42,6 +42,11 @@ const ABBREVIATIONS: Record<string, string> = {
   mode_cmd_tpl: 'mode_command_template',
   mode_stat_t: 'mode_state_topic',
   mode_stat_tpl: 'mode_state_template',
+  pr_mode_cmd_t: 'preset_mode_command_topic',
+  pr_mode_cmd_tpl: 'preset_mode_command_template',
+  pr_mode_stat_t: 'preset_mode_state_topic',
+  pr_mode_val_tpl: 'preset_mode_value_template',
+  pr_modes: 'preset_modes',
   o: 'origin',
   obj_id: 'object_id',
   off_dly: 'off_delay',
@@ -427,6 +432,20 @@ const Climate = z
     mode_command_template: Template.optional(),
     mode_state_topic: Topic.optional(),
     mode_state_template: Template.optional(),
+    // Presets: any names but `none`, which Home Assistant keeps for "no preset".
+    preset_modes: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((m) => m !== 'none', 'none is reserved'),
+      )
+      .min(1)
+      .optional(),
+    preset_mode_command_topic: Topic.optional(),
+    preset_mode_command_template: Template.optional(),
+    preset_mode_state_topic: Topic.optional(),
+    preset_mode_value_template: Template.optional(),
     temperature_command_topic: Topic.optional(),
     temperature_command_template: Template.optional(),
     temperature_state_topic: Topic.optional(),

@@ -59,6 +59,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
   registerDeviceRoutes(api, deps.devices, FAMILIES);
   for (const family of FAMILIES) family.registerRoutes(api, deps.devices, metrics);
+  if (metrics) for (const family of FAMILIES) family.registerMetrics?.(metrics, deps.devices);
   registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);
   registerWatchRoutes(api, deps.watches);

@@ -14,6 +14,9 @@ import { HUB_SIMULATOR } from './hub/adapters/hub.simulator.js';
 import { LIGHT_MEROSS } from './light/adapters/light.meross.js';
 import { LIGHT_MQTT } from './light/adapters/light.mqtt.js';
 import { LIGHT_SIMULATOR } from './light/adapters/light.simulator.js';
+import { THERMOSTAT_MEROSS } from './thermostat/adapters/thermostat.meross.js';
+import { THERMOSTAT_MQTT } from './thermostat/adapters/thermostat.mqtt.js';
+import { THERMOSTAT_SIMULATOR } from './thermostat/adapters/thermostat.simulator.js';
 import { SWITCH_MEROSS } from './switch/adapters/switch.meross.js';
 import { SWITCH_MQTT } from './switch/adapters/switch.mqtt.js';
 import { SWITCH_SIMULATOR } from './switch/adapters/switch.simulator.js';
@@ -31,4 +34,5 @@ export const ADAPTER_FAMILIES: readonly AdapterFamily[] = [
   { capability: 'light', meross: LIGHT_MEROSS, simulator: LIGHT_SIMULATOR, mqtt: LIGHT_MQTT },
   { capability: 'energy', meross: ENERGY_MEROSS, simulator: ENERGY_SIMULATOR, mqtt: ENERGY_MQTT },
   { capability: 'hubSensors', meross: HUB_MEROSS, simulator: HUB_SIMULATOR, mqtt: HUB_MQTT },
+  { capability: 'thermostat', meross: THERMOSTAT_MEROSS, simulator: THERMOSTAT_SIMULATOR, mqtt: THERMOSTAT_MQTT },
 ];

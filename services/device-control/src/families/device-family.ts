@@ -24,6 +24,8 @@ export interface DeviceFamily {
   readonly health?: FamilyHealth;
   /** Its routes; `metrics` (undefined with METRICS=off) for a family that counts its commands. */
   registerRoutes(api: Api, devices: DeviceService, metrics: AppMetrics | undefined): void;
+  /** Its own Prometheus series, if any (METRICS=on). */
+  registerMetrics?(metrics: AppMetrics, devices: DeviceService): void;
 }
 
 /** A family's part of /health: the schema of its counts in `devices`, and the problems they tell, each a sentence. */

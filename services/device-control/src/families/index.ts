@@ -14,6 +14,9 @@ import { registerLightRoutes } from './light/http/light.router.js';
 import { SWITCHES } from './switch/domain/switches.js';
 import { registerSwitchRoutes } from './switch/http/switch.router.js';
 import { SWITCH_HEALTH, SWITCH_NOTE } from './switch/http/switch.schemas.js';
+import { THERMOSTATS } from './thermostat/domain/thermostats.js';
+import { registerThermostatMetrics } from './thermostat/http/thermostat.metrics.js';
+import { registerThermostatRoutes } from './thermostat/http/thermostat.router.js';
 
 export type { DeviceFamily } from './device-family.js';
 
@@ -25,6 +28,14 @@ export const FAMILIES: readonly DeviceFamily[] = [
   { capability: 'light', domain: LIGHTS, control: true, events: ['light'], registerRoutes: registerLightRoutes },
   { capability: 'energy', domain: ENERGY, control: false, events: ['power', 'energy'], registerRoutes: registerEnergyRoutes },
   { capability: 'hubSensors', domain: HUBS, control: true, events: ['hub'], registerRoutes: registerHubRoutes },
+  {
+    capability: 'thermostat',
+    domain: THERMOSTATS,
+    control: true,
+    events: ['thermostat'],
+    registerRoutes: registerThermostatRoutes,
+    registerMetrics: registerThermostatMetrics,
+  },
 ];
 
 /** The domain parts, for the device service's `families` option. */

@@ -1,5 +1,5 @@
 import type { Grant, Scope } from '@homeops/common';
-import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb } from '../fakes/fake-device-cloud.js';
+import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb, thermostat } from '../fakes/fake-device-cloud.js';
 import { serveTestApp, type ServedApp } from '../hostile/served-app.js';
 import type { TestAppOptions } from '../support/test-app.js';
 
@@ -11,8 +11,9 @@ export const GARAGE = 'garage-1';
 export const COVER = 'cover-1';
 export const BULB = 'bulb-1';
 export const HUB = 'hub-1';
+export const THERMOSTAT = 'thermostat-1';
 
-/** A house with one device of each family: an energy plug, a garage door opener, a cover, a bulb and a hub. */
+/** A house with one device of each family: an energy plug, a garage door opener, a cover, a bulb, a hub and a thermostat. */
 export function houseCloud(): FakeDeviceCloud {
   return new FakeDeviceCloud([
     cloudDevice({ uuid: PLUG, name: 'Kitchen plug', capabilities: ['switch', 'energy'] }),
@@ -20,6 +21,7 @@ export function houseCloud(): FakeDeviceCloud {
     rollerShutter({ uuid: COVER }),
     smartBulb({ uuid: BULB }),
     hub({ uuid: HUB }),
+    thermostat({ uuid: THERMOSTAT }),
   ]);
 }
 

@@ -10,7 +10,7 @@ import {
 } from '@homeops/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_SCOPES } from '../../src/app.js';
-import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb } from '../fakes/fake-device-cloud.js';
+import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb, thermostat } from '../fakes/fake-device-cloud.js';
 import type { ServedApp } from '../hostile/served-app.js';
 import { bearer, createToken, serveHouse, withKey } from './access-fixture.js';
 
@@ -21,9 +21,9 @@ import { bearer, createToken, serveHouse, withKey } from './access-fixture.js';
 type Owner = 'mine' | 'theirs';
 
 /** One device of each family per owner. */
-const DEVICES: Record<Owner, { plug: string; garage: string; cover: string; bulb: string; hub: string }> = {
-  mine: { plug: 'plug-mine', garage: 'garage-mine', cover: 'cover-mine', bulb: 'bulb-mine', hub: 'hub-mine' },
-  theirs: { plug: 'plug-theirs', garage: 'garage-theirs', cover: 'cover-theirs', bulb: 'bulb-theirs', hub: 'hub-theirs' },
+const DEVICES: Record<Owner, { plug: string; garage: string; cover: string; bulb: string; hub: string; thermostat: string }> = {
+  mine: { plug: 'plug-mine', garage: 'garage-mine', cover: 'cover-mine', bulb: 'bulb-mine', hub: 'hub-mine', thermostat: 'thermostat-mine' },
+  theirs: { plug: 'plug-theirs', garage: 'garage-theirs', cover: 'cover-theirs', bulb: 'bulb-theirs', hub: 'hub-theirs', thermostat: 'thermostat-theirs' },
 };
 
 function twoHouseholds(): FakeDeviceCloud {
@@ -34,12 +34,13 @@ function twoHouseholds(): FakeDeviceCloud {
       rollerShutter({ uuid: d.cover }),
       smartBulb({ uuid: d.bulb }),
       hub({ uuid: d.hub }),
+      thermostat({ uuid: d.thermostat }),
     ]),
   );
 }
 
 /** The cloud calls that change a device. */
-const COMMANDS = new Set(['setChannel', 'setGarageDoor', 'moveCover', 'setLight', 'setValve']);
+const COMMANDS = new Set(['setChannel', 'setGarageDoor', 'moveCover', 'setLight', 'setValve', 'setThermostat']);
 
 const WATCH = { condition: { kind: 'offline', device: DEVICES.mine.plug, minutes: 5 }, notify: { recipient: 'family' } };
 
@@ -86,6 +87,7 @@ function expectationsFor(base: string): Record<string, RouteExpectation<Owner>> 
     'GET /devices/{uuid}/energy': device((d) => `/devices/${d.plug}/energy`),
     'GET /devices/{uuid}/energy/daily': device((d) => `/devices/${d.plug}/energy/daily`),
     'GET /devices/{uuid}/hub': device((d) => `/devices/${d.hub}/hub`),
+    'GET /devices/{uuid}/thermostat': device((d) => `/devices/${d.thermostat}/thermostat`),
     'POST /devices/{uuid}/toggle': device((d) => `/devices/${d.plug}/toggle`, { channel: 0 }),
     'PUT /devices/{uuid}/channels/{channel}': device((d) => `/devices/${d.bulb}/channels/0`, { on: true }),
     'POST /devices/{uuid}/garage-door/{channel}/open': device((d) => `/devices/${d.garage}/garage-door/0/open`),
@@ -96,6 +98,7 @@ function expectationsFor(base: string): Record<string, RouteExpectation<Owner>> 
     'PUT /devices/{uuid}/cover/{channel}/position': device((d) => `/devices/${d.cover}/cover/0/position`, { position: 40 }),
     'PUT /devices/{uuid}/light/{channel}': device((d) => `/devices/${d.bulb}/light/0`, { brightness: 30 }),
     'PUT /devices/{uuid}/hub/{id}': device((d) => `/devices/${d.hub}/hub/valve-1`, { on: false }),
+    'PUT /devices/{uuid}/thermostat/{channel}': device((d) => `/devices/${d.thermostat}/thermostat/0`, { targetTemperature: 20 }),
   };
 }
 

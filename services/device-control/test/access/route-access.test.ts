@@ -2,7 +2,7 @@ import { routeTableOf, type DeviceTarget, type Grant, type RouteAccess, type Rou
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_SCOPES } from '../../src/app.js';
 import type { ServedApp } from '../hostile/served-app.js';
-import { bearer, BULB, COVER, createToken, GARAGE, HUB, PLUG, serveHouse, withKey } from './access-fixture.js';
+import { bearer, BULB, COVER, createToken, GARAGE, HUB, PLUG, serveHouse, THERMOSTAT, withKey } from './access-fixture.js';
 
 // Every route of the route table, called by every kind of caller with a request an admin gets a 2xx for: each cell
 // answers exactly 2xx, 401 or 403 as the route's access and the token's limits say. A route without an example fails.
@@ -89,6 +89,11 @@ const EXAMPLES: Record<string, Example> = {
   'PUT /devices/{uuid}/hub/{id}': {
     target: { uuid: HUB, family: 'hubSensors' },
     request: () => ({ path: `/devices/${HUB}/hub/valve-1`, body: { on: false } }),
+  },
+  'GET /devices/{uuid}/thermostat': { request: () => ({ path: `/devices/${THERMOSTAT}/thermostat` }) },
+  'PUT /devices/{uuid}/thermostat/{channel}': {
+    target: { uuid: THERMOSTAT, family: 'thermostat' },
+    request: () => ({ path: `/devices/${THERMOSTAT}/thermostat/0`, body: { targetTemperature: 20 } }),
   },
 };
 

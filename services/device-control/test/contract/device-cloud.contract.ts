@@ -64,7 +64,7 @@ export function ownWorld(backend: OwnControls, rest: Pick<ContractWorld, 'finish
   };
 }
 
-const CAPABILITIES: Capability[] = ['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors'];
+const CAPABILITIES: Capability[] = ['switch', 'garageDoor', 'cover', 'light', 'energy', 'hubSensors', 'thermostat'];
 
 /** What each role's description must say, beyond the shape every device has. */
 const ROLE_SHAPES: Record<keyof ContractDevices, (d: CloudDevice) => void> = {

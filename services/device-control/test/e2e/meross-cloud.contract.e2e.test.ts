@@ -67,6 +67,8 @@ async function asDeviceCloud(remote: RemoteCloud): Promise<DeviceCloud> {
     readDailyEnergy: (uuid) => learning(uuid, remote.readDailyEnergy(uuid)),
     readHub: (uuid) => learning(uuid, remote.readHub(uuid)),
     setValve: (uuid, id, change) => learning(uuid, remote.setValve(uuid, id, change)),
+    readThermostats: (uuid) => learning(uuid, remote.readThermostats(uuid)),
+    setThermostat: (uuid, channel, change) => learning(uuid, remote.setThermostat(uuid, channel, change)),
     submitMfaCode: (code) => remote.submitMfaCode(code),
   };
 }

@@ -21,6 +21,8 @@ type Method =
   | 'readDailyEnergy'
   | 'readHub'
   | 'setValve'
+  | 'readThermostats'
+  | 'setThermostat'
   | 'submitMfaCode'
   | 'abilitiesKnown';
 /** The adapter's ManualClock, moved by the test: its time, its pending timers, a move forward. */

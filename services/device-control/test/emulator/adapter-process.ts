@@ -7,6 +7,7 @@ import type { DailyEnergy, PowerReading } from '../../src/families/energy/domain
 import type { GarageDoorReading } from '../../src/families/garage-door/domain/garage-door.types.js';
 import type { HubSubDeviceReading, ValveChange } from '../../src/families/hub/domain/hub.types.js';
 import type { LightChange, LightReading } from '../../src/families/light/domain/light.types.js';
+import type { ThermostatChange, ThermostatReading } from '../../src/families/thermostat/domain/thermostat.types.js';
 import type { MerossCloudOptions } from '../../src/adapters/meross/meross-cloud.adapter.js';
 import { afterAll, beforeAll } from 'vitest';
 import { eventually } from '@homeops/test-kit';
@@ -179,6 +180,14 @@ export class RemoteCloud {
 
   setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     return this.call('setValve', [uuid, id, change]) as Promise<void>;
+  }
+
+  readThermostats(uuid: string): Promise<ThermostatReading[]> {
+    return this.call('readThermostats', [uuid]) as Promise<ThermostatReading[]>;
+  }
+
+  setThermostat(uuid: string, channel: number, change: ThermostatChange): Promise<ThermostatReading> {
+    return this.call('setThermostat', [uuid, channel, change]) as Promise<ThermostatReading>;
   }
 
   submitMfaCode(code: string): Promise<void> {

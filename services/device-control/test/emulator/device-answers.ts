@@ -81,6 +81,7 @@ function answer(device: EmulatedDevice, ctx: DeviceContext, method: string, name
     return reply('GETACK', { consumptionx: [2, 0, 1].map((n) => ({ date: day(n), time: Math.floor(Date.now() / 1000), value: 1000 + n * 250 })) });
   }
   if (device.hubDevices.length > 0 && namespace.startsWith('Appliance.Hub.')) return hub(device, call, payload, reply);
+  if (device.thermostat?.answer(method, namespace, payload, reply)) return;
   if (call === 'GET Appliance.Control.Light' && device.lightCapacity !== null) return reply('GETACK', { light: device.lightState() });
   if (call === 'SET Appliance.Control.Light' && device.lightCapacity !== null) return setLight(device, ctx, payload, reply);
   if (call === 'GET Appliance.Control.ToggleX' && device.protocol === 'togglex') return reply('GETACK', { togglex: device.toggleStates() });

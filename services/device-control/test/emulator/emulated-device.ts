@@ -1,5 +1,6 @@
 import { md5 } from './emulator-api.js';
 import { lanEncryptionKey } from './lan-crypto.js';
+import { EmulatedThermostat, type ThermostatModel } from './emulated-thermostat.js';
 
 /** How a test describes one device of the emulated account. */
 export interface EmulatedDeviceSpec {
@@ -33,6 +34,8 @@ export interface EmulatedDeviceSpec {
   encryption?: boolean;
   /** Appliance.Control.Multiple's maxCmdNum; false: not declared. Default 5, none for old Toggle-only plugs. */
   multiple?: number | false;
+  /** A thermostat (protocol none): Appliance.Control.Thermostat.Mode (mts200b) or .ModeB (mts960). */
+  thermostat?: ThermostatModel;
 }
 
 /** A valve or sensor behind an emulated hub, in the hub's units (tenths of °C and %). */
@@ -67,6 +70,7 @@ export class EmulatedDevice {
   readonly cover: boolean;
   readonly lightCapacity: number | null;
   readonly hubDevices: EmulatedSubDevice[];
+  readonly thermostat: EmulatedThermostat | null;
   /** The light's settings, as Appliance.Control.Light carries them. */
   light = { luminance: 60, temperature: 30, rgb: 0x00ff00 };
   /** How long a full run of the cover takes. */
@@ -105,6 +109,7 @@ export class EmulatedDevice {
     this.garageDoor = spec.garageDoor ?? false;
     this.cover = spec.cover ?? false;
     this.lightCapacity = spec.lightCapacity ?? null;
+    this.thermostat = spec.thermostat ? new EmulatedThermostat(spec.thermostat) : null;
     this.encryption = spec.encryption ?? false;
     this.multiple = spec.multiple === false ? null : (spec.multiple ?? (this.protocol === 'toggle' ? null : 5));
     // A MAC of its own (in Meross's 48:e1:e9 range): the encrypted variant's key depends on it.
@@ -128,7 +133,8 @@ export class EmulatedDevice {
     const own = SYSTEM_ABILITIES.slice();
     if (this.protocol === 'togglex') own.push('Appliance.Control.ToggleX');
     if (this.protocol === 'toggle') own.push('Appliance.Control.Toggle');
-    if (this.protocol === 'none') own.push('Appliance.Hub.SubdeviceList', 'Appliance.Digest.Hub');
+    if (this.protocol === 'none' && !this.thermostat) own.push('Appliance.Hub.SubdeviceList', 'Appliance.Digest.Hub');
+    if (this.thermostat) own.push(...this.thermostat.abilities());
     if (this.garageDoor) own.push('Appliance.GarageDoor.State', 'Appliance.GarageDoor.Config');
     if (this.cover) own.push('Appliance.RollerShutter.State', 'Appliance.RollerShutter.Position', 'Appliance.RollerShutter.Config');
     if (this.lightCapacity !== null) own.push('Appliance.Control.Light');
@@ -271,6 +277,7 @@ export class EmulatedDevice {
       online: { status: cloudConnected ? 1 : 0 },
     };
     if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };
+    if (this.thermostat) return { all: { system, digest: this.thermostat.digest() } };
     if (this.protocol === 'none') return { all: { system, digest: { hub: { hubId: 1, mode: 0, subdevice: [] } } } };
     const togglex = this.toggleStates();
     const garageDoor = this.garageDoor ? { garageDoor: this.doorStates() } : {};

@@ -158,6 +158,14 @@ export class MerossEmulator {
     this.brokerOf(hub).push(hubUuid, 'Appliance.Hub.Mts100.Mode', { mode: [{ id, state: mode }] });
   }
 
+  /** A change at a thermostat (its buttons, its schedule, the room warming up): it pushes its Mode/ModeB entry. */
+  changeThermostat(uuid: string, fields: Record<string, number>): void {
+    const device = this.device(uuid);
+    if (!device.thermostat) throw new Error(`${uuid} is no thermostat`);
+    const { namespace, payload } = device.thermostat.change(fields);
+    this.brokerOf(device).push(uuid, namespace, payload);
+  }
+
   /**
    * The device answers on the LAN (true), refuses connections there (false: nothing listens on its address) or takes
    * them and never answers ('hang'); the cloud side is untouched.

@@ -15,6 +15,7 @@ import { type DailyEnergy, type PowerReading } from '../../src/families/energy/d
 import { type GarageDoorReading, type GarageDoorState } from '../../src/families/garage-door/domain/garage-door.types.js';
 import { type HubSubDeviceReading, type ValveChange } from '../../src/families/hub/domain/hub.types.js';
 import { type LightChange, type LightFeatures, type LightReading } from '../../src/families/light/domain/light.types.js';
+import { type ThermostatChange, type ThermostatReading } from '../../src/families/thermostat/domain/thermostat.types.js';
 
 /** How a call of the fake fails: no answer, the cloud's error, the session down, or any given error. */
 export type FakeFailure = 'timeout' | 'cloud-error' | 'unavailable' | Error;
@@ -35,6 +36,8 @@ type Method =
   | 'readDailyEnergy'
   | 'readHub'
   | 'setValve'
+  | 'readThermostats'
+  | 'setThermostat'
   | 'submitMfaCode';
 
 /** A recorded call. */
@@ -80,6 +83,26 @@ export const ALL_LIGHT_FEATURES: LightFeatures = { brightness: true, temperature
 export function hub(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
   return cloudDevice({ name: 'Hub', type: 'msh300', switchable: false, capabilities: ['hubSensors'], ...overrides });
 }
+
+/** A thermostat (mts200b): the fake's `thermostatReading` on channel 0. */
+export function thermostat(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
+  return cloudDevice({ name: 'Thermostat', type: 'mts200b', switchable: false, capabilities: ['thermostat'], ...overrides });
+}
+
+/** An MTS200's channel as the fake reports it at first: manual at 21 °C, 5–35 °C, heating. */
+export const MTS200_READING: ThermostatReading = {
+  channel: 0,
+  on: true,
+  mode: 'manual',
+  modes: ['heat', 'cool', 'economy', 'auto', 'manual'],
+  currentTemperature: 19.5,
+  targetTemperature: 21,
+  heating: true,
+  cooling: false,
+  minTemperature: 5,
+  maxTemperature: 35,
+  windowOpen: false,
+};
 
 /** A roller shutter (mrs100) that takes any position, closed at first. */
 export function rollerShutter(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
@@ -269,6 +292,32 @@ export class FakeDeviceCloud implements DeviceCloud {
   async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     await this.enter('setValve', [uuid, id, change], uuid);
     this.hubDevices = this.hubDevices.map((d) => (d.id === id ? { ...d, ...change } : d));
+  }
+
+  /** Each thermostat's channels, made from `thermostatReading` on first use; tests change them. */
+  readonly thermostats = new Map<string, ThermostatReading[]>();
+  /** What thermostats added from now on report. */
+  thermostatReading: ThermostatReading = MTS200_READING;
+
+  thermostatsOf(uuid: string): ThermostatReading[] {
+    let list = this.thermostats.get(uuid);
+    if (!list) this.thermostats.set(uuid, (list = [{ ...this.thermostatReading, modes: [...this.thermostatReading.modes] }]));
+    return list;
+  }
+
+  async readThermostats(uuid: string): Promise<ThermostatReading[]> {
+    await this.enter('readThermostats', [uuid], uuid, 'thermostat');
+    return this.thermostatsOf(uuid).map((t) => ({ ...t, modes: [...t.modes] }));
+  }
+
+  /** Like an MTS200: a target in auto switches to manual; answers the thermostat after the change. */
+  async setThermostat(uuid: string, channel: number, change: ThermostatChange): Promise<ThermostatReading> {
+    await this.enter('setThermostat', [uuid, channel, change], uuid, 'thermostat');
+    const t = this.thermostatsOf(uuid).find((r) => r.channel === channel);
+    if (!t) throw new AppError('CLOUD_ERROR', `Device ${uuid} answered ERROR: no thermostat channel ${channel}`);
+    Object.assign(t, change);
+    if (change.targetTemperature !== undefined && change.mode === undefined && t.mode === 'auto') t.mode = 'manual';
+    return { ...t, modes: [...t.modes] };
   }
 
   /** What energy plugs measure; tests change it. */

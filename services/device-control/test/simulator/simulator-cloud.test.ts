@@ -22,7 +22,7 @@ async function started(cloud: SimulatorCloud) {
 }
 
 describe('SimulatorCloud', () => {
-  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door, blinds, a bulb and a hub', async () => {
+  it('offers a plug, a four-channel strip with named channels, an offline device, a garage door, blinds, a bulb, a hub and a thermostat', async () => {
     const cloud = new SimulatorCloud();
     await cloud.start();
 
@@ -36,6 +36,7 @@ describe('SimulatorCloud', () => {
       ['Bedroom Blinds', 1, true],
       ['Reading Light', 1, true],
       ['Heating Hub', 1, true],
+      ['Living Room Thermostat', 1, true],
     ]);
     expect(devices.map((d) => d.capabilities)).toEqual([
       ['switch', 'energy'],
@@ -45,6 +46,7 @@ describe('SimulatorCloud', () => {
       ['cover'],
       ['switch', 'light'],
       ['hubSensors'],
+      ['thermostat'],
     ]);
     expect(devices[1]!.channels.map((c) => c.name)).toEqual(['TV', 'Speakers', 'Floor Lamp', 'USB']);
   });
@@ -53,7 +55,7 @@ describe('SimulatorCloud', () => {
     const cloud = new SimulatorCloud({ extraDevices: 47 });
     await cloud.start();
 
-    expect(await cloud.listDevices()).toHaveLength(54);
+    expect(await cloud.listDevices()).toHaveLength(55);
   });
 
   it('refuses calls before the session started, like the real cloud', async () => {
@@ -98,7 +100,7 @@ describe('SimulatorCloud', () => {
     expect(cloud.channelState('sim-plug-0001', 0)).toBe(false);
     expect(afterPress.body.channels[0].on).toBe(false);
     expect(garage.body).toMatchObject({ online: true, controllable: true });
-    expect(sync.body).toEqual({ total: 6, added: 0, removed: 1, updated: 1 });
+    expect(sync.body).toEqual({ total: 7, added: 0, removed: 1, updated: 1 });
     expect((await request(app).get('/devices')).body.map((d: { name: string }) => d.name)).toEqual([
       'Office Lamp',
       'Garage Heater',
@@ -106,6 +108,22 @@ describe('SimulatorCloud', () => {
       'Bedroom Blinds',
       'Reading Light',
       'Heating Hub',
+      'Living Room Thermostat',
     ]);
+  });
+
+  it('runs its thermostat: read in °C, a target while it follows its schedule puts it in manual, a step off 0.5 is refused', async () => {
+    const app = await started(new SimulatorCloud());
+    const uuid = 'sim-thermostat-0001';
+
+    const read = await request(app).get(`/devices/${uuid}/thermostat`);
+    const set = await request(app).put(`/devices/${uuid}/thermostat/0`).send({ targetTemperature: 22.5 });
+    const refused = await request(app).put(`/devices/${uuid}/thermostat/0`).send({ targetTemperature: 22.3 });
+    const after = await request(app).get(`/devices/${uuid}/thermostat`);
+
+    expect(read.body.thermostats).toEqual([expect.objectContaining({ channel: 0, on: true, mode: 'auto', currentTemperature: 20.5, targetTemperature: 21 })]);
+    expect(set.body).toEqual({ status: 'success', device: 'Living Room Thermostat', channel: 0, applied: { targetTemperature: 22.5, mode: 'manual' } });
+    expect(refused.status).toBe(400);
+    expect(after.body.thermostats[0]).toMatchObject({ mode: 'manual', targetTemperature: 22.5, heating: true });
   });
 });

@@ -15,7 +15,8 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { controlBlock, deviceScopeChoices } from './device-access.js';
 import { DeviceCard } from './device-card.js';
 import type { SubDevice } from './hub-panel.js';
-import { applyChannel, applyCover, applyDoor, applyLight, type ChannelState, replaceDevice } from './device-list.js';
+import type { Thermostat } from './thermostat-panel.js';
+import { applyChannel, applyCover, applyDoor, applyLight, applyThermostat, type ChannelState, replaceDevice } from './device-list.js';
 import { StatusBar } from './status-bar.js';
 import type { ChannelEvent, Cover, Device, GarageDoor, Health, HealthSummary, Light, SyncResult } from './types.js';
 import { WatchesPanel } from './watches-panel.js';
@@ -41,6 +42,8 @@ export function App({ client }: { client: ApiClient }) {
   const setCoversOf = useCallback((uuid: string, list: Cover[]) => setCovers((all) => ({ ...all, [uuid]: list })), []);
   const [lights, setLights] = useState<Record<string, Light[]>>({});
   const setLightsOf = useCallback((uuid: string, list: Light[]) => setLights((all) => ({ ...all, [uuid]: list })), []);
+  const [thermostats, setThermostats] = useState<Record<string, Thermostat[]>>({});
+  const setThermostatsOf = useCallback((uuid: string, list: Thermostat[]) => setThermostats((all) => ({ ...all, [uuid]: list })), []);
   const [hubs, setHubs] = useState<Record<string, SubDevice[]>>({});
   const setHubOf = useCallback((uuid: string, list: SubDevice[]) => setHubs((all) => ({ ...all, [uuid]: list })), []);
   // Device events that may move a watch (a door, presence), counted.
@@ -122,6 +125,15 @@ export function App({ client }: { client: ApiClient }) {
         else if (type === 'hub') {
           const { uuid, subdevices } = data as { uuid: string; subdevices: SubDevice[] };
           setHubOf(uuid, subdevices);
+        } else if (type === 'thermostat') {
+          const {
+            uuid,
+            name: _name,
+            source: _source,
+            type: _type,
+            ...told
+          } = data as Thermostat & { uuid: string; name: string; source: string; type: string };
+          setThermostats((all) => ({ ...all, [uuid]: applyThermostat(all[uuid], told) }));
         } else if (type === 'light') {
           const { uuid, ...light } = data as Light & { uuid: string };
           setLights((all) => ({ ...all, [uuid]: applyLight(all[uuid], light) }));
@@ -208,6 +220,8 @@ export function App({ client }: { client: ApiClient }) {
                 onLights={setLightsOf}
                 subdevices={hubs[device.uuid]}
                 onSubdevices={setHubOf}
+                thermostats={thermostats[device.uuid]}
+                onThermostats={setThermostatsOf}
                 onStale={loadDevice}
                 onChannel={applyChannelState}
                 onChange={(d) => setDevices((list) => list && replaceDevice(list, d.uuid, d))}

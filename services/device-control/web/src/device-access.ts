@@ -9,6 +9,7 @@ const FAMILY_TEXT: Record<ControlFamily, string> = {
   cover: 'move covers',
   light: 'brightness and colour',
   hubSensors: 'valves behind a hub',
+  thermostat: 'thermostats: on/off, mode and target',
 };
 
 /** Why the caller may not send this device commands of this family (its scope or the grant's limits), or null. */

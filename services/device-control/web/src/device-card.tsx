@@ -5,6 +5,7 @@ import { EnergyPanel } from './energy-panel.js';
 import { GarageDoorPanel } from './garage-door-panel.js';
 import { HubPanel, type SubDevice } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
+import { ThermostatPanel, type Thermostat } from './thermostat-panel.js';
 import type { ControlFamily } from '../../src/http/control-families.js';
 import type { ChannelState } from './device-list.js';
 import type { ChannelResult, Cover, Device, GarageDoor, Light } from './types.js';
@@ -28,6 +29,8 @@ interface Props {
   onLights(uuid: string, lights: Light[]): void;
   subdevices: SubDevice[] | undefined;
   onSubdevices(uuid: string, list: SubDevice[]): void;
+  thermostats: Thermostat[] | undefined;
+  onThermostats(uuid: string, list: Thermostat[]): void;
   /** Reload this device from the service (after a failed command: its true state). */
   onStale(uuid: string): Promise<void>;
   /** A channel's state as a switch command's answer told it. */
@@ -37,7 +40,7 @@ interface Props {
 
 /** The command families this card offers controls for. */
 function familiesOf(device: Device): ControlFamily[] {
-  const main = (['garageDoor', 'hubSensors', 'cover'] as const).find((f) => device.capabilities.includes(f));
+  const main = (['garageDoor', 'hubSensors', 'cover', 'thermostat'] as const).find((f) => device.capabilities.includes(f));
   const families: ControlFamily[] = main ? [main] : device.switchable ? ['switch'] : [];
   return device.capabilities.includes('light') ? [...families, 'light'] : families;
 }
@@ -56,6 +59,8 @@ export function DeviceCard({
   onLights,
   subdevices,
   onSubdevices,
+  thermostats,
+  onThermostats,
   onStale,
   onChannel,
   onChange,
@@ -103,6 +108,14 @@ export function DeviceCard({
         <HubPanel client={client} device={device} locked={lockOf('hubSensors')} subdevices={subdevices} onSubdevices={(l) => onSubdevices(device.uuid, l)} />
       ) : device.capabilities.includes('cover') ? (
         <CoverPanel client={client} device={device} locked={lockOf('cover')} covers={covers} onCovers={(c) => onCovers(device.uuid, c)} />
+      ) : device.capabilities.includes('thermostat') ? (
+        <ThermostatPanel
+          client={client}
+          device={device}
+          locked={lockOf('thermostat')}
+          thermostats={thermostats}
+          onThermostats={(l) => onThermostats(device.uuid, l)}
+        />
       ) : device.switchable ? (
         <ul class="channels">
           {device.channels.map((c) => (

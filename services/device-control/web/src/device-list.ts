@@ -1,4 +1,5 @@
 import type { ChannelEvent, Cover, Device, GarageDoor, Light } from './types.js';
+import type { Thermostat } from './thermostat-panel.js';
 
 /** The list with one device replaced (added when new, removed when null). */
 export function replaceDevice(list: Device[], uuid: string, device: Device | null): Device[] {
@@ -34,4 +35,10 @@ export function applyLight(lights: Light[] | undefined, told: Light): Light[] {
   const light = { ...told, rgb };
   const list = lights ?? [];
   return list.some((l) => l.channel === told.channel) ? list.map((l) => (l.channel === told.channel ? light : l)) : [...list, light];
+}
+
+/** The channels of a thermostat after a thermostat event. */
+export function applyThermostat(list: Thermostat[] | undefined, told: Thermostat): Thermostat[] {
+  const known = list ?? [];
+  return known.some((t) => t.channel === told.channel) ? known.map((t) => (t.channel === told.channel ? told : t)) : [...known, told];
 }
