@@ -257,7 +257,9 @@ export class EmulatedDevice {
     const lmTime = Math.floor(Date.now() / 1000);
     const firmware = {
       version: this.firmware,
-      ...(this.encryption ? { encrypt: 1 } : {}),
+      // Every firmware since 2023 says so, whether or not it encrypts (an MTS200 on 7.6.x speaks plain JSON):
+      // only the Appliance.Encrypt.ECDHE ability tells a device that wants its LAN messages encrypted.
+      encrypt: 1,
       wifiMac: this.macAddress,
       innerIp: this.lanAddress ?? '',
       server: mqttHost,
