@@ -33,6 +33,18 @@ export interface EmulatedDeviceSpec {
   encryption?: boolean;
   /** Appliance.Control.Multiple's maxCmdNum; false: not declared. Default 5, none for old Toggle-only plugs. */
   multiple?: number | false;
+  /**
+   * An energy plug's clock and ConsumptionX ring buffer, as a test writes them (any order, as the plugs keep them).
+   * Default: Europe/Berlin without timeRule, and the last three days, each last updated this time of day.
+   */
+  energyLog?: EnergyLog;
+}
+
+/** A plug's System.All `time` (its zone and timeRule) and its ConsumptionX entries. */
+export interface EnergyLog {
+  timezone: string;
+  timeRule: Array<[utcStart: number, offsetSeconds: number, isDst: number]>;
+  consumptionx: Array<{ date: string; time: number; value: number }>;
 }
 
 /** A valve or sensor behind an emulated hub, in the hub's units (tenths of °C and %). */
@@ -90,6 +102,8 @@ export class EmulatedDevice {
   lanAddress: string | null = null;
   /** Connected to its cloud broker: while false it hears nothing from the cloud and its pushes reach nobody. */
   cloudConnected = true;
+  /** Its clock and, for a plug given one, its ConsumptionX (a test may rewrite it: a reset, a wrapped buffer). */
+  energyLog: EnergyLog | null;
   private readonly states = new Map<number, boolean>();
   private readonly doors = new Map<number, boolean>();
 
@@ -107,6 +121,7 @@ export class EmulatedDevice {
     this.lightCapacity = spec.lightCapacity ?? null;
     this.encryption = spec.encryption ?? false;
     this.multiple = spec.multiple === false ? null : (spec.multiple ?? (this.protocol === 'toggle' ? null : 5));
+    this.energyLog = spec.energyLog ? structuredClone(spec.energyLog) : null;
     // A MAC of its own (in Meross's 48:e1:e9 range): the encrypted variant's key depends on it.
     this.macAddress = `48:e1:e9:${md5(spec.uuid).slice(0, 6).match(/../g)!.join(':')}`;
     this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({
@@ -161,6 +176,14 @@ export class EmulatedDevice {
   /** The key of its encrypted LAN messages, for the account key it is bound with; null without encryption. */
   encryptionKey(accountKey: string): Buffer | null {
     return this.encryption ? lanEncryptionKey(this.uuid, accountKey, this.macAddress) : null;
+  }
+
+  /** Its ConsumptionX entries: the ones a test gave, else the last three days (Wh), dated in Europe/Berlin. */
+  consumption(): Array<{ date: string; time: number; value: number }> {
+    if (this.energyLog) return this.energyLog.consumptionx;
+    const now = Math.floor(Date.now() / 1000);
+    const berlin = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' });
+    return [2, 0, 1].map((n) => ({ date: berlin.format((now - n * 86_400) * 1000), time: now - n * 86_400, value: 1000 + n * 250 }));
   }
 
   /** Its channels as Appliance.Control.ToggleX carries them. */
@@ -269,7 +292,7 @@ export class EmulatedDevice {
     const system = {
       hardware: { type: this.type, subType: 'eu', version: '6.0.0', uuid: this.uuid, macAddress: this.macAddress },
       firmware,
-      time: { timestamp: lmTime, timezone: 'Europe/Berlin' },
+      time: { timestamp: lmTime, timezone: this.energyLog?.timezone ?? 'Europe/Berlin', timeRule: this.energyLog?.timeRule ?? [] },
       online: { status: cloudConnected ? 1 : 0 },
     };
     if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };
