@@ -2,7 +2,8 @@ import { AppError, TimeoutError, withTimeout, type Clock, type Logger } from '@h
 import { LanCallFailed, type CloudEvent, type DeviceTransport } from '../../domain/device-cloud.js';
 import type { DeviceEntry } from './meross-device-entry.js';
 import { lanEncryptionKey } from './meross-lan-crypto.js';
-import { isUnreadableVariant, LanCallError, signedMessage, WRONG_KEY_CODE, type MerossLanHttp } from './meross-lan-http.js';
+import { LanCallError, signedMessage, WRONG_KEY_CODE, type MerossLanHttp } from './meross-lan-http.js';
+import { LanVariants, type LanVariant } from './meross-lan-variants.js';
 import type { LanLinks } from './meross-lan-links.js';
 import { replyErrorCode } from './meross-payloads.js';
 import type { SecretRedactor } from './meross-secrets.js';
@@ -36,9 +37,6 @@ interface MessengerDeps {
   onLearned: () => void;
 }
 
-/** The two ways a device takes LAN messages: plain JSON, or AES-encrypted (devices that declare Appliance.Encrypt.ECDHE). */
-export type LanVariant = 'plain' | 'encrypted';
-
 /** 409 with the spec's exact error text; the reason goes into details. */
 export function notControllable(reason: string): AppError {
   return new AppError('DEVICE_NOT_CONTROLLABLE', undefined, { details: [{ path: 'device', message: reason }] });
@@ -48,17 +46,15 @@ export function notControllable(reason: string): AppError {
  * Sends each message to a device the way its link says: POST /config on its LAN address (signed with the account key,
  * encrypted where the device wants it, never counted against the cloud budget), or through the cloud (MQTT, the
  * library's device object). A LAN call that fails marks the link and fails with LanCallFailed, so the service admits a
- * cloud retry; every System.All answer, whichever way it came, tells the device's current address.
- *
- * The variant follows the Appliance.Encrypt.ECDHE ability, as meross_lan decides it (firmware's `encrypt: 1` says
- * nothing: plain devices report it too). A device that cannot read the variant it got is sent the other one once;
- * the one it reads is kept for the device until the process ends.
+ * cloud retry; every System.All answer, whichever way it came, tells the device's current address. Plain or
+ * encrypted: as LanVariants says for the device.
  */
 export class MerossMessenger {
-  /** The variant a device was found to read against what its abilities say. */
-  private readonly learntVariants = new Map<string, LanVariant>();
+  private readonly variants: LanVariants;
 
-  constructor(private readonly deps: MessengerDeps) {}
+  constructor(private readonly deps: MessengerDeps) {
+    this.variants = new LanVariants(deps.log);
+  }
 
   /** What the next message to the device takes; `forPoll`: a failing address is tried again at once. */
   transportOf(entry: DeviceEntry, forPoll = false): DeviceTransport {
@@ -133,18 +129,13 @@ export class MerossMessenger {
     this.deps.onLearned();
   }
 
-  /** The variant the device reads: the one it was found to read, else the one its abilities say. */
+  /** The LAN variant the device reads. */
   variantOf(entry: DeviceEntry): LanVariant {
-    return this.learntVariants.get(entry.def.uuid) ?? (entry.encrypted ? 'encrypted' : 'plain');
+    return this.variants.of(entry);
   }
 
   private lanPossible(entry: DeviceEntry): boolean {
-    // The encrypted variant needs the device's MAC, which only a System.All answer tells.
-    return this.deps.links.enabled && this.deps.key() !== null && this.canSpeak(entry, this.variantOf(entry));
-  }
-
-  private canSpeak(entry: DeviceEntry, variant: LanVariant): boolean {
-    return variant === 'plain' || entry.mac !== null;
+    return this.deps.links.enabled && this.deps.key() !== null && this.variants.possible(entry);
   }
 
   private async sendLan(entry: DeviceEntry, what: string, request: DeviceRequest): Promise<unknown> {
@@ -152,49 +143,14 @@ export class MerossMessenger {
     const link = this.deps.links.state(uuid);
     const key = this.deps.key();
     if (link.kind === 'unknown' || key === null) throw notControllable(`device ${uuid} has no LAN address`);
-    const expected = this.variantOf(entry);
     let payload: unknown;
     try {
-      payload = await this.callLan(entry, link.address, key, request, expected).catch((err: unknown) =>
-        this.retryInOtherVariant(entry, link.address, key, request, expected, err),
-      );
+      payload = await this.variants.call(entry, (variant) => this.callLan(entry, link.address, key, request, variant));
     } catch (err) {
       throw this.lanFailure(entry, what, err);
     }
     if (this.deps.links.answered(uuid)) this.deps.onLinkChange(entry);
     return payload;
-  }
-
-  /**
-   * After a failure in the expected variant: when the device could not read it, the other variant once. The variant
-   * the device reads (it answers a message, an ERROR included) is kept; when neither, the first failure stands.
-   */
-  private async retryInOtherVariant(
-    entry: DeviceEntry,
-    address: string,
-    key: string,
-    request: DeviceRequest,
-    expected: LanVariant,
-    failure: unknown,
-  ): Promise<unknown> {
-    const other: LanVariant = expected === 'plain' ? 'encrypted' : 'plain';
-    if (!isUnreadableVariant(failure) || !this.canSpeak(entry, other)) throw failure;
-    let payload: unknown;
-    try {
-      payload = await this.callLan(entry, address, key, request, other);
-    } catch (err) {
-      const read = err instanceof LanCallError && (err.kind === 'refused-key' || err.kind === 'device-error');
-      if (!read) throw failure;
-      this.learnVariant(entry, other);
-      throw err;
-    }
-    this.learnVariant(entry, other);
-    return payload;
-  }
-
-  private learnVariant(entry: DeviceEntry, variant: LanVariant): void {
-    this.learntVariants.set(entry.def.uuid, variant);
-    this.deps.log.info({ uuid: entry.def.uuid, variant }, 'the device reads the other LAN variant than its abilities say; kept for this run');
   }
 
   /** One LAN call in one variant; every message that reached the device counts as sent. */
