@@ -61,12 +61,27 @@ describe("deviceDateAt: the device's local date at an instant", () => {
 });
 
 describe('deviceDays: a ConsumptionX ring buffer as energy per device day', () => {
-  it('dates each entry by its last update in the device clock: the DST day is one day; kWh = Wh / 1000, oldest first', () => {
+  it('keeps the date the plug wrote, though its last update lies past that local midnight (a Dublin mss310 trace)', () => {
+    process.env.TZ = 'Asia/Tokyo';
+    // meross_lan's trace of a Dublin plug in April 2024 (IST, +1 h): the 3rd's last update is 00:55 IST on the 4th.
+    const dublin: DeviceClock = { timezone: 'Europe/Dublin', timeRule: [[1_711_846_800, 3600, 1]] };
+    const entries = [
+      { date: '2024-04-04', time: 1_712_275_145, wh: 589 },
+      { date: '2024-04-03', time: 1_712_188_549, wh: 512 },
+    ];
+
+    expect(deviceDays(entries, dublin)).toEqual([
+      { date: '2024-04-03', kWh: 0.512 },
+      { date: '2024-04-04', kWh: 0.589 },
+    ]);
+  });
+
+  it('dates an entry without a date by its last update in the device clock: the DST day is one day; kWh = Wh / 1000', () => {
     process.env.TZ = 'Asia/Tokyo';
     const entries = [
-      { date: '2026-03-08', time: at('2026-03-09T03:30:00Z'), wh: 1150 },
-      { date: '2026-03-09', time: at('2026-03-09T04:30:00Z'), wh: 40 },
-      { date: '2026-03-07', time: at('2026-03-08T01:30:00Z'), wh: 900 },
+      { date: '', time: at('2026-03-09T03:30:00Z'), wh: 1150 },
+      { date: '', time: at('2026-03-09T04:30:00Z'), wh: 40 },
+      { date: '', time: at('2026-03-08T01:30:00Z'), wh: 900 },
     ];
 
     expect(deviceDays(entries, NEW_YORK)).toEqual([
@@ -78,11 +93,12 @@ describe('deviceDays: a ConsumptionX ring buffer as energy per device day', () =
     expect(deviceDays(entries, { timezone: null, timeRule: [[0, -18_000, 0]] }).map((d) => d.date)).toEqual(['2026-03-07', '2026-03-08']);
   });
 
-  it('keeps the date the plug wrote where no clock is known, and drops days of an unset clock (1970) and bad values', () => {
+  it('drops days of an unset clock (1970), bad values, and entries neither dated nor datable', () => {
     const entries = [
       { date: '2026-03-07', time: at('2026-03-08T01:30:00Z'), wh: 900 },
       { date: '1970-01-01', time: 0, wh: 1 },
       { date: '2026-03-06', time: at('2026-03-07T01:30:00Z'), wh: -5 },
+      { date: '', time: at('2026-03-05T01:30:00Z'), wh: 300 },
     ];
 
     expect(deviceDays(entries, null)).toEqual([{ date: '2026-03-07', kWh: 0.9 }]);

@@ -37,13 +37,13 @@ export function parsePower(payload: unknown): PowerReading | null {
 
 /**
  * Appliance.Control.ConsumptionX (`{ consumptionx: [{ date, time: epoch s, value: Wh }] }`, a ring buffer in any
- * order) per local day of the device's `clock` in kWh, oldest first.
+ * order) per local day of the device in kWh, oldest first; `clock` dates an entry that carries no date.
  */
 export function parseDailyEnergy(payload: unknown, clock: DeviceClock | null = null): DailyEnergy[] | null {
   const list = record(payload)?.consumptionx;
   if (!Array.isArray(list)) return null;
   const days = entries(list).flatMap((e) =>
-    typeof e.date === 'string' && typeof e.value === 'number' ? [{ date: e.date, time: typeof e.time === 'number' ? e.time : 0, wh: e.value }] : [],
+    typeof e.value === 'number' ? [{ date: typeof e.date === 'string' ? e.date : '', time: typeof e.time === 'number' ? e.time : 0, wh: e.value }] : [],
   );
   return deviceDays(days, clock);
 }

@@ -11,7 +11,7 @@ export interface DeviceClock {
   timeRule: readonly TimeRule[];
 }
 
-/** One day of a plug's ConsumptionX ring buffer: its date, the last update (epoch s) and the Wh so far. */
+/** One day of a plug's ConsumptionX ring buffer: its date ('' when it has none), the last update (epoch s) and the Wh so far. */
 export interface ConsumptionEntry {
   date: string;
   time: number;
@@ -41,16 +41,18 @@ export function deviceDateAt(epochSeconds: number, clock: DeviceClock): string |
 }
 
 /**
- * A plug's ConsumptionX as energy per local day of the device, oldest first, in kWh (Wh / 1000). Each entry's day
- * comes from its last update instant in the device's clock, so a day of 23 or 25 hours (a DST change) is one day; an
- * entry the clock cannot place keeps the date the device wrote. The ring buffer comes in any order and may hold a day
- * twice after its clock was reset: the latest update of a day stands for it, never a sum.
+ * A plug's ConsumptionX as energy per local day of the device, oldest first, in kWh (Wh / 1000). The firmware writes
+ * each entry's date in its own calendar, and that date stands: its `time` may lie past that local midnight (a Dublin
+ * mss310 stamps the 3rd's last update 00:55 IST on the 4th), so re-dating by it would move every day. An entry
+ * without a date is dated by its last update in the device's clock, never the host's. Either way a day of 23 or 25
+ * hours (a DST change) is one day. The ring buffer comes in any order and may hold a day twice after its clock was
+ * reset: the latest update of a day stands for it, never a sum.
  */
 export function deviceDays(entries: readonly ConsumptionEntry[], clock: DeviceClock | null): DailyEnergy[] {
   const latest = new Map<string, ConsumptionEntry>();
   for (const entry of entries) {
-    const date = (entry.time > 0 && clock ? deviceDateAt(entry.time, clock) : null) ?? entry.date;
-    if (!DAY.test(date) || date < EARLIEST || !(entry.wh >= 0)) continue;
+    const date = DAY.test(entry.date) ? entry.date : entry.time > 0 && clock ? deviceDateAt(entry.time, clock) : null;
+    if (date === null || date < EARLIEST || !(entry.wh >= 0)) continue;
     const kept = latest.get(date);
     if (!kept || entry.time > kept.time) latest.set(date, entry);
   }
