@@ -13,6 +13,7 @@ import {
   type RunningServer,
   type TokenRegistry,
 } from '@homeops/common';
+import { JsonStateFile } from './adapters/json-state-file.js';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { FileWatchStore } from './adapters/watches/file-watch-store.js';
@@ -99,7 +100,14 @@ export async function composeDeviceControl(settings: Config, overrides: DeviceCo
     const cloud = overrides.cloud ?? createCloud(config, logger, clock);
     const devices = new DeviceService(
       cloud,
-      { families: DOMAIN_FAMILIES, ...(overrides.deviceOptions ?? { ...deviceServiceOptions(config), lanPollSeconds: lanPollSeconds(config) }) },
+      {
+        families: DOMAIN_FAMILIES,
+        ...(overrides.deviceOptions ?? {
+          ...deviceServiceOptions(config),
+          lanPollSeconds: lanPollSeconds(config),
+          stateFile: (name: string) => new JsonStateFile(join(dataDir, `${name}.json`)),
+        }),
+      },
       logger,
       clock,
     );

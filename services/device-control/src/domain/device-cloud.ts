@@ -83,12 +83,17 @@ export interface DeviceLink {
 
 /**
  * A LAN call to a device failed (no answer, refused) and the backend now routes the device through the cloud: the
- * service admits the cloud messages to the budget and runs the call once more. Never reaches a client unless the
- * second run fails the same way (then it reads as the device's timeout).
+ * service admits the cloud messages to the budget and runs the call once more. Reaches a client only when the cloud
+ * cannot carry the call either: as the device's timeout, or, where the device answered a refusal (`refusal`, e.g. its
+ * 5001 for another account key), as that answer.
  */
 export class LanCallFailed extends AppError {
-  constructor(uuid: string, reason: string) {
-    super('CLOUD_TIMEOUT', `Device ${uuid} did not answer over the LAN (${reason})`);
+  constructor(uuid: string, reason: string, refusal?: { message: string; solution: string }) {
+    super(
+      refusal ? 'CLOUD_ERROR' : 'CLOUD_TIMEOUT',
+      refusal ? `Device ${uuid} refused the message over the LAN: ${refusal.message}` : `Device ${uuid} did not answer over the LAN (${reason})`,
+      refusal ? { solution: refusal.solution } : {},
+    );
   }
 }
 

@@ -20,9 +20,19 @@ export interface FamilyState {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
 export interface FamilyDeviceCounts {}
 
+/** Where a family keeps, across restarts, what the devices forget (a file of the service's data folder). */
+export interface FamilyStateFile {
+  /** What was written last; undefined when nothing was yet (or it cannot be read). */
+  read(): Promise<unknown>;
+  /** Replaces what is kept, all at once. */
+  write(value: unknown): Promise<void>;
+}
+
 /** Settings of the device families among the device service's options; each family adds its own. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families
-export interface FamilyOptions {}
+export interface FamilyOptions {
+  /** A family's state file by name; absent: families keep nothing across restarts. */
+  stateFile?: (name: string) => FamilyStateFile;
+}
 
 /** A device family, domain side: builds its use-cases on the device service's registry, budget and queue. */
 export interface DomainFamily<S extends FamilyState = FamilyState> {

@@ -225,6 +225,19 @@ describe("the emulator's LAN side", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('reports encrypt 1 on a device without ECDHE too, reads it only plain, and answers an encrypted body with HTTP 400', async () => {
+    const key = sealKey(PLUG, account.key, emulator.device(PLUG).macAddress);
+
+    const all = await lan(PLUG, 'GET', 'Appliance.System.All', { all: {} });
+    const sealed = await post(PLUG, seal(JSON.stringify(request('SET', 'Appliance.Control.ToggleX', { togglex: { channel: 0, onoff: 1 } }, account.key)), key));
+
+    expect((all.payload.all as { system: { firmware: Record<string, unknown> } }).system.firmware).toMatchObject({ encrypt: 1 });
+    expect(emulator.device(PLUG).abilities()).not.toContain('Appliance.Encrypt.ECDHE');
+    expect(sealed).toEqual({ status: 400, text: '' });
+    expect(emulator.device(PLUG).isOn(0)).toBe(false);
+    expect(emulator.lanRequests().map((r) => [r.namespace, r.encrypted])).toEqual([['Appliance.System.All', false]]);
+  });
+
   it('takes a device off the LAN (refused, or hanging) and back, leaving the others answering', async () => {
     await emulator.setLanReachable(PLUG, false);
     const refused = await connectionError(lan(PLUG, 'GET', 'Appliance.System.All', {}));

@@ -13,6 +13,12 @@ afterEach(async () => {
 
 const plugOnly = () => [{ uuid: PLUG, name: 'Desk lamp', type: 'mss310' }];
 
+/** The service logged that the device's cloud command channel came up (and has not logged it down since). */
+function commandChannelUp(lan: LanSetup, uuid: string): boolean {
+  const changes = lan.service!.output.split('\n').filter((line) => line.includes('meross command channel changed') && line.includes(uuid));
+  return changes.at(-1)?.includes('"commandReady":true') ?? false;
+}
+
 describe('local control when the LAN fails a device (src/main.ts against the emulated cloud and LAN)', { timeout: 60_000 }, () => {
   for (const failure of ['refused', 'hang'] as const) {
     it(`falls back to the cloud within the same request and within the budget when the address ${failure === 'refused' ? 'refuses connections' : 'never answers'}`, async () => {
@@ -69,9 +75,13 @@ describe('local control when the LAN fails a device (src/main.ts against the emu
   it('reports a device that answers 5001 (another key) once in /health, uses the cloud for it, and never loops', async () => {
     // At the pinned address answers a device bound to another account: it refuses our signature with 5001.
     foreign = await MerossEmulator.start({ pki: (setup = await LanSetup.create(plugOnly())).pki, account: createAccount(), devices: plugOnly() });
-    await setup.startService({ MEROSS_LAN_ADDRESSES: `${PLUG}=${foreign.lanHost(PLUG)}` });
+    // The foreign device answers at once: a deadline a loaded machine cannot miss, so one request settles it.
+    await setup.startService({ MEROSS_LAN_ADDRESSES: `${PLUG}=${foreign.lanHost(PLUG)}`, MEROSS_LAN_TIMEOUT_MS: '3000' });
     await eventually(async () => (await setup!.devices()).some((d) => d.uuid === PLUG && d.controllable), 'the plug listed and reachable');
     await eventually(async () => (await setup!.health()).body.cloud.state === 'connected', 'the session');
+    // The cloud carries what the LAN refuses only once the plug's command channel is up (its broker acknowledged the
+    // subscriptions). Before that a command meets a 409 that is right: neither the LAN nor the cloud reaches the plug.
+    await eventually(() => commandChannelUp(setup!, PLUG), 'the cloud command channel to the plug');
 
     const answers = [];
     for (let i = 0; i < 5; i += 1) answers.push((await setup.request('PUT', `/devices/${PLUG}/channels/0`, { on: i % 2 === 0 })).status);
@@ -87,5 +97,39 @@ describe('local control when the LAN fails a device (src/main.ts against the emu
       'Desk lamp: the device refused the account key over the LAN (5001); it uses the cloud',
     ]);
     expect(health.lan.problems).toHaveLength(1);
+  });
+
+  it("answers a command with the device's 5001 when it is bound to another account and the cloud cannot carry the command", async () => {
+    foreign = await MerossEmulator.start({ pki: (setup = await LanSetup.create(plugOnly())).pki, account: createAccount(), devices: plugOnly() });
+    // Polling off: the command is the first message to reach the foreign device.
+    const env = {
+      MEROSS_LAN_ADDRESSES: `${PLUG}=${foreign.lanHost(PLUG)}`,
+      MEROSS_LAN_POLL_SECONDS: '0',
+      MEROSS_LAN_TIMEOUT_MS: '3000',
+      CLOUD_REQUEST_TIMEOUT_MS: '1000',
+    };
+    await setup.startService(env);
+    await eventually(async () => (await setup!.devices()).some((d) => d.uuid === PLUG), 'the plug listed');
+    await setup.stopService();
+    await setup.emulator.cloudDown();
+    const firstRun = foreign.lanRequests().length;
+    await setup.startService(env);
+    await eventually(async () => (await setup!.devices().catch(() => [])).some((d) => d.uuid === PLUG && d.transport === 'lan'), 'the stored plug');
+
+    const res = await setup.request('PUT', `/devices/${PLUG}/channels/0`, { on: true });
+    const device = await setup.device(PLUG);
+
+    expect(res.status).toBe(502);
+    expect(res.body).toMatchObject({ code: 'CLOUD_ERROR', error: expect.stringContaining('answered ERROR 5001'), solution: expect.stringMatching(/account/) });
+    expect(res.body.error).not.toMatch(/did not answer/);
+    // Plain, as its abilities (none declared yet) say; the device read it and refused it.
+    expect(
+      foreign
+        .lanRequests()
+        .slice(firstRun)
+        .map((r) => [r.namespace, r.encrypted]),
+    ).toEqual([['Appliance.System.Ability', false]]);
+    expect(device).toMatchObject({ lanProblem: 'the device refused the account key over the LAN (5001); it uses the cloud' });
+    expect(setup.emulator.device(PLUG).isOn(0)).toBe(false);
   });
 });

@@ -76,10 +76,7 @@ function answer(device: EmulatedDevice, ctx: DeviceContext, method: string, name
     const power = device.isOn(0) ? 42_500 : 300;
     return reply('GETACK', { electricity: { channel: 0, power, voltage: 2305, current: Math.round(power / 230.5) } });
   }
-  if (call === 'GET Appliance.Control.ConsumptionX' && device.type === 'mss310') {
-    const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
-    return reply('GETACK', { consumptionx: [2, 0, 1].map((n) => ({ date: day(n), time: Math.floor(Date.now() / 1000), value: 1000 + n * 250 })) });
-  }
+  if (call === 'GET Appliance.Control.ConsumptionX' && device.type === 'mss310') return reply('GETACK', { consumptionx: device.consumption() });
   if (device.hubDevices.length > 0 && namespace.startsWith('Appliance.Hub.')) return hub(device, call, payload, reply);
   if (device.thermostat?.answer(method, namespace, payload, reply)) return;
   if (call === 'GET Appliance.Control.Light' && device.lightCapacity !== null) return reply('GETACK', { light: device.lightState() });

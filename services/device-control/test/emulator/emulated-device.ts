@@ -36,6 +36,18 @@ export interface EmulatedDeviceSpec {
   multiple?: number | false;
   /** A thermostat (protocol none): Appliance.Control.Thermostat.Mode (mts200b) or .ModeB (mts960). */
   thermostat?: ThermostatModel;
+  /**
+   * An energy plug's clock and ConsumptionX ring buffer, as a test writes them (any order, as the plugs keep them).
+   * Default: Europe/Berlin without timeRule, and the last three days, each last updated this time of day.
+   */
+  energyLog?: EnergyLog;
+}
+
+/** A plug's System.All `time` (its zone and timeRule) and its ConsumptionX entries. */
+export interface EnergyLog {
+  timezone: string;
+  timeRule: Array<[utcStart: number, offsetSeconds: number, isDst: number]>;
+  consumptionx: Array<{ date: string; time: number; value: number }>;
 }
 
 /** A valve or sensor behind an emulated hub, in the hub's units (tenths of °C and %). */
@@ -94,6 +106,8 @@ export class EmulatedDevice {
   lanAddress: string | null = null;
   /** Connected to its cloud broker: while false it hears nothing from the cloud and its pushes reach nobody. */
   cloudConnected = true;
+  /** Its clock and, for a plug given one, its ConsumptionX (a test may rewrite it: a reset, a wrapped buffer). */
+  energyLog: EnergyLog | null;
   private readonly states = new Map<number, boolean>();
   private readonly doors = new Map<number, boolean>();
 
@@ -112,6 +126,7 @@ export class EmulatedDevice {
     this.thermostat = spec.thermostat ? new EmulatedThermostat(spec.thermostat) : null;
     this.encryption = spec.encryption ?? false;
     this.multiple = spec.multiple === false ? null : (spec.multiple ?? (this.protocol === 'toggle' ? null : 5));
+    this.energyLog = spec.energyLog ? structuredClone(spec.energyLog) : null;
     // A MAC of its own (in Meross's 48:e1:e9 range): the encrypted variant's key depends on it.
     this.macAddress = `48:e1:e9:${md5(spec.uuid).slice(0, 6).match(/../g)!.join(':')}`;
     this.hubDevices = (spec.hubDevices ?? []).map((d, i) => ({
@@ -167,6 +182,14 @@ export class EmulatedDevice {
   /** The key of its encrypted LAN messages, for the account key it is bound with; null without encryption. */
   encryptionKey(accountKey: string): Buffer | null {
     return this.encryption ? lanEncryptionKey(this.uuid, accountKey, this.macAddress) : null;
+  }
+
+  /** Its ConsumptionX entries: the ones a test gave, else the last three days (Wh), dated in Europe/Berlin. */
+  consumption(): Array<{ date: string; time: number; value: number }> {
+    if (this.energyLog) return this.energyLog.consumptionx;
+    const now = Math.floor(Date.now() / 1000);
+    const berlin = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' });
+    return [2, 0, 1].map((n) => ({ date: berlin.format((now - n * 86_400) * 1000), time: now - n * 86_400, value: 1000 + n * 250 }));
   }
 
   /** Its channels as Appliance.Control.ToggleX carries them. */
@@ -263,7 +286,9 @@ export class EmulatedDevice {
     const lmTime = Math.floor(Date.now() / 1000);
     const firmware = {
       version: this.firmware,
-      ...(this.encryption ? { encrypt: 1 } : {}),
+      // Every firmware since 2023 says so, whether or not it encrypts (an MTS200 on 7.6.x speaks plain JSON):
+      // only the Appliance.Encrypt.ECDHE ability tells a device that wants its LAN messages encrypted.
+      encrypt: 1,
       wifiMac: this.macAddress,
       innerIp: this.lanAddress ?? '',
       server: mqttHost,
@@ -273,7 +298,7 @@ export class EmulatedDevice {
     const system = {
       hardware: { type: this.type, subType: 'eu', version: '6.0.0', uuid: this.uuid, macAddress: this.macAddress },
       firmware,
-      time: { timestamp: lmTime, timezone: 'Europe/Berlin' },
+      time: { timestamp: lmTime, timezone: this.energyLog?.timezone ?? 'Europe/Berlin', timeRule: this.energyLog?.timeRule ?? [] },
       online: { status: cloudConnected ? 1 : 0 },
     };
     if (this.protocol === 'toggle') return { all: { system, control: { toggle: { onoff: this.isOn(0) ? 1 : 0, lmTime } } } };

@@ -164,7 +164,8 @@ export class EmulatorLan {
 
   /**
    * As meross_lan's emulator does: a device with encryption takes a plain message only for its abilities and resets
-   * the connection for anything else; an encrypted one is answered encrypted. What no device can read resets it too.
+   * the connection for anything else; an encrypted one is answered encrypted; what it cannot read resets it too. A
+   * device without encryption answers a body that is not a message (an encrypted one) with HTTP 400.
    */
   private serve(device: EmulatedDevice, body: string, req: IncomingMessage, res: ServerResponse): void {
     const context = this.contextOf(device);
@@ -172,7 +173,7 @@ export class EmulatorLan {
     const plain = parseMessage(body);
     let message = plain;
     if (key && !plain) message = parseMessage(decryptOrEmpty(body, key));
-    if (!message) return resetConnection(req);
+    if (!message) return key ? resetConnection(req) : void res.writeHead(400).end();
     const encrypted = message !== plain;
     const { header, payload } = message;
     this.received.push({

@@ -28,7 +28,7 @@ export interface DeviceEntry {
   connection: number;
   /** The device's MAC (System.All's hardware.macAddress): part of the key of the encrypted LAN variant. */
   mac: string | null;
-  /** Takes LAN messages only encrypted (declares Appliance.Encrypt.ECDHE, or its firmware says encrypt 1). */
+  /** Takes LAN messages only encrypted: declares Appliance.Encrypt.ECDHE (firmware's `encrypt: 1` does not tell). */
   encrypted: boolean;
   /** The devices behind a gateway as the cloud named them, kept for a start without the cloud. */
   subDevices: unknown;

@@ -127,10 +127,12 @@ export class MerossDevices {
     for (const { def, address, abilities, subDevices, mac, encrypted } of stored) {
       if (this.entries.has(def.uuid)) continue;
       const entry = newEntry(def, null);
+      // The abilities decide the variant; a flag kept without them (an older run took it from firmware's encrypt) is
+      // only a first guess, which the messenger corrects when the device cannot read it.
+      entry.encrypted = encrypted ?? false;
       if (abilities) this.setAbilities(entry, new Map(Object.entries(abilities)));
       entry.subDevices = subDevices ?? null;
       entry.mac = mac ?? null;
-      entry.encrypted = encrypted ?? false;
       this.entries.set(def.uuid, entry);
       if (address) this.deps.lan.links.restore(def.uuid, address);
     }
@@ -302,7 +304,7 @@ export class MerossDevices {
     entry.abilities = abilities;
     const capabilities = capabilitiesOf(this.families, abilities);
     for (const family of this.families) family.learn?.(entry, abilities, capabilities);
-    if (abilities.has(ENCRYPTION_NAMESPACE)) entry.encrypted = true;
+    entry.encrypted = abilities.has(ENCRYPTION_NAMESPACE);
   }
 
   /** The device's abilities, read once (one message) and kept until its firmware changes. */

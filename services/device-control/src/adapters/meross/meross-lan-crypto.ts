@@ -5,7 +5,7 @@ const IV = Buffer.from('0'.repeat(16), 'utf8');
 const BLOCK = 16;
 
 /**
- * The AES-256 key of a device that declares Appliance.Encrypt.ECDHE (firmware `encrypt: 1`): despite the name, no key
+ * The AES-256 key of a device that declares Appliance.Encrypt.ECDHE: despite the name, no key
  * exchange on the wire. As MerossIot and meross_lan derive it: the md5 hex digest, as 32 ASCII bytes, of
  * uuid[3:22] + key[1:9] + the device's MAC + key[10:28], where key is the account key.
  */

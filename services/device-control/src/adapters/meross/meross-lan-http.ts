@@ -8,8 +8,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** Meross's answer to a message signed with another key. */
 export const WRONG_KEY_CODE = 5001;
 
-/** Why a LAN call failed: not reached or no answer in time (the device may be elsewhere), or an answer we cannot use. */
-export type LanFailureKind = 'network' | 'timeout' | 'http' | 'malformed' | 'refused-key' | 'device-error';
+/**
+ * Why a LAN call failed: not reached or no answer in time (the device may be elsewhere), the connection reset once the
+ * message was sent (what a device does with a plain message it wants encrypted), or an answer we cannot use.
+ */
+export type LanFailureKind = 'network' | 'reset' | 'timeout' | 'http' | 'malformed' | 'refused-key' | 'device-error';
 
 /** A failed LAN call; `code` is the device's ERROR code where it answered one. */
 export class LanCallError extends Error {
@@ -21,6 +24,14 @@ export class LanCallError extends Error {
     super(message);
     this.name = 'LanCallError';
   }
+}
+
+/**
+ * The device took the message but could not read it in the variant it came in (plain or encrypted): it reset the
+ * connection, answered an HTTP error, or answered something that is not a message. The other variant may work.
+ */
+export function isUnreadableVariant(err: unknown): boolean {
+  return err instanceof LanCallError && (err.kind === 'reset' || err.kind === 'http' || err.kind === 'malformed');
 }
 
 /** One message as a Meross device takes it over HTTP (the same JSON as over MQTT). */
@@ -152,7 +163,9 @@ export class MerossLanHttp {
         },
       );
       const deadline = this.clock.setTimer(() => finish(new LanCallError('timeout', null, `no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => finish(new LanCallError('network', null, err.code ?? 'connection failed')));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        finish(new LanCallError(err.code === 'ECONNRESET' ? 'reset' : 'network', null, err.code ?? 'connection failed')),
+      );
       req.end(body);
     });
   }

@@ -2,7 +2,8 @@ import { AppError, TimeoutError, withTimeout, type Clock, type Logger } from '@h
 import { LanCallFailed, type CloudEvent, type DeviceTransport } from '../../domain/device-cloud.js';
 import type { DeviceEntry } from './meross-device-entry.js';
 import { lanEncryptionKey } from './meross-lan-crypto.js';
-import { LanCallError, signedMessage, type MerossLanHttp } from './meross-lan-http.js';
+import { LanCallError, signedMessage, WRONG_KEY_CODE, type MerossLanHttp } from './meross-lan-http.js';
+import { LanVariants, type LanVariant } from './meross-lan-variants.js';
 import type { LanLinks } from './meross-lan-links.js';
 import { replyErrorCode } from './meross-payloads.js';
 import type { SecretRedactor } from './meross-secrets.js';
@@ -45,10 +46,15 @@ export function notControllable(reason: string): AppError {
  * Sends each message to a device the way its link says: POST /config on its LAN address (signed with the account key,
  * encrypted where the device wants it, never counted against the cloud budget), or through the cloud (MQTT, the
  * library's device object). A LAN call that fails marks the link and fails with LanCallFailed, so the service admits a
- * cloud retry; every System.All answer, whichever way it came, tells the device's current address.
+ * cloud retry; every System.All answer, whichever way it came, tells the device's current address. Plain or
+ * encrypted: as LanVariants says for the device.
  */
 export class MerossMessenger {
-  constructor(private readonly deps: MessengerDeps) {}
+  private readonly variants: LanVariants;
+
+  constructor(private readonly deps: MessengerDeps) {
+    this.variants = new LanVariants(deps.log);
+  }
 
   /** What the next message to the device takes; `forPoll`: a failing address is tried again at once. */
   transportOf(entry: DeviceEntry, forPoll = false): DeviceTransport {
@@ -111,10 +117,6 @@ export class MerossMessenger {
       entry.mac = mac;
       learnt = true;
     }
-    if (system?.firmware?.encrypt === 1 && !entry.encrypted) {
-      entry.encrypted = true;
-      learnt = true;
-    }
     if (typeof innerIp === 'string' && innerIp) {
       const address = innerIp.includes(':') || this.deps.lanPort === 80 ? innerIp : `${innerIp}:${this.deps.lanPort}`;
       if (this.deps.links.learn(entry.def.uuid, address)) {
@@ -127,9 +129,13 @@ export class MerossMessenger {
     this.deps.onLearned();
   }
 
+  /** The LAN variant the device reads. */
+  variantOf(entry: DeviceEntry): LanVariant {
+    return this.variants.of(entry);
+  }
+
   private lanPossible(entry: DeviceEntry): boolean {
-    // The encrypted variant needs the device's MAC, which only a System.All answer tells.
-    return this.deps.links.enabled && this.deps.key() !== null && (!entry.encrypted || entry.mac !== null);
+    return this.deps.links.enabled && this.deps.key() !== null && this.variants.possible(entry);
   }
 
   private async sendLan(entry: DeviceEntry, what: string, request: DeviceRequest): Promise<unknown> {
@@ -137,20 +143,31 @@ export class MerossMessenger {
     const link = this.deps.links.state(uuid);
     const key = this.deps.key();
     if (link.kind === 'unknown' || key === null) throw notControllable(`device ${uuid} has no LAN address`);
-    const message = signedMessage(key, link.address, request.method, request.namespace, request.payload, this.deps.clock.now());
-    const encryption = entry.encrypted && entry.mac ? lanEncryptionKey(uuid, key, entry.mac) : null;
-    const sent = () => this.deps.emit({ type: 'sent', via: 'lan', what: request.namespace });
     let payload: unknown;
     try {
-      payload = await this.deps.http.call(link.address, message, encryption);
+      payload = await this.variants.call(entry, (variant) => this.callLan(entry, link.address, key, request, variant));
+    } catch (err) {
+      throw this.lanFailure(entry, what, err);
+    }
+    if (this.deps.links.answered(uuid)) this.deps.onLinkChange(entry);
+    return payload;
+  }
+
+  /** One LAN call in one variant; every message that reached the device counts as sent. */
+  private async callLan(entry: DeviceEntry, address: string, key: string, request: DeviceRequest, variant: LanVariant): Promise<unknown> {
+    const uuid = entry.def.uuid;
+    const message = signedMessage(key, address, request.method, request.namespace, request.payload, this.deps.clock.now());
+    const encryption = variant === 'encrypted' && entry.mac ? lanEncryptionKey(uuid, key, entry.mac) : null;
+    const sent = () => this.deps.emit({ type: 'sent', via: 'lan', what: request.namespace });
+    try {
+      const payload = await this.deps.http.call(address, message, encryption);
+      sent();
+      return payload;
     } catch (err) {
       // A connection that never opened reached no device.
       if (!(err instanceof LanCallError && err.kind === 'network')) sent();
-      throw this.lanFailure(entry, what, err);
+      throw err;
     }
-    sent();
-    if (this.deps.links.answered(uuid)) this.deps.onLinkChange(entry);
-    return payload;
   }
 
   private lanFailure(entry: DeviceEntry, what: string, err: unknown): Error {
@@ -166,7 +183,10 @@ export class MerossMessenger {
         this.deps.log.warn({ uuid }, 'the device refused the account key over the LAN (5001); it goes through the cloud from now on');
         this.deps.onLinkChange(entry);
       }
-      return new LanCallFailed(uuid, 'it refused the account key: 5001');
+      return new LanCallFailed(uuid, `it refused the account key: ${WRONG_KEY_CODE}`, {
+        message: `it answered ERROR ${WRONG_KEY_CODE} (the message is signed with another key than its own: it is bound to another Meross account)`,
+        solution: 'Sign in with the Meross account the device is bound to, or pair the device with this account again in the Meross app',
+      });
     }
     const before = this.deps.links.state(uuid).kind;
     this.deps.links.failed(uuid, failure.message);

@@ -1,6 +1,7 @@
 import type { DailyEnergy, PowerReading } from './energy.types.js';
 import type { DomainFamily } from '../../../domain/device-family.js';
 import { ENERGY_WATCHES } from './energy.watches.js';
+import { EnergyHistory } from './energy-history.js';
 import { DeviceActions, type Aged, type Cached, type DeviceActionsDeps } from '../../../domain/device-actions.js';
 
 /** How old readings may be before a request reads again (tests pass small values). */
@@ -25,6 +26,8 @@ export class Energy extends DeviceActions {
   constructor(
     deps: DeviceActionsDeps,
     private readonly cache: EnergyCacheOptions = DEFAULT_ENERGY_CACHE,
+    /** Every day read, kept across restarts: a plug holds only its last 16–31. */
+    private readonly history = new EnergyHistory(undefined),
   ) {
     super(deps);
   }
@@ -49,12 +52,16 @@ export class Energy extends DeviceActions {
     return this.aged(entry);
   }
 
-  /** Energy per day, newest last: cached for an hour. */
+  /**
+   * Energy per device-local day, oldest first: what the plug holds now, and the days read before that it dropped.
+   * Cached for an hour. Room for three messages: the abilities and the device's clock, read once, and the days.
+   */
   async readDaily(uuid: string): Promise<Aged<DailyEnergy[]>> {
     const device = this.deviceWith(uuid);
     const cached = this.fresh(this.daily.get(uuid), this.cache.dailyMaxAgeMs);
     if (cached) return cached;
-    const reading = await this.admitted(uuid, 2, () => this.call(`reading energy of ${uuid}`, () => this.deps.cloud.readDailyEnergy(uuid)));
+    const read = await this.admitted(uuid, 3, () => this.call(`reading energy of ${uuid}`, () => this.deps.cloud.readDailyEnergy(uuid)));
+    const reading = await this.history.record(uuid, read);
     const entry = { reading, at: this.deps.clock.now() };
     this.daily.set(uuid, entry);
     this.deps.publish({ type: 'energy', uuid, name: device.name, at: new Date(entry.at).toISOString(), days: reading });
@@ -63,7 +70,11 @@ export class Energy extends DeviceActions {
 }
 
 /** Energy plugs, as the device service builds them (with its `energyCache` option). */
-export const ENERGY: DomainFamily<Energy> = { capability: 'energy', create: (deps, options) => new Energy(deps, options.energyCache), watches: ENERGY_WATCHES };
+export const ENERGY: DomainFamily<Energy> = {
+  capability: 'energy',
+  create: (deps, options) => new Energy(deps, options.energyCache, new EnergyHistory(options.stateFile?.('energy-days'))),
+  watches: ENERGY_WATCHES,
+};
 
 declare module '../../../domain/device-family.js' {
   interface FamilyOptions {

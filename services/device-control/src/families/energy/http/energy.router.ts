@@ -27,7 +27,7 @@ export function registerEnergyRoutes(api: Api, devices: DeviceService): void {
   api.route({
     method: 'get',
     path: '/devices/{uuid}/energy/daily',
-    summary: 'Energy used per day (kWh) as the plug keeps it, oldest first; read at most every hour',
+    summary: "Energy used per day (kWh) by the plug's own calendar, oldest first, with the days read before that it no longer holds; read at most every hour",
     access: 'devices:read',
     tags,
     params: UuidParamsSchema,
