@@ -27,6 +27,7 @@ describe('config', () => {
       CLOUD_MAX_MESSAGES_PER_HOUR: 180,
       CLOUD_MAX_MESSAGES_PER_MINUTE: 15,
       CLOUD_SYNC_INTERVAL_SECONDS: 300,
+      CLOUD_BROKER_RECONNECT_MS: 5_000,
     });
   });
 
@@ -95,6 +96,11 @@ describe('config', () => {
 
     expect(message).toContain('CLOUD_MFA_CODE: must be the 6-digit code');
     expect(message).not.toContain('12ab');
+  });
+
+  it('takes a broker reconnect wait of at least 100 ms', () => {
+    expect(parseConfig({ CLOUD_BROKER_RECONNECT_MS: '250' }).CLOUD_BROKER_RECONNECT_MS).toBe(250);
+    expect(problemsOf({ CLOUD_BROKER_RECONNECT_MS: '99' })).toContain('CLOUD_BROKER_RECONNECT_MS');
   });
 
   it('takes the 1.0 name CLOUD_MAX_COMMANDS_PER_MINUTE for the burst window', () => {
