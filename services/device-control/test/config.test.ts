@@ -28,6 +28,7 @@ describe('config', () => {
       CLOUD_MAX_MESSAGES_PER_MINUTE: 15,
       CLOUD_SYNC_INTERVAL_SECONDS: 300,
       CLOUD_BROKER_RECONNECT_MS: 5_000,
+      CLOUD_RETRY_BACKOFF_MS: 5_000,
     });
   });
 
@@ -98,9 +99,14 @@ describe('config', () => {
     expect(message).not.toContain('12ab');
   });
 
-  it('takes a broker reconnect wait of at least 100 ms', () => {
-    expect(parseConfig({ CLOUD_BROKER_RECONNECT_MS: '250' }).CLOUD_BROKER_RECONNECT_MS).toBe(250);
-    expect(problemsOf({ CLOUD_BROKER_RECONNECT_MS: '99' })).toContain('CLOUD_BROKER_RECONNECT_MS');
+  it('takes a broker reconnect wait and an API retry backoff of at least 100 ms', () => {
+    expect(parseConfig({ CLOUD_BROKER_RECONNECT_MS: '250', CLOUD_RETRY_BACKOFF_MS: '500' })).toMatchObject({
+      CLOUD_BROKER_RECONNECT_MS: 250,
+      CLOUD_RETRY_BACKOFF_MS: 500,
+    });
+    const problems = problemsOf({ CLOUD_BROKER_RECONNECT_MS: '99', CLOUD_RETRY_BACKOFF_MS: '99' });
+    expect(problems).toContain('CLOUD_BROKER_RECONNECT_MS');
+    expect(problems).toContain('CLOUD_RETRY_BACKOFF_MS');
   });
 
   it('takes the 1.0 name CLOUD_MAX_COMMANDS_PER_MINUTE for the burst window', () => {
