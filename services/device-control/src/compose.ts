@@ -77,6 +77,8 @@ function createCloud(config: Config, logger: Logger, clock: Clock): DeviceCloud 
         tokenFile: config.CLOUD_TOKEN_FILE,
         requestTimeoutMs: config.CLOUD_REQUEST_TIMEOUT_MS,
         commandTimeoutMs: config.CLOUD_COMMAND_TIMEOUT_MS,
+        retryBackoffMs: config.CLOUD_RETRY_BACKOFF_MS,
+        brokerRecovery: { reconnectMs: config.CLOUD_BROKER_RECONNECT_MS },
         lan: lanOptions(config),
         clock,
         logger: logger.child({ component: 'meross' }),

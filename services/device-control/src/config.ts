@@ -86,6 +86,10 @@ const EnvSchema = z.object({
   CLOUD_BACKGROUND_READ_INTERVAL_SECONDS: positiveInt(1, 86_400, 60),
   CLOUD_REQUEST_TIMEOUT_MS: positiveInt(100, 120_000, 10_000),
   CLOUD_COMMAND_TIMEOUT_MS: positiveInt(100, 120_000, 5_000),
+  /** A dropped Meross broker connection is made again after this long (meross-cloud's own 5 s). */
+  CLOUD_BROKER_RECONNECT_MS: positiveInt(100, 300_000, 5_000),
+  /** First wait after the cloud API could not be reached with a valid token; doubles with each further failure. */
+  CLOUD_RETRY_BACKOFF_MS: positiveInt(100, 600_000, 5_000),
   SSE_HEARTBEAT_SECONDS: positiveInt(1, 3_600, 15),
   /** Local control: commands and reads over the LAN where a device answers there, the cloud as the fallback. */
   MEROSS_LAN: z.enum(['on', 'off']).default('on'),

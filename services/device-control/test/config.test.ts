@@ -27,6 +27,8 @@ describe('config', () => {
       CLOUD_MAX_MESSAGES_PER_HOUR: 180,
       CLOUD_MAX_MESSAGES_PER_MINUTE: 15,
       CLOUD_SYNC_INTERVAL_SECONDS: 300,
+      CLOUD_BROKER_RECONNECT_MS: 5_000,
+      CLOUD_RETRY_BACKOFF_MS: 5_000,
     });
   });
 
@@ -95,6 +97,16 @@ describe('config', () => {
 
     expect(message).toContain('CLOUD_MFA_CODE: must be the 6-digit code');
     expect(message).not.toContain('12ab');
+  });
+
+  it('takes a broker reconnect wait and an API retry backoff of at least 100 ms', () => {
+    expect(parseConfig({ CLOUD_BROKER_RECONNECT_MS: '250', CLOUD_RETRY_BACKOFF_MS: '500' })).toMatchObject({
+      CLOUD_BROKER_RECONNECT_MS: 250,
+      CLOUD_RETRY_BACKOFF_MS: 500,
+    });
+    const problems = problemsOf({ CLOUD_BROKER_RECONNECT_MS: '99', CLOUD_RETRY_BACKOFF_MS: '99' });
+    expect(problems).toContain('CLOUD_BROKER_RECONNECT_MS');
+    expect(problems).toContain('CLOUD_RETRY_BACKOFF_MS');
   });
 
   it('takes the 1.0 name CLOUD_MAX_COMMANDS_PER_MINUTE for the burst window', () => {

@@ -5,7 +5,7 @@ import { PgEventRelay } from './adapters/storage/postgres/pg-event-relay.js';
 import { PgNotificationRepository, type PgSettings } from './adapters/storage/postgres/pg-notification.repository.js';
 import { PgPlanStore } from './adapters/storage/postgres/pg-plan-store.js';
 import { YamlNotificationRepository } from './adapters/storage/yaml-notification.repository.js';
-import type { Config } from './config.js';
+import { minLeaseMs, type Config } from './config.js';
 import type { EventRelay } from './domain/notification-events.js';
 import type { NotificationRepository } from './domain/notification-repository.js';
 import type { PlanStore } from './domain/plans/plan.js';
@@ -56,7 +56,7 @@ export function pgRepositoryOf(config: Config, url: string, log: PgSettings['log
     connectTimeoutMs: config.PG_CONNECT_TIMEOUT_MS,
     queryTimeoutMs: config.PG_QUERY_TIMEOUT_MS,
     // Longer than any attempt can take: a claim only lapses when its instance is gone.
-    leaseMs: 2 * (config.PROVIDER_TIMEOUT_MS + 2_000) + 10_000,
+    leaseMs: config.DELIVERY_LEASE_MS ?? minLeaseMs(config.PROVIDER_TIMEOUT_MS) + 10_000,
     ...(log === undefined ? {} : { log }),
     ...overrides,
   });

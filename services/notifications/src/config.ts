@@ -12,6 +12,11 @@ export const ENV_ALIASES = {
   STORAGE_URL: [{ name: 'DATABASE_URL', when: (url: string) => POSTGRES_URL.test(url) }],
 } satisfies EnvAliases;
 
+/** The shortest delivery lease allowed: twice a provider call's timeout and 2 s (the default adds 10 s to it). */
+export function minLeaseMs(providerTimeoutMs: number): number {
+  return 2 * (providerTimeoutMs + 2_000);
+}
+
 /** Every variable of notifications; `.env.example` and docs/configuration.md list the same names. */
 export const ConfigSchema = z
   .object({
@@ -32,6 +37,8 @@ export const ConfigSchema = z
     PG_QUERY_TIMEOUT_MS: positiveInt().default(10_000),
     // With PostgreSQL: how often an instance looks for deliveries left by an instance that stopped or died.
     DELIVERY_SWEEP_MS: positiveInt().default(10_000),
+    // With PostgreSQL: how long a claimed attempt stays its instance's; default 2 × (PROVIDER_TIMEOUT_MS + 2 s) + 10 s.
+    DELIVERY_LEASE_MS: positiveInt().optional(),
     PROVIDER_USER_KEY: z.string().min(1).optional(),
     PROVIDER_API_TOKEN: z.string().min(1).optional(),
     // The end-to-end encryption key of recipient "default" (set in its Pushover apps, v5+); never shown in an error.
@@ -88,6 +95,11 @@ export const ConfigSchema = z
   })
   .refine((c) => c.PROVIDER_ENCRYPTION_KEY === undefined || c.PROVIDER_USER_KEY !== undefined, {
     message: 'PROVIDER_ENCRYPTION_KEY is the encryption key of recipient "default": set PROVIDER_USER_KEY too (or give it in the recipients file)',
+  })
+  // A lease shorter than an attempt can take would let another instance send the same attempt again.
+  .refine((c) => c.DELIVERY_LEASE_MS === undefined || c.DELIVERY_LEASE_MS > minLeaseMs(c.PROVIDER_TIMEOUT_MS), {
+    message: 'DELIVERY_LEASE_MS must be more than 2 × (PROVIDER_TIMEOUT_MS + 2000)',
+    path: ['DELIVERY_LEASE_MS'],
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

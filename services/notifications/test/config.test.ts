@@ -58,4 +58,11 @@ describe('config', () => {
     expect(() => parseConfig({ RETENTION_MAX_AGE_DAYS: '0' })).toThrow(ConfigError);
     expect(() => parseConfig({ DELIVERY_CONCURRENCY: '3' })).toThrow(ConfigError);
   });
+
+  it('takes a delivery lease only longer than an attempt can take (2 × (provider timeout + 2 s))', () => {
+    expect(parseConfig().DELIVERY_LEASE_MS).toBeUndefined();
+    expect(parseConfig({ PROVIDER_TIMEOUT_MS: '1000', DELIVERY_LEASE_MS: '6001' }).DELIVERY_LEASE_MS).toBe(6001);
+    expect(() => parseConfig({ PROVIDER_TIMEOUT_MS: '1000', DELIVERY_LEASE_MS: '6000' })).toThrow(/DELIVERY_LEASE_MS/);
+    expect(() => parseConfig({ DELIVERY_LEASE_MS: '20000' })).toThrow(ConfigError);
+  });
 });

@@ -37,7 +37,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
       emulatedAdapterOptions(account, emulator.apiUrl, dir, {
         tooManyTokensWaitMs: 60_000,
         lockoutWaitMs: 60_000,
-        brokerRecovery: { recreateMs: 200, maxRecreateMs: 1_000, watchdogMs: 500 },
+        brokerRecovery: { recreateMs: 200, maxRecreateMs: 1_000, watchdogMs: 500, reconnectMs: 250 },
         ...overrides,
       }),
     );
@@ -302,7 +302,7 @@ describe('a real Meross account stays safe (adapter against the emulated cloud)'
         await broker.close();
         await broker.listen();
         const outcomes = await Promise.all(burst);
-        // mqtt.js tries again after 5 s; from the first refusal on, meross-cloud would make a new client at once.
+        // mqtt.js tries again after reconnectMs; from the first refusal on, meross-cloud would make a new client at once.
         await eventually(() => broker.refusedConnections > 0, 'the first refused reconnection');
         const attemptsBefore = broker.attempts;
         // 2.4 s of the adapter's clock in the steps of the re-creation backoff: nothing before a wait is over, then one attempt.

@@ -62,6 +62,7 @@ describe('MerossCloud adapter: the real meross-cloud library against the emulate
       retryBackoffMs: 300,
       maxBackoffMs: 2_000,
       tooManyTokensWaitMs: 60_000,
+      brokerRecovery: { reconnectMs: 250 },
       ...overrides,
     });
     adapters.push(adapter);

@@ -47,6 +47,10 @@ export class EmulatedService {
         CLOUD_TOKEN_FILE: `${options.workDir}/data/cloud-token.json`,
         CLOUD_REQUEST_TIMEOUT_MS: '2000',
         CLOUD_COMMAND_TIMEOUT_MS: '1000',
+        // A broker restart costs a quarter of a second, not meross-cloud's 5 s.
+        CLOUD_BROKER_RECONNECT_MS: '250',
+        // An unreachable API is tried again after half a second (doubling), not 5 s.
+        CLOUD_RETRY_BACKOFF_MS: '500',
         CLOUD_SYNC_INTERVAL_SECONDS: '0',
         SSE_HEARTBEAT_SECONDS: '1',
         MEROSS_LAN: 'off',

@@ -16,7 +16,8 @@ interface DeviceBody {
   channels: Array<{ channel: number; on: boolean | null }>;
 }
 
-// meross-cloud reconnects every 5 s, so each flap takes about that long; the interval outlasts the whole test.
+// Each flap takes about the reconnect wait (CLOUD_BROKER_RECONNECT_MS, a quarter of a second here); the read
+// interval outlasts the whole test.
 describe('device-control under a flapping broker connection (src/main.ts against the emulated Meross cloud)', () => {
   let setup: EmulatedSetup | undefined;
   let emulator: MerossEmulator;

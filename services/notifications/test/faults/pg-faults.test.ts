@@ -7,20 +7,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
 import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.js';
-import { queryRows } from '../support/postgres-database.js';
+import { freshDatabase, queryRows } from '../support/postgres-database.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-/** Its own cluster (these tests stop and lock it), a database, and a folder for attachments. */
-async function setUp(): Promise<{ cluster: PostgresCluster; url: string; dir: string }> {
-  const cluster = await startPostgresCluster();
-  cleanups.push(() => cluster.destroy());
+/** A folder for attachments, removed after the test. */
+async function makeDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'notifications-pg-faults-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return { cluster, url: await cluster.createDatabase(), dir };
+  return dir;
+}
+
+/** A fresh database in the run's cluster, and a folder: for a test that neither stops nor restarts the server. */
+async function setUp(): Promise<{ url: string; dir: string }> {
+  return { url: await freshDatabase(), dir: await makeDir() };
+}
+
+/** Its own cluster (the test stops and restarts it), a database, and a folder. */
+async function setUpOwnCluster(): Promise<{ cluster: PostgresCluster; url: string; dir: string }> {
+  const cluster = await startPostgresCluster();
+  cleanups.push(() => cluster.destroy());
+  return { cluster, url: await cluster.createDatabase(), dir: await makeDir() };
 }
 
 async function start(env: Record<string, string>): Promise<ServiceProcess> {
@@ -71,6 +81,8 @@ describe('several instances on one PostgreSQL, under faults', () => {
         DELIVERY_SWEEP_MS: '500',
         DELIVERY_RETRY_MIN_MS: '50',
         DELIVERY_RETRY_MAX_MS: '200',
+        // The shortest lease that still outlasts an attempt (2 × (1 s + 2 s)) and 2 s: A's claims lapse sooner.
+        DELIVERY_LEASE_MS: '8000',
       };
       const [a, b] = await Promise.all([start(env), start(env)]);
       const acked = new Map<string, string>();
@@ -102,7 +114,7 @@ describe('several instances on one PostgreSQL, under faults', () => {
       const stored = new Set((await queryRows<{ id: string }>(url, 'SELECT id FROM notifications')).map((r) => r.id));
       expect([...acked.keys()].filter((id) => !stored.has(id))).toEqual([]);
       expect(acked.size).toBeGreaterThan(100);
-      // A's pending ones wait out its lease (2 × (1 s + 2 s) + 10 s), then B's sweep takes them.
+      // A's pending ones wait out its lease (8 s), then B's sweep takes them.
       const finishedMs = await timeUntil(
         async () => Number((await queryRows<{ n: string }>(url, "SELECT count(*) AS n FROM notifications WHERE status <> 'sent'"))[0]!.n) === 0,
         60_000,
@@ -123,7 +135,7 @@ describe('several instances on one PostgreSQL, under faults', () => {
   );
 
   it('answers 503 with the common body while the database restarts, and recovers without a restart', { timeout: 90_000 }, async () => {
-    const { cluster, url, dir } = await setUp();
+    const { cluster, url, dir } = await setUpOwnCluster();
     const service = await start({
       STORAGE_URL: url,
       STORAGE_PATH: join(dir, 'unused.yaml'),

@@ -42,12 +42,17 @@ export async function homeAssistant(broker: Mosquitto, options: Parameters<typeo
   return recorder;
 }
 
-/** The service as users run it (src/main.ts in a child process), bridged to `broker` for alice and bob. */
-export async function startBridgedService(broker: Mosquitto, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const service = await ServiceProcess.start({
+/** The service as users run it (src/main.ts in a child process), bridged to `broker` for alice and bob; the caller stops it. */
+export function launchBridgedService(broker: Mosquitto, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  return ServiceProcess.start({
     service: 'notifications',
     env: { MQTT_URL: broker.url, MQTT_RECIPIENTS: 'alice,bob', MQTT_RECONNECT_MIN_MS: '50', MQTT_RECONNECT_MAX_MS: '200', ...env },
   });
+}
+
+/** The bridged service of `launchBridgedService`, stopped after the test. */
+export async function startBridgedService(broker: Mosquitto, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const service = await launchBridgedService(broker, env);
   afterTest(() => service.stop());
   return service;
 }

@@ -9,7 +9,8 @@ import { makeTempDir } from './storage-harness.js';
 
 const CHILD = fileURLToPath(new URL('./lock-racer.child.ts', import.meta.url));
 const PAIRS = 20;
-// Pairs racing at once: the start of 40 TypeScript processes is what takes the time.
+// Pairs racing at once. Each racer process serves one race per round, on a fresh lock file each time: the start of
+// a TypeScript process is what takes the time, and it is not part of the race (a racer has loaded before "go").
 const CONCURRENT_PAIRS = 4;
 const children: ChildProcess[] = [];
 
@@ -19,15 +20,21 @@ function killAll(): void {
 
 afterEach(killAll);
 
-/** A racer that has loaded and waits for "go"; `outcome` is its first line after that. */
-async function startRacer(lockPath: string): Promise<{ go: () => void; outcome: Promise<string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD, lockPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A racer process that has loaded: `go` sends it one race on a lock file; `outcome` resolves its next line. */
+interface Racer {
+  go: (lockPath: string) => void;
+  outcome: () => Promise<string>;
+}
+
+async function startRacer(): Promise<Racer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
   children.push(child);
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<never>((_, reject) => child.on('exit', (code) => reject(new Error(`racer exited with ${code}`))));
+  exited.catch(() => undefined);
   const next = async () => (await Promise.race([lines.next(), exited])).value as string;
   expect(await next()).toBe('ready');
-  return { go: () => child.stdin!.write('go\n'), outcome: next() };
+  return { go: (lockPath) => child.stdin!.write(`go ${lockPath}\n`), outcome: next };
 }
 
 async function deadPid(): Promise<number> {
@@ -39,19 +46,17 @@ async function deadPid(): Promise<number> {
 describe('FileLock takeover race between processes', () => {
   it(`lets at most one of two processes starting together on a stale lock hold it (${PAIRS} pairs)`, { timeout: 120_000 }, async () => {
     const dead = await deadPid();
-    const race = async (): Promise<string[]> => {
+    const pairs = await Promise.all(Array.from({ length: CONCURRENT_PAIRS }, () => Promise.all([startRacer(), startRacer()])));
+    const race = async (racers: Racer[]): Promise<string[]> => {
       const lockPath = join(await makeTempDir(), 'notifications.yaml.lock');
       // A dead pid, with a start time no live process of that pid can have.
       await writeFile(lockPath, `${dead}\n${hostname()}\n\n1\n`);
-      const racers = await Promise.all([startRacer(lockPath), startRacer(lockPath)]);
-      for (const racer of racers) racer.go();
-      return Promise.all(racers.map((racer) => racer.outcome));
+      const outcomes = racers.map((racer) => racer.outcome());
+      for (const racer of racers) racer.go(lockPath);
+      return Promise.all(outcomes);
     };
     const outcomes: string[][] = [];
-    while (outcomes.length < PAIRS) {
-      outcomes.push(...(await Promise.all(Array.from({ length: CONCURRENT_PAIRS }, race))));
-      killAll();
-    }
+    while (outcomes.length < PAIRS) outcomes.push(...(await Promise.all(pairs.map(race))));
 
     const held = outcomes.map((pair) => pair.filter((line) => line === 'held').length);
     expect(held).toEqual(Array.from({ length: PAIRS }, () => 1));

@@ -10,10 +10,12 @@ export interface BrokerRecoveryOptions {
   maxRecreateMs: number;
   /** How often every broker of the account is checked for a connection nobody will bring back. */
   watchdogMs: number;
+  /** How long mqtt.js waits before it connects a dropped client again (meross-cloud sets 5 s). */
+  reconnectMs: number;
 }
 
 /** Production waits: mqtt.js retries a dropped connection every 5 s by itself; a refused one is made again after 5 s, up to 2 min. */
-export const DEFAULT_BROKER_WAITS: BrokerRecoveryOptions = { recreateMs: 5_000, maxRecreateMs: 120_000, watchdogMs: 30_000 };
+export const DEFAULT_BROKER_WAITS: BrokerRecoveryOptions = { recreateMs: 5_000, maxRecreateMs: 120_000, watchdogMs: 30_000, reconnectMs: 5_000 };
 
 interface BrokersDeps {
   lib: LibraryCloud;
@@ -182,6 +184,8 @@ export class MerossBrokers {
   private guard(client: LibraryMqttClient | null): void {
     if (!client || this.guarded.has(client)) return;
     this.guarded.add(client);
+    // mqtt.js reads it each time it schedules a reconnect.
+    client.options.reconnectPeriod = this.deps.recovery.reconnectMs;
     const subscribe = client.subscribe.bind(client);
     client.subscribe = (topic, ...rest) => {
       const callback = rest.at(-1);

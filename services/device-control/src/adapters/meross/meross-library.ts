@@ -32,7 +32,7 @@ export interface LibraryMqttClient {
   connected: boolean;
   /** Set once `end` was called: such a client never connects again. */
   disconnecting: boolean;
-  options: { clientId?: string };
+  options: { clientId?: string; reconnectPeriod?: number };
   emit(event: string | symbol, ...args: unknown[]): boolean;
   subscribe(topic: string, ...rest: unknown[]): unknown;
   end(force?: boolean): unknown;
