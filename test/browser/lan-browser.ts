@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
+import { artifactPath } from '../support/artifacts.js';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
 export const LAN_HOST = 'homelab.test';
@@ -13,6 +13,15 @@ export const ATTACKER_HOST = 'attacker.test';
 /** A service from source (the test-kit launcher) as the pages reach it: ALLOWED_HOSTS names LAN_HOST; warnings only in its log. */
 export function startLanService(service: ServiceProcessOptions['service'], env: Record<string, string>): Promise<ServiceProcess> {
   return ServiceProcess.start({ service, env: { ALLOWED_HOSTS: LAN_HOST, LOG_LEVEL: 'warn', ...env }, readyTimeoutMs: 30_000 });
+}
+
+/**
+ * Waits for every start (a browser, services) begun side by side; throws the first failure only once all have settled,
+ * so each that did start is assigned by its own `.then` and the file's afterAll stops it.
+ */
+export async function startedSideBySide(starts: Array<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(starts)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -84,15 +93,13 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   });
 }
 
-/** Desktop and phone (360 px) screenshots of the page under docs/screenshots/<name>-{desktop,phone}.png. */
+/** Desktop and phone (360 px) screenshots of the page as docs/screenshots/<name>-{desktop,phone}.png (there under RECORD=1). */
 export async function saveScreenshots(page: Page, name: string): Promise<void> {
-  const dir = join(import.meta.dirname, '../../docs/screenshots');
-  mkdirSync(dir, { recursive: true });
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: join(dir, `${name}-desktop.png`) });
+  await page.screenshot({ path: artifactPath(`docs/screenshots/${name}-desktop.png`) });
   await page.setViewportSize({ width: 360, height: 740 });
-  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  await page.screenshot({ path: artifactPath(`docs/screenshots/${name}-phone.png`), fullPage: true });
   if (viewport) await page.setViewportSize(viewport);
 }
 
