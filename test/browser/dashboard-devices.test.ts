@@ -114,6 +114,8 @@ beforeAll(async () => {
       CLOUD_MAX_MESSAGES_PER_MINUTE: '60',
       NOTIFY_URL: sink.url,
       NOTIFY_TOKEN: 'hop_sink',
+      // The watch waits for the door to be open: 200 ms of travel instead of 3 s (the door's own test keeps 3 s).
+      SIMULATOR_TRAVEL_MS: '200',
     }).then((s) => (services.keyed = s)),
     startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST }).then((started) => (setup = started)),
   ]);
