@@ -16,7 +16,9 @@ import {
   takeSecretOnce,
   openTokens,
   confirmOnToken,
+  newPageWithClock,
   startedSideBySide,
+  waitForTextMovingClock,
   watchTrouble,
 } from './lan-browser.js';
 import { within, type ServiceProcess } from '../../packages/test-kit/src/index.js';
@@ -103,21 +105,22 @@ const KEY = 'lan-admin-key-2612-0123456789abcdef';
 beforeAll(async () => {
   sink = await startHookSink();
   await startedSideBySide([
-    launchLanBrowser().then((browser) => (lan = browser)),
+    () => launchLanBrowser().then((browser) => (lan = browser)),
     // These tests click through every family within a minute: the burst window is widened (the budget, and its
     // error shown on the page, have their own tests).
-    startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' }).then((s) => (services.simulator = s)),
-    startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' }).then((s) => (services.spent = s)),
-    startLanService('device-control', {
-      CLOUD_BACKEND: 'simulator',
-      API_KEY: KEY,
-      CLOUD_MAX_MESSAGES_PER_MINUTE: '60',
-      NOTIFY_URL: sink.url,
-      NOTIFY_TOKEN: 'hop_sink',
-      // The watch waits for the door to be open: 200 ms of travel instead of 3 s (the door's own test keeps 3 s).
-      SIMULATOR_TRAVEL_MS: '200',
-    }).then((s) => (services.keyed = s)),
-    startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST }).then((started) => (setup = started)),
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' }).then((s) => (services.simulator = s)),
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' }).then((s) => (services.spent = s)),
+    () =>
+      startLanService('device-control', {
+        CLOUD_BACKEND: 'simulator',
+        API_KEY: KEY,
+        CLOUD_MAX_MESSAGES_PER_MINUTE: '60',
+        NOTIFY_URL: sink.url,
+        NOTIFY_TOKEN: 'hop_sink',
+        // The watch waits for the door to be open: 200 ms of travel instead of 3 s (the door's own test keeps 3 s).
+        SIMULATOR_TRAVEL_MS: '200',
+      }).then((s) => (services.keyed = s)),
+    () => startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST }).then((started) => (setup = started)),
   ]);
 }, 90_000);
 afterAll(async () => {
@@ -517,7 +520,7 @@ describe('device-control dashboard with scoped tokens', () => {
 
   it('rotates and revokes a token from the page: the old secret, then the new one, is refused at once, and its open page asks for a key', async () => {
     const { secret: first } = await createToken(running.port, KEY, { label: 'Old phone', scopes: ['devices:read'] });
-    const phone = await lan.browser.newPage();
+    const phone = await newPageWithClock(lan.browser);
     await signIn(phone, url, first);
     await switchOf(phone, 'Desk Lamp', 'Desk Lamp').waitFor();
     const admin = await lan.browser.newPage();
@@ -536,8 +539,9 @@ describe('device-control dashboard with scoped tokens', () => {
     expect(second).not.toBe(first);
     expect(afterRotate).toEqual({ first: 401, second: 200 });
     expect(afterRevoke).toBe(401);
-    // The phone's stream ended with the rotation; reconnecting with the old secret, the page asks for a key again.
-    await phone.getByText('The key or token was not accepted').waitFor({ timeout: 10_000 });
+    // The phone's stream ended with the rotation; reconnecting with the old secret (after the stream's 3 s wait, run
+    // forward on the phone's clock), the page asks for a key again.
+    await waitForTextMovingClock(phone, 'The key or token was not accepted');
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await phone.close();
     await admin.close();

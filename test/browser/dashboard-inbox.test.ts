@@ -16,7 +16,9 @@ import {
   takeSecretOnce,
   openTokens,
   confirmOnToken,
+  newPageWithClock,
   startedSideBySide,
+  waitForTextMovingClock,
   watchTrouble,
 } from './lan-browser.js';
 import { writeStoppedHistory } from './history-fixture.js';
@@ -47,15 +49,17 @@ beforeAll(async () => {
   );
   const largeHistory = join(largeDir, 'notifications.yaml');
   await startedSideBySide([
-    launchLanBrowser().then((browser) => (lan = browser)),
-    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS }).then(
-      (s) => (services.main = s),
-    ),
-    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }).then((s) => (services.empty = s)),
-    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY }).then((s) => (services.keyed = s)),
-    writeStoppedHistory(largeHistory, 100_000)
-      .then(() => startLanService('notifications', { STORAGE_PATH: largeHistory }))
-      .then((s) => (services.large = s)),
+    () => launchLanBrowser().then((browser) => (lan = browser)),
+    () =>
+      startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS }).then(
+        (s) => (services.main = s),
+      ),
+    () => startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }).then((s) => (services.empty = s)),
+    () => startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', API_KEY: KEY }).then((s) => (services.keyed = s)),
+    () =>
+      writeStoppedHistory(largeHistory, 100_000)
+        .then(() => startLanService('notifications', { STORAGE_PATH: largeHistory }))
+        .then((s) => (services.large = s)),
   ]);
 }, 240_000);
 afterAll(async () => {
@@ -569,7 +573,7 @@ describe('notifications inbox with scoped tokens', () => {
 
   it('revokes a token from the page: its next call is refused with 401 and its open page asks for a key', async () => {
     const { secret } = await createToken(running.port, KEY, { label: 'Old tablet', scopes: ['notifications:read'] });
-    const tablet = await lan.browser.newPage();
+    const tablet = await newPageWithClock(lan.browser);
     await signIn(tablet, `${url}#recipient=alice`, secret);
     await itemOf(tablet, 'For alice').waitFor();
     await tablet.getByText('Live: on').waitFor();
@@ -584,7 +588,8 @@ describe('notifications inbox with scoped tokens', () => {
 
     expect(before).toBe(200);
     expect(await statusWith(running.port, '/recipients', secret)).toBe(401);
-    await tablet.getByText('The key or token was not accepted').waitFor({ timeout: 10_000 });
+    // Its stream ended with the revocation; it reconnects after its 3 s wait, run forward on its clock.
+    await waitForTextMovingClock(tablet, 'The key or token was not accepted');
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await tablet.close();
     await admin.close();

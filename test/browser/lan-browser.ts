@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
+import { eventually, ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
 import { artifactPath } from '../support/artifacts.js';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
@@ -16,12 +16,18 @@ export function startLanService(service: ServiceProcessOptions['service'], env: 
 }
 
 /**
- * Waits for every start (a browser, services) begun side by side; throws the first failure only once all have settled,
- * so each that did start is assigned by its own `.then` and the file's afterAll stops it.
+ * Runs the starts (a browser, services), two at a time: one start waits on its child about as long as it computes,
+ * and more at once on two cores only make each slower, up to its ready timeout on a loaded machine. Throws the first
+ * failure once all have run, so each that did start is assigned by its own `.then` and the file's afterAll stops it.
  */
-export async function startedSideBySide(starts: Array<Promise<unknown>>): Promise<void> {
-  const failed = (await Promise.allSettled(starts)).find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
+export async function startedSideBySide(starts: Array<() => Promise<unknown>>, atOnce = 2): Promise<void> {
+  const waiting = [...starts];
+  const failures: unknown[] = [];
+  const lane = async () => {
+    for (let start = waiting.shift(); start; start = waiting.shift()) await start().catch((error: unknown) => failures.push(error));
+  };
+  await Promise.all(Array.from({ length: atOnce }, lane));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -76,8 +82,9 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 /** axe-core's serious and critical violations on the page as it is now, one line each. */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to.
-  await page.evaluate(AXE_SOURCE);
+  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to; once
+  // per document, as sending its half megabyte again costs as much as a scan.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const axe = (
       window as unknown as {
@@ -159,4 +166,26 @@ export async function confirmOnToken(panel: Locator, label: string, action: 'Rot
   await item.getByRole('button', { name: `${action} ${label}`, exact: true }).click();
   await item.getByRole('button', { name: `${action} ${label} now` }).click();
   return item;
+}
+
+/** A new page whose clock (`page.clock`, installed before it opens anything) runs on its own until moved forward. */
+export async function newPageWithClock(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  await page.clock.install();
+  return page;
+}
+
+/**
+ * Waits until `page` (from {@link newPageWithClock}) shows `text`, moving its clock a second forward at each look: what
+ * the page does after a timer, such as the event stream's 3 s wait before it reconnects, without waiting it out.
+ */
+export async function waitForTextMovingClock(page: Page, text: string, timeoutMs = 10_000): Promise<void> {
+  await eventually(
+    async () => {
+      if ((await page.getByText(text).count()) > 0) return true;
+      await page.clock.fastForward(1_000);
+      return false;
+    },
+    { what: `"${text}" on the page`, timeoutMs, intervalMs: 100 },
+  );
 }
