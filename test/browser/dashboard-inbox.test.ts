@@ -155,6 +155,137 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await page.close();
   }, 60_000);
 
+  it('marks read and unread, reads all and deletes, and the service agrees', async () => {
+    const one = await api.create({ recipient: 'bob', title: 'Washer done', message: 'Laundry is ready' });
+    const two = await api.create({ recipient: 'bob', title: 'Mail', message: 'The post came' });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=bob`);
+    const washer = itemOf(page, 'Washer done');
+    await washer.waitFor();
+    const stateOf = async (id: string) => (await api.get(`/notifications/single/${id}`)).body as { read: boolean };
+
+    await washer.getByRole('button', { name: 'Mark read' }).click();
+    await washer.getByRole('button', { name: 'Mark unread' }).waitFor();
+    const afterRead = await stateOf(one.id);
+    await washer.getByRole('button', { name: 'Mark unread' }).click();
+    await washer.getByRole('button', { name: 'Mark read' }).waitFor();
+    const afterUnread = await stateOf(one.id);
+    await page.getByRole('button', { name: 'Mark all read' }).click();
+    await expect.poll(async () => (await api.get('/recipients')).body).toContainEqual({ recipient: 'bob', total: 2, unread: 0 });
+    await itemOf(page, 'Mail').getByRole('button', { name: 'Delete Mail' }).click();
+    await itemOf(page, 'Mail').waitFor({ state: 'detached' });
+
+    expect(afterRead.read).toBe(true);
+    expect(afterUnread.read).toBe(false);
+    expect((await api.get(`/notifications/single/${two.id}`)).status).toBe(404);
+    expect(await page.getByRole('button', { name: 'Mark read' }).count()).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('resends a failed delivery from its card, and the card shows the new outcome', async () => {
+    const failed = await api.create({ recipient: 'erin', title: 'Refused once', message: 'The first try is refused' });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=erin`);
+    const card = itemOf(page, 'Refused once');
+    await expect.poll(() => card.textContent()).toContain('Failed: ');
+
+    await card.getByRole('button', { name: 'Resend' }).click();
+    await expect.poll(() => card.textContent()).toContain('Sent');
+
+    expect((await api.get(`/notifications/single/${failed.id}`)).body).toMatchObject({ delivery: { status: 'sent', resentAt: expect.any(String) } });
+    expect(await card.getByRole('button', { name: 'Resend' }).count()).toBe(0);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows an image attachment inline and offers any other file as a download, both fetched with the page', async () => {
+    await api.create({
+      recipient: 'carol',
+      title: 'Camera',
+      message: 'Motion at the gate',
+      attachment: { filename: 'gate.png', contentType: 'image/png', data: PNG_1PX },
+    });
+    await api.create({
+      recipient: 'carol',
+      title: 'Report',
+      message: 'Weekly report',
+      attachment: { filename: 'report.txt', contentType: 'text/plain', data: Buffer.from('all good\n').toString('base64') },
+    });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=carol`);
+    const image = page.getByRole('img', { name: 'gate.png' });
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /Download report\.txt/ }).click()]);
+
+    expect(download.suggestedFilename()).toBe('report.txt');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('saves an attachment under the name the server gives it: a bidi trick keeps the extension of its type', async () => {
+    const { id } = await api.create({
+      recipient: 'grace',
+      title: 'Log',
+      message: 'Build log',
+      attachment: { filename: '\u202Etxt.bat', contentType: 'text/plain', data: Buffer.from('build ok\n').toString('base64') },
+    });
+    const served = await fetch(`http://127.0.0.1:${running.port}/notifications/single/${id}/attachment`);
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=grace`);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download txt\.bat\.txt/ }).click()]);
+
+    expect(served.headers.get('content-disposition')).toMatch(/^attachment; filename="?txt\.bat\.txt"?$/);
+    expect(download.suggestedFilename()).toBe('txt.bat.txt');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("sends from the form with Pushover's fields, and refuses what the API refuses before sending", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=alice`);
+    const form = page.getByRole('form', { name: 'Send a notification' });
+    const defaults = { priority: await form.getByLabel('Priority').inputValue(), sound: await form.getByLabel('Sound').inputValue() };
+    await form.getByLabel('Recipient').fill('dave');
+    await form.getByLabel('Title', { exact: true }).fill('Garage');
+    await form.getByLabel('Message').fill('Garage door left open');
+    await form.getByLabel('URL', { exact: true }).fill('javascript:alert(1)');
+    let posts = 0;
+    page.on('request', (req) => void (req.method() === 'POST' && (posts += 1)));
+    await form.getByRole('button', { name: 'Send' }).click();
+    const refusal = await form.getByRole('alert').textContent();
+
+    await form.getByLabel('URL', { exact: true }).fill('https://example.com/cam');
+    await form.getByLabel('Priority').selectOption('1');
+    await form.getByLabel('Sound').selectOption('bike');
+    await form.getByLabel('Monospace font').check();
+    await form.getByRole('button', { name: 'Send' }).click();
+    await form.getByText('Stored for dave; delivery sent.').waitFor();
+
+    expect(defaults).toEqual({ priority: '0', sound: '' });
+    expect(refusal).toContain('url: must be a link Pushover opens');
+    const [stored] = (await api.get('/notifications/dave')).body as Array<Record<string, unknown>>;
+    expect(stored).toMatchObject({
+      title: 'Garage',
+      message: 'Garage door left open',
+      priority: 1,
+      sound: 'bike',
+      url: 'https://example.com/cam',
+      monospace: true,
+    });
+    expect(posts).toBe(1);
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('schedules a send from the page in some minutes and at a time, lists both soonest first, and cancels one: the service agrees', async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
@@ -194,201 +325,44 @@ describe(`notifications inbox at http://${LAN_HOST}/`, () => {
     await page.close();
   }, 60_000);
 
-  // The heartbeat's test waits 10 s (the shortest interval) for a missed ping: the tests of other inboxes, which
-  // share nothing with it or with each other, run meanwhile. The plans' screenshot then shows them all, as before.
-  it.concurrent(
-    'shows heartbeats made by a script: one missed turns down without a reload, Ping now brings it up, Remove removes it',
-    async ({ expect }) => {
-      await api.put('/heartbeats/nightly-backup', {
-        intervalSeconds: 86_400,
-        graceSeconds: 3_600,
-        notification: { recipient: 'ops', title: 'Backup', message: 'The nightly backup did not report', priority: 2 },
-      });
-      await api.put('/heartbeats/nas-scrub', { intervalSeconds: 10, notification: { recipient: 'ops', title: 'Scrub', message: 'The NAS scrub is late' } });
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=alice`);
-      const backup = planOf(page, 'Heartbeats', 'nightly-backup');
-      const scrub = planOf(page, 'Heartbeats', 'nas-scrub');
-      await backup.waitFor();
-      const firstText = await scrub.textContent();
-      const lastPing = () => scrub.locator('time').first().getAttribute('datetime');
-      const missedPing = await lastPing();
+  it('shows heartbeats made by a script: one missed turns down without a reload, Ping now brings it up, Remove removes it', async () => {
+    await api.put('/heartbeats/nightly-backup', {
+      intervalSeconds: 86_400,
+      graceSeconds: 3_600,
+      notification: { recipient: 'ops', title: 'Backup', message: 'The nightly backup did not report', priority: 2 },
+    });
+    await api.put('/heartbeats/nas-scrub', { intervalSeconds: 10, notification: { recipient: 'ops', title: 'Scrub', message: 'The NAS scrub is late' } });
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`${url}#recipient=alice`);
+    const backup = planOf(page, 'Heartbeats', 'nightly-backup');
+    const scrub = planOf(page, 'Heartbeats', 'nas-scrub');
+    await backup.waitFor();
+    const firstText = await scrub.textContent();
+    const lastPing = () => scrub.locator('time').first().getAttribute('datetime');
+    const missedPing = await lastPing();
 
-      // Missed after 10 s: its notification is a new one on the stream, which reads the heartbeats again.
-      await expect.poll(() => scrub.textContent(), { timeout: 20_000 }).toMatch(/down since/);
-      await scrub.getByRole('button', { name: 'Ping now: nas-scrub' }).click();
-      await expect.poll(lastPing).not.toBe(missedPing);
-      const pinged = ((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.find((h) => h.name === 'nas-scrub');
-      const pingedText = await scrub.textContent();
-      await scrub.getByRole('button', { name: 'Remove nas-scrub' }).click();
-      await scrub.waitFor({ state: 'detached' });
+    // Missed after 10 s: its notification is a new one on the stream, which reads the heartbeats again.
+    await expect.poll(() => scrub.textContent(), { timeout: 20_000 }).toMatch(/down since/);
+    await scrub.getByRole('button', { name: 'Ping now: nas-scrub' }).click();
+    await expect.poll(lastPing).not.toBe(missedPing);
+    const pinged = ((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.find((h) => h.name === 'nas-scrub');
+    const pingedText = await scrub.textContent();
+    await scrub.getByRole('button', { name: 'Remove nas-scrub' }).click();
+    await scrub.waitFor({ state: 'detached' });
 
-      expect(firstText).toMatch(/^nas-scrubupLast ping .* · next due in \d+ seconds · when missed: Scrub to ops/);
-      expect(firstText).toContain(`http://${LAN_HOST}:${running.port}/heartbeats/nas-scrub/ping`);
-      expect(pinged?.state).toBe('up');
-      expect(Date.parse(pinged!.lastPingAt)).toBeGreaterThan(Date.parse(missedPing!));
-      expect(pingedText).toMatch(/^nas-scrubup/);
-      expect(((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.map((h) => [h.name, h.state])).toEqual([['nightly-backup', 'up']]);
-      expect(pushover.deliveredCount('The NAS scrub is late')).toBeGreaterThanOrEqual(1);
-      expect(trouble.problems).toEqual([]);
-      await page.getByRole('region', { name: 'Scheduled' }).scrollIntoViewIfNeeded();
-      await saveScreenshots(page, 'notifications-plans');
-      await page.close();
-    },
-    60_000,
-  );
-
-  it.concurrent(
-    'marks read and unread, reads all and deletes, and the service agrees',
-    async ({ expect }) => {
-      const one = await api.create({ recipient: 'bob', title: 'Washer done', message: 'Laundry is ready' });
-      const two = await api.create({ recipient: 'bob', title: 'Mail', message: 'The post came' });
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=bob`);
-      const washer = itemOf(page, 'Washer done');
-      await washer.waitFor();
-      const stateOf = async (id: string) => (await api.get(`/notifications/single/${id}`)).body as { read: boolean };
-
-      await washer.getByRole('button', { name: 'Mark read' }).click();
-      await washer.getByRole('button', { name: 'Mark unread' }).waitFor();
-      const afterRead = await stateOf(one.id);
-      await washer.getByRole('button', { name: 'Mark unread' }).click();
-      await washer.getByRole('button', { name: 'Mark read' }).waitFor();
-      const afterUnread = await stateOf(one.id);
-      await page.getByRole('button', { name: 'Mark all read' }).click();
-      await expect.poll(async () => (await api.get('/recipients')).body).toContainEqual({ recipient: 'bob', total: 2, unread: 0 });
-      await itemOf(page, 'Mail').getByRole('button', { name: 'Delete Mail' }).click();
-      await itemOf(page, 'Mail').waitFor({ state: 'detached' });
-
-      expect(afterRead.read).toBe(true);
-      expect(afterUnread.read).toBe(false);
-      expect((await api.get(`/notifications/single/${two.id}`)).status).toBe(404);
-      expect(await page.getByRole('button', { name: 'Mark read' }).count()).toBe(0);
-      expect(trouble.problems).toEqual([]);
-      await page.close();
-    },
-    60_000,
-  );
-
-  it.concurrent(
-    'resends a failed delivery from its card, and the card shows the new outcome',
-    async ({ expect }) => {
-      const failed = await api.create({ recipient: 'erin', title: 'Refused once', message: 'The first try is refused' });
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=erin`);
-      const card = itemOf(page, 'Refused once');
-      await expect.poll(() => card.textContent()).toContain('Failed: ');
-
-      await card.getByRole('button', { name: 'Resend' }).click();
-      await expect.poll(() => card.textContent()).toContain('Sent');
-
-      expect((await api.get(`/notifications/single/${failed.id}`)).body).toMatchObject({ delivery: { status: 'sent', resentAt: expect.any(String) } });
-      expect(await card.getByRole('button', { name: 'Resend' }).count()).toBe(0);
-      expect(trouble.problems).toEqual([]);
-      await page.close();
-    },
-    60_000,
-  );
-
-  it.concurrent(
-    'shows an image attachment inline and offers any other file as a download, both fetched with the page',
-    async ({ expect }) => {
-      await api.create({
-        recipient: 'carol',
-        title: 'Camera',
-        message: 'Motion at the gate',
-        attachment: { filename: 'gate.png', contentType: 'image/png', data: PNG_1PX },
-      });
-      await api.create({
-        recipient: 'carol',
-        title: 'Report',
-        message: 'Weekly report',
-        attachment: { filename: 'report.txt', contentType: 'text/plain', data: Buffer.from('all good\n').toString('base64') },
-      });
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=carol`);
-      const image = page.getByRole('img', { name: 'gate.png' });
-      await image.waitFor();
-      await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
-
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /Download report\.txt/ }).click()]);
-
-      expect(download.suggestedFilename()).toBe('report.txt');
-      expect(trouble.problems).toEqual([]);
-      await page.close();
-    },
-    60_000,
-  );
-
-  it.concurrent(
-    'saves an attachment under the name the server gives it: a bidi trick keeps the extension of its type',
-    async ({ expect }) => {
-      const { id } = await api.create({
-        recipient: 'grace',
-        title: 'Log',
-        message: 'Build log',
-        attachment: { filename: '\u202Etxt.bat', contentType: 'text/plain', data: Buffer.from('build ok\n').toString('base64') },
-      });
-      const served = await fetch(`http://127.0.0.1:${running.port}/notifications/single/${id}/attachment`);
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=grace`);
-
-      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download txt\.bat\.txt/ }).click()]);
-
-      expect(served.headers.get('content-disposition')).toMatch(/^attachment; filename="?txt\.bat\.txt"?$/);
-      expect(download.suggestedFilename()).toBe('txt.bat.txt');
-      expect(trouble.problems).toEqual([]);
-      await page.close();
-    },
-    60_000,
-  );
-
-  it.concurrent(
-    "sends from the form with Pushover's fields, and refuses what the API refuses before sending",
-    async ({ expect }) => {
-      const page = await lan.browser.newPage();
-      const trouble = watchTrouble(page);
-      await page.goto(`${url}#recipient=alice`);
-      const form = page.getByRole('form', { name: 'Send a notification' });
-      const defaults = { priority: await form.getByLabel('Priority').inputValue(), sound: await form.getByLabel('Sound').inputValue() };
-      await form.getByLabel('Recipient').fill('dave');
-      await form.getByLabel('Title', { exact: true }).fill('Garage');
-      await form.getByLabel('Message').fill('Garage door left open');
-      await form.getByLabel('URL', { exact: true }).fill('javascript:alert(1)');
-      let posts = 0;
-      page.on('request', (req) => void (req.method() === 'POST' && (posts += 1)));
-      await form.getByRole('button', { name: 'Send' }).click();
-      const refusal = await form.getByRole('alert').textContent();
-
-      await form.getByLabel('URL', { exact: true }).fill('https://example.com/cam');
-      await form.getByLabel('Priority').selectOption('1');
-      await form.getByLabel('Sound').selectOption('bike');
-      await form.getByLabel('Monospace font').check();
-      await form.getByRole('button', { name: 'Send' }).click();
-      await form.getByText('Stored for dave; delivery sent.').waitFor();
-
-      expect(defaults).toEqual({ priority: '0', sound: '' });
-      expect(refusal).toContain('url: must be a link Pushover opens');
-      const [stored] = (await api.get('/notifications/dave')).body as Array<Record<string, unknown>>;
-      expect(stored).toMatchObject({
-        title: 'Garage',
-        message: 'Garage door left open',
-        priority: 1,
-        sound: 'bike',
-        url: 'https://example.com/cam',
-        monospace: true,
-      });
-      expect(posts).toBe(1);
-      expect(trouble.problems).toEqual([]);
-      await page.close();
-    },
-    60_000,
-  );
+    expect(firstText).toMatch(/^nas-scrubupLast ping .* · next due in \d+ seconds · when missed: Scrub to ops/);
+    expect(firstText).toContain(`http://${LAN_HOST}:${running.port}/heartbeats/nas-scrub/ping`);
+    expect(pinged?.state).toBe('up');
+    expect(Date.parse(pinged!.lastPingAt)).toBeGreaterThan(Date.parse(missedPing!));
+    expect(pingedText).toMatch(/^nas-scrubup/);
+    expect(((await api.get('/heartbeats')).body as HeartbeatsBody).heartbeats.map((h) => [h.name, h.state])).toEqual([['nightly-backup', 'up']]);
+    expect(pushover.deliveredCount('The NAS scrub is late')).toBeGreaterThanOrEqual(1);
+    expect(trouble.problems).toEqual([]);
+    await page.getByRole('region', { name: 'Scheduled' }).scrollIntoViewIfNeeded();
+    await saveScreenshots(page, 'notifications-plans');
+    await page.close();
+  }, 60_000);
 
   it('passes an axe scan with no serious or critical violation, on desktop and on a 360 px phone', async () => {
     const page = await lan.browser.newPage({ viewport: { width: 1280, height: 800 } });
