@@ -11,7 +11,7 @@ import {
   type AttackerSite,
   type RequestOnTheWire,
 } from './attacker-site.js';
-import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startLanService, watchTrouble } from './lan-browser.js';
+import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startAll, startLanService, watchTrouble } from './lan-browser.js';
 import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // A household member's browser opens a hostile page on another site while both services run at home (under
@@ -30,10 +30,10 @@ const notificationUrl = (path: string) => `http://${LAN_HOST}:${notifications.po
 const loopbackPing = () => `http://127.0.0.1:${notifications.port}/heartbeats/nightly-backup/ping`;
 
 beforeAll(async () => {
-  [lan, devices, notifications] = await Promise.all([
-    launchLanBrowser(),
-    startLanService('device-control', { CLOUD_BACKEND: 'simulator' }),
-    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }),
+  await startAll([
+    () => launchLanBrowser().then((browser) => (lan = browser)),
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator' }).then((service) => (devices = service)),
+    () => startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }).then((service) => (notifications = service)),
   ]);
   attacker = await startAttackerSite({
     '/garage': autoSubmittedForm(deviceUrl(`/devices/${GARAGE}/garage-door/0/open`), 'application/x-www-form-urlencoded'),
@@ -52,7 +52,7 @@ beforeAll(async () => {
     '/heartbeat-img-lan': imagePage(notificationUrl('/heartbeats/nightly-backup/ping')),
     '/toggle': scriptPage(`fetch(${JSON.stringify(deviceUrl(`/devices/${LAMP}/toggle`))}, { method: 'POST', mode: 'no-cors' })`),
   });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await Promise.all([lan?.close(), devices?.kill(), notifications?.kill(), attacker?.close()]);
 });

@@ -17,7 +17,7 @@ import {
   openTokens,
   confirmOnToken,
   newPageWithClock,
-  startedSideBySide,
+  startAll,
   waitForTextMovingClock,
   watchTrouble,
 } from './lan-browser.js';
@@ -94,8 +94,8 @@ async function deviceState(port: number, uuid: string, key?: string): Promise<Ar
 }
 
 // The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
-// One Chromium and every service of the file, started side by side before the first test: the file waits once for
-// the slowest start, not once per describe. The key prompt's, the tokens' and the watches' describes share a service.
+// One Chromium and every service of the file, started before the first test. The key prompt's, the tokens' and the
+// watches' describes share a service.
 let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
 let sink: Awaited<ReturnType<typeof startHookSink>>;
 let setup: EmulatedSetup | undefined;
@@ -104,7 +104,7 @@ const services: Partial<Record<'simulator' | 'spent' | 'keyed', ServiceProcess>>
 const KEY = 'lan-admin-key-2612-0123456789abcdef';
 beforeAll(async () => {
   sink = await startHookSink();
-  await startedSideBySide([
+  await startAll([
     () => launchLanBrowser().then((browser) => (lan = browser)),
     // These tests click through every family within a minute: the burst window is widened (the budget, and its
     // error shown on the page, have their own tests).
@@ -122,7 +122,7 @@ beforeAll(async () => {
       }).then((s) => (services.keyed = s)),
     () => startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST }).then((started) => (setup = started)),
   ]);
-}, 90_000);
+}, 240_000);
 afterAll(async () => {
   await Promise.all([lan?.close(), setup?.stop(), ...Object.values(services).map((service) => service.kill())]);
   await sink?.close();

@@ -17,7 +17,7 @@ import {
   openTokens,
   confirmOnToken,
   newPageWithClock,
-  startedSideBySide,
+  startAll,
   waitForTextMovingClock,
   watchTrouble,
 } from './lan-browser.js';
@@ -32,8 +32,8 @@ const CREDENTIALS = { PUSHOVER_USER_KEY: 'u'.repeat(30), PUSHOVER_API_TOKEN: 'a'
 /** The admin key of the service behind a key (its tokens and its key prompt). */
 const KEY = 'inbox-admin-key-2612-0123456789abcdef';
 
-// One Chromium and every service of the file, started side by side before the first test: the file waits once for
-// the slowest start, not once per describe. Each describe has its own service; the key prompt's and the tokens' share one.
+// One Chromium and every service of the file, started before the first test. Each describe has its own service; the
+// key prompt's and the tokens' share one.
 let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
 let pushover: Awaited<ReturnType<typeof startFakePushover>>;
 let flakySends = 0;
@@ -48,7 +48,7 @@ beforeAll(async () => {
         : acceptedAnswer(),
   );
   const largeHistory = join(largeDir, 'notifications.yaml');
-  await startedSideBySide([
+  await startAll([
     () => launchLanBrowser().then((browser) => (lan = browser)),
     () =>
       startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml', PROVIDER_API_URL: pushover.url, ...CREDENTIALS }).then(

@@ -16,17 +16,14 @@ export function startLanService(service: ServiceProcessOptions['service'], env: 
 }
 
 /**
- * Runs the starts (a browser, services), two at a time: one start waits on its child about as long as it computes,
- * and more at once on two cores only make each slower, up to its ready timeout on a loaded machine. Throws the first
- * failure once all have run, so each that did start is assigned by its own `.then` and the file's afterAll stops it.
+ * Runs a file's starts (its browser, its services) one after another, all before its first test. Not side by side:
+ * the run starts three files at once, and their starts together on two loaded cores ran past the ready timeout.
+ * Throws the first failure once all have run, so each that started is assigned by its own `.then` and the file's
+ * afterAll stops it.
  */
-export async function startedSideBySide(starts: Array<() => Promise<unknown>>, atOnce = 2): Promise<void> {
-  const waiting = [...starts];
+export async function startAll(starts: Array<() => Promise<unknown>>): Promise<void> {
   const failures: unknown[] = [];
-  const lane = async () => {
-    for (let start = waiting.shift(); start; start = waiting.shift()) await start().catch((error: unknown) => failures.push(error));
-  };
-  await Promise.all(Array.from({ length: atOnce }, lane));
+  for (const start of starts) await start().catch((error: unknown) => failures.push(error));
   if (failures.length > 0) throw failures[0];
 }
 
