@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { artifactPath } from './support/artifacts.js';
 
 // The issue's size budget: each page's JavaScript and CSS together at most 60 KB gzipped (as served, built by Vite).
 const ROOT = resolve(import.meta.dirname, '..');
@@ -20,7 +21,7 @@ function gzippedAssets(service: string): { files: Record<string, number>; total:
 describe('the dashboards as built', () => {
   it('keep JavaScript and CSS together at most 60 KB gzipped per page', () => {
     const sizes = { 'device-control': gzippedAssets('device-control'), notifications: gzippedAssets('notifications') };
-    writeFileSync(join(ROOT, 'bench/results/dashboard-size.json'), `${JSON.stringify({ limitBytes: LIMIT_BYTES, gzipLevel: 9, ...sizes }, null, 2)}\n`);
+    writeFileSync(artifactPath('bench/results/dashboard-size.json'), `${JSON.stringify({ limitBytes: LIMIT_BYTES, gzipLevel: 9, ...sizes }, null, 2)}\n`);
 
     expect(sizes['device-control'].total).toBeGreaterThan(0);
     expect(sizes.notifications.total).toBeGreaterThan(0);

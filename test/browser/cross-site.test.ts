@@ -11,11 +11,12 @@ import {
   type AttackerSite,
   type RequestOnTheWire,
 } from './attacker-site.js';
-import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startLanService } from './lan-browser.js';
+import { ATTACKER_HOST, LAN_HOST, launchLanBrowser, startAll, startLanService, watchTrouble } from './lan-browser.js';
 import type { ServiceProcess } from '../../packages/test-kit/src/index.js';
 
 // A household member's browser opens a hostile page on another site while both services run at home (under
-// LAN_HOST, the name their dashboards use). Whatever the page sends must change nothing in the house.
+// LAN_HOST, the name their dashboards use). Whatever the page sends must change nothing in the house. The same browser
+// and services show each service's /docs (last in this file), which reads and changes nothing.
 const GARAGE = 'sim-garage-0001';
 const LAMP = 'sim-plug-0001';
 
@@ -29,10 +30,10 @@ const notificationUrl = (path: string) => `http://${LAN_HOST}:${notifications.po
 const loopbackPing = () => `http://127.0.0.1:${notifications.port}/heartbeats/nightly-backup/ping`;
 
 beforeAll(async () => {
-  [lan, devices, notifications] = await Promise.all([
-    launchLanBrowser(),
-    startLanService('device-control', { CLOUD_BACKEND: 'simulator' }),
-    startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }),
+  await startAll([
+    () => launchLanBrowser().then((browser) => (lan = browser)),
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator' }).then((service) => (devices = service)),
+    () => startLanService('notifications', { STORAGE_PATH: 'data/notifications.yaml' }).then((service) => (notifications = service)),
   ]);
   attacker = await startAttackerSite({
     '/garage': autoSubmittedForm(deviceUrl(`/devices/${GARAGE}/garage-door/0/open`), 'application/x-www-form-urlencoded'),
@@ -51,7 +52,7 @@ beforeAll(async () => {
     '/heartbeat-img-lan': imagePage(notificationUrl('/heartbeats/nightly-backup/ping')),
     '/toggle': scriptPage(`fetch(${JSON.stringify(deviceUrl(`/devices/${LAMP}/toggle`))}, { method: 'POST', mode: 'no-cors' })`),
   });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await Promise.all([lan?.close(), devices?.kill(), notifications?.kill(), attacker?.close()]);
 });
@@ -224,3 +225,36 @@ describe('a read through a rebound DNS name (Host: evil.example)', () => {
     expect(allowed.map((a) => a.status)).toEqual([200, 200]);
   }, 30_000);
 });
+
+const docsOf: Array<{ name: string; service: () => ServiceProcess; operations: string[] }> = [
+  { name: 'device-control', service: () => devices, operations: ['GET /devices', 'POST /devices/{uuid}/toggle'] },
+  { name: 'notifications', service: () => notifications, operations: ['POST /notifications', 'GET /notifications/{recipient}'] },
+];
+
+for (const { name, service, operations } of docsOf) {
+  describe(`${name} /docs opened from another machine of the LAN (plain HTTP, ${LAN_HOST})`, () => {
+    it('renders every operation with no failed request, no error response and no console error', async () => {
+      const page = await lan.browser.newPage();
+      const trouble = watchTrouble(page);
+
+      await page.goto(`http://${LAN_HOST}:${service().port}/docs`, { waitUntil: 'load', timeout: 30_000 });
+      const rendered = await page
+        .locator('.opblock')
+        .first()
+        .waitFor({ timeout: 15_000 })
+        .then(
+          () => true,
+          () => false,
+        );
+
+      expect({ rendered, problems: trouble.problems }).toEqual({ rendered: true, problems: [] });
+
+      for (const operation of operations) {
+        const [method, path] = operation.split(' ') as [string, string];
+        const block = page.locator(`.opblock-${method.toLowerCase()}`).filter({ has: page.locator(`[data-path="${path}"]`) });
+        await expect(block.first().isVisible(), operation).resolves.toBe(true);
+      }
+      await page.close();
+    }, 60_000);
+  });
+}

@@ -16,16 +16,12 @@ import {
   takeSecretOnce,
   openTokens,
   confirmOnToken,
+  newPageWithClock,
+  startAll,
+  waitForTextMovingClock,
   watchTrouble,
 } from './lan-browser.js';
 import { within, type ServiceProcess } from '../../packages/test-kit/src/index.js';
-
-// The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
-let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
-beforeAll(async () => {
-  lan = await launchLanBrowser();
-}, 60_000);
-afterAll(async () => lan?.close());
 
 const switchOf = (page: Page, device: string, channel: string) => page.getByRole('switch', { name: `${device}: ${channel}` });
 const cardOf = (page: Page, device: string) => page.getByRole('article', { name: device });
@@ -97,14 +93,46 @@ async function deviceState(port: number, uuid: string, key?: string): Promise<Ar
   return ((await res.json()) as { channels: Array<{ on: boolean | null }> }).channels.map((c) => c.on);
 }
 
-describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
-  let running: ServiceProcess;
-  beforeAll(async () => {
+// The device-control dashboard as a laptop on the LAN opens it: plain HTTP, a host name that is not localhost.
+// One Chromium and every service of the file, started before the first test. The key prompt's, the tokens' and the
+// watches' describes share a service.
+let lan: Awaited<ReturnType<typeof launchLanBrowser>>;
+let sink: Awaited<ReturnType<typeof startHookSink>>;
+let setup: EmulatedSetup | undefined;
+const services: Partial<Record<'simulator' | 'spent' | 'keyed', ServiceProcess>> = {};
+/** The admin key of the service behind a key. */
+const KEY = 'lan-admin-key-2612-0123456789abcdef';
+beforeAll(async () => {
+  sink = await startHookSink();
+  await startAll([
+    () => launchLanBrowser().then((browser) => (lan = browser)),
     // These tests click through every family within a minute: the burst window is widened (the budget, and its
     // error shown on the page, have their own tests).
-    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
-  }, 60_000);
-  afterAll(async () => running?.kill());
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '60' }).then((s) => (services.simulator = s)),
+    () => startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' }).then((s) => (services.spent = s)),
+    () =>
+      startLanService('device-control', {
+        CLOUD_BACKEND: 'simulator',
+        API_KEY: KEY,
+        CLOUD_MAX_MESSAGES_PER_MINUTE: '60',
+        NOTIFY_URL: sink.url,
+        NOTIFY_TOKEN: 'hop_sink',
+        // The watch waits for the door to be open: 200 ms of travel instead of 3 s (the door's own test keeps 3 s).
+        SIMULATOR_TRAVEL_MS: '200',
+      }).then((s) => (services.keyed = s)),
+    () => startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST }).then((started) => (setup = started)),
+  ]);
+}, 240_000);
+afterAll(async () => {
+  await Promise.all([lan?.close(), setup?.stop(), ...Object.values(services).map((service) => service.kill())]);
+  await sink?.close();
+});
+
+describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
+  let running: ServiceProcess;
+  beforeAll(() => {
+    running = services.simulator!;
+  });
 
   it('shows every device and switches a channel from the page: the device follows, with no failed request or console error', async () => {
     const page = await lan.browser.newPage();
@@ -320,10 +348,9 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
 
 describe('device-control dashboard when the account budget is spent', () => {
   let running: ServiceProcess;
-  beforeAll(async () => {
-    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', CLOUD_MAX_MESSAGES_PER_MINUTE: '2' });
-  }, 60_000);
-  afterAll(async () => running?.kill());
+  beforeAll(() => {
+    running = services.spent!;
+  });
 
   it('shows the 429 body beside the device and puts the switch back to the true state', async () => {
     const page = await lan.browser.newPage();
@@ -350,12 +377,10 @@ describe('device-control dashboard when the account budget is spent', () => {
 });
 
 describe('device-control dashboard behind an API key', () => {
-  const KEY = 'lan-dashboard-key-4711-0123456789abcdef';
   let running: ServiceProcess;
-  beforeAll(async () => {
-    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY });
-  }, 60_000);
-  afterAll(async () => running?.kill());
+  beforeAll(() => {
+    running = services.keyed!;
+  });
 
   it('asks for the key once, then lists, switches and streams with it as a header, never in a URL', async () => {
     const page = await lan.browser.newPage();
@@ -387,14 +412,12 @@ describe('device-control dashboard behind an API key', () => {
 });
 
 describe('device-control dashboard with scoped tokens', () => {
-  const KEY = 'lan-admin-key-2612-0123456789abcdef';
   let running: ServiceProcess;
   let url: string;
-  beforeAll(async () => {
-    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY, CLOUD_MAX_MESSAGES_PER_MINUTE: '60' });
+  beforeAll(() => {
+    running = services.keyed!;
     url = `http://${LAN_HOST}:${running.port}/`;
-  }, 60_000);
-  afterAll(async () => running?.kill());
+  });
 
   it('lets the admin create a token that never opens the garage door, shows its secret once, and the token works as limited', async () => {
     const page = await lan.browser.newPage();
@@ -520,7 +543,7 @@ describe('device-control dashboard with scoped tokens', () => {
 
   it('rotates and revokes a token from the page: the old secret, then the new one, is refused at once, and its open page asks for a key', async () => {
     const { secret: first } = await createToken(running.port, KEY, { label: 'Old phone', scopes: ['devices:read'] });
-    const phone = await lan.browser.newPage();
+    const phone = await newPageWithClock(lan.browser);
     await signIn(phone, url, first);
     await switchOf(phone, 'Desk Lamp', 'Desk Lamp').waitFor();
     const admin = await lan.browser.newPage();
@@ -539,8 +562,9 @@ describe('device-control dashboard with scoped tokens', () => {
     expect(second).not.toBe(first);
     expect(afterRotate).toEqual({ first: 401, second: 200 });
     expect(afterRevoke).toBe(401);
-    // The phone's stream ended with the rotation; reconnecting with the old secret, the page asks for a key again.
-    await phone.getByText('The key or token was not accepted').waitFor({ timeout: 10_000 });
+    // The phone's stream ended with the rotation; reconnecting with the old secret (after the stream's 3 s wait, run
+    // forward on the phone's clock), the page asks for a key again.
+    await waitForTextMovingClock(phone, 'The key or token was not accepted');
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await phone.close();
     await admin.close();
@@ -550,9 +574,7 @@ describe('device-control dashboard with scoped tokens', () => {
 // NOTIFY_URL points at a loopback sink rather than a notification service started beside it: the page's part ends
 // where device-control calls out, and the sink shows exactly that call, with one process less to start.
 describe('device-control dashboard with watches', () => {
-  const KEY = 'lan-watches-key-2025-0123456789abcdef';
   const GARAGE = 'sim-garage-0001';
-  let sink: Awaited<ReturnType<typeof startHookSink>>;
   let running: ServiceProcess;
   let url: string;
   const watchesOf = async () =>
@@ -561,14 +583,9 @@ describe('device-control dashboard with watches', () => {
         watches: Array<{ name: string; state: string }>;
       }
     ).watches;
-  beforeAll(async () => {
-    sink = await startHookSink();
-    running = await startLanService('device-control', { CLOUD_BACKEND: 'simulator', API_KEY: KEY, NOTIFY_URL: sink.url, NOTIFY_TOKEN: 'hop_sink' });
+  beforeAll(() => {
+    running = services.keyed!;
     url = `http://${LAN_HOST}:${running.port}/`;
-  }, 60_000);
-  afterAll(async () => {
-    await running?.kill();
-    await sink?.close();
   });
 
   it('lets an admin add a door-open watch from the page: listed quiet with its condition in words, it fires when the door stays open', async () => {
@@ -641,19 +658,13 @@ describe('device-control dashboard with watches', () => {
 });
 
 describe('device-control dashboard against the emulated Meross cloud', () => {
-  let setup: EmulatedSetup;
-  beforeAll(async () => {
-    setup = await startEmulatedSetup('dashboard', { ALLOWED_HOSTS: LAN_HOST });
-  }, 60_000);
-  afterAll(async () => setup?.stop());
-
   it('flips the switch on screen within a second of a press of the physical button, with no reload', async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);
-    const port = new URL(setup.service.baseUrl).port;
+    const port = new URL(setup!.service.baseUrl).port;
     // Opened once the service has its device list from the cloud (on a loaded machine the sign-in takes a while, and
     // the page's first list would be a 503 until then).
-    await expect.poll(async () => (await fetch(`${setup.service.baseUrl}/devices`)).status, { timeout: 30_000 }).toBe(200);
+    await expect.poll(async () => (await fetch(`${setup!.service.baseUrl}/devices`)).status, { timeout: 30_000 }).toBe(200);
     await page.goto(`http://${LAN_HOST}:${port}/`);
     const lamp = switchOf(page, 'Desk lamp', 'Desk lamp');
     await expect.poll(() => lamp.getAttribute('aria-checked'), { timeout: 20_000 }).toMatch(/^(true|false)$/);
@@ -663,7 +674,7 @@ describe('device-control dashboard against the emulated Meross cloud', () => {
     page.on('framenavigated', () => (navigations += 1));
 
     await within(1_000, 'the press reaching the page', async () => {
-      setup.emulator.pressButton('plug0000000000000000000000000001', 0);
+      setup!.emulator.pressButton('plug0000000000000000000000000001', 0);
       await expect.poll(() => lamp.getAttribute('aria-checked'), { interval: 20, timeout: 5_000 }).toBe(before === 'true' ? 'false' : 'true');
     });
     expect(navigations).toBe(0);

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
+import { eventually, ServiceProcess, type ServiceProcessOptions } from '../../packages/test-kit/src/index.js';
+import { artifactPath } from '../support/artifacts.js';
 
 /** The name the pages are opened under: any host but localhost, as from another machine of the LAN. */
 export const LAN_HOST = 'homelab.test';
@@ -13,6 +13,18 @@ export const ATTACKER_HOST = 'attacker.test';
 /** A service from source (the test-kit launcher) as the pages reach it: ALLOWED_HOSTS names LAN_HOST; warnings only in its log. */
 export function startLanService(service: ServiceProcessOptions['service'], env: Record<string, string>): Promise<ServiceProcess> {
   return ServiceProcess.start({ service, env: { ALLOWED_HOSTS: LAN_HOST, LOG_LEVEL: 'warn', ...env }, readyTimeoutMs: 30_000 });
+}
+
+/**
+ * Runs a file's starts (its browser, its services) one after another, all before its first test. Not side by side:
+ * the run starts three files at once, and their starts together on two loaded cores ran past the ready timeout.
+ * Throws the first failure once all have run, so each that started is assigned by its own `.then` and the file's
+ * afterAll stops it.
+ */
+export async function startAll(starts: Array<() => Promise<unknown>>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const start of starts) await start().catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Debian's Chromium; never a downloaded browser. */
@@ -67,8 +79,9 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 /** axe-core's serious and critical violations on the page as it is now, one line each. */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to.
-  await page.evaluate(AXE_SOURCE);
+  // Evaluated through the DevTools protocol, which the page's CSP (scripts from 'self' only) does not apply to; once
+  // per document, as sending its half megabyte again costs as much as a scan.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const axe = (
       window as unknown as {
@@ -84,15 +97,13 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   });
 }
 
-/** Desktop and phone (360 px) screenshots of the page under docs/screenshots/<name>-{desktop,phone}.png. */
+/** Desktop and phone (360 px) screenshots of the page as docs/screenshots/<name>-{desktop,phone}.png (there under RECORD=1). */
 export async function saveScreenshots(page: Page, name: string): Promise<void> {
-  const dir = join(import.meta.dirname, '../../docs/screenshots');
-  mkdirSync(dir, { recursive: true });
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: join(dir, `${name}-desktop.png`) });
+  await page.screenshot({ path: artifactPath(`docs/screenshots/${name}-desktop.png`) });
   await page.setViewportSize({ width: 360, height: 740 });
-  await page.screenshot({ path: join(dir, `${name}-phone.png`), fullPage: true });
+  await page.screenshot({ path: artifactPath(`docs/screenshots/${name}-phone.png`), fullPage: true });
   if (viewport) await page.setViewportSize(viewport);
 }
 
@@ -152,4 +163,26 @@ export async function confirmOnToken(panel: Locator, label: string, action: 'Rot
   await item.getByRole('button', { name: `${action} ${label}`, exact: true }).click();
   await item.getByRole('button', { name: `${action} ${label} now` }).click();
   return item;
+}
+
+/** A new page whose clock (`page.clock`, installed before it opens anything) runs on its own until moved forward. */
+export async function newPageWithClock(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  await page.clock.install();
+  return page;
+}
+
+/**
+ * Waits until `page` (from {@link newPageWithClock}) shows `text`, moving its clock a second forward at each look: what
+ * the page does after a timer, such as the event stream's 3 s wait before it reconnects, without waiting it out.
+ */
+export async function waitForTextMovingClock(page: Page, text: string, timeoutMs = 10_000): Promise<void> {
+  await eventually(
+    async () => {
+      if ((await page.getByText(text).count()) > 0) return true;
+      await page.clock.fastForward(1_000);
+      return false;
+    },
+    { what: `"${text}" on the page`, timeoutMs, intervalMs: 100 },
+  );
 }

@@ -65,7 +65,7 @@ function createCloud(config: Config, logger: Logger, clock: Clock): DeviceCloud 
             'Set CLOUD_EMAIL and CLOUD_PASSWORD (or MEROSS_EMAIL/MEROSS_PASSWORD) to control real devices. ***',
         );
       }
-      return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES, clock });
+      return new SimulatorCloud({ extraDevices: config.SIMULATOR_EXTRA_DEVICES, doorTravelMs: config.SIMULATOR_TRAVEL_MS, clock });
     case 'meross': {
       const { CLOUD_EMAIL: email, CLOUD_PASSWORD: password } = config;
       if (!email || !password) throw new Error('CLOUD_BACKEND=meross needs CLOUD_EMAIL and CLOUD_PASSWORD');
