@@ -8,7 +8,11 @@ export type WatchCondition =
   /** Below `watts` for `minutes`, after having been above `afterAbove` (the cycle ran); without it, any time. */
   | { kind: 'powerBelow'; device: string; watts: number; minutes: number; afterAbove?: number | undefined; pollSeconds: number }
   | { kind: 'batteryBelow'; device: string; sensor: string; percent: number; pollSeconds: number }
-  | { kind: 'temperature'; device: string; sensor: string; above?: number | undefined; below?: number | undefined; minutes: number; pollSeconds: number };
+  | { kind: 'temperature'; device: string; sensor: string; above?: number | undefined; below?: number | undefined; minutes: number; pollSeconds: number }
+  /** A hub's leak sensor found water; its smoke alarm rings (not muted, not a test); its door/window open for `seconds`. */
+  | { kind: 'leak'; device: string; sensor: string }
+  | { kind: 'smoke'; device: string; sensor: string }
+  | { kind: 'open'; device: string; sensor: string; seconds: number };
 
 /** Whom a watch notifies, and how. */
 export interface WatchNotify {
@@ -39,5 +43,6 @@ export function messagesPerHour(condition: WatchCondition): number {
 
 /** How long the condition must hold before the episode fires. */
 export function holdMs(condition: WatchCondition): number {
+  if ('seconds' in condition) return condition.seconds * 1000;
   return 'minutes' in condition ? condition.minutes * 60_000 : 0;
 }
