@@ -58,6 +58,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     openLan: config.ALLOW_OPEN_LAN ?? false,
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
+  for (const family of FAMILIES) if (metrics) family.registerMetrics?.(metrics, deps.devices);
   registerDeviceRoutes(api, deps.devices, FAMILIES);
   registerSwitchRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
   for (const family of FAMILIES) family.registerRoutes(api, deps.devices);

@@ -1,4 +1,4 @@
-import type { Api, z } from '@homeops/common';
+import type { Api, AppMetrics, z } from '@homeops/common';
 import type { Capability } from '../domain/device-cloud.js';
 import type { DomainFamily } from '../domain/device-family.js';
 import type { DeviceService } from '../domain/device.service.js';
@@ -19,6 +19,8 @@ export interface DeviceFamily {
   /** Fields the family adds to a device in GET /devices (after its capabilities). */
   readonly deviceFields?: DeviceFields;
   registerRoutes(api: Api, devices: DeviceService): void;
+  /** Its Prometheus metrics, read at scrape time from what the family knows (no I/O); labels never name a device. */
+  registerMetrics?(metrics: AppMetrics, devices: DeviceService): void;
 }
 
 /** A family's own fields of a device as GET /devices lists it: their schema, and their values for a device. */

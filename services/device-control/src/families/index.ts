@@ -9,6 +9,7 @@ import { GARAGE_DOORS } from './garage-door/domain/garage-doors.js';
 import { registerGarageDoorRoutes } from './garage-door/http/garage-door.router.js';
 import { HUBS } from './hub/domain/hubs.js';
 import { registerHubRoutes } from './hub/http/hub.router.js';
+import { registerHubMetrics } from './hub/http/hub.metrics.js';
 import { LIGHTS } from './light/domain/lights.js';
 import { registerLightRoutes } from './light/http/light.router.js';
 
@@ -20,7 +21,7 @@ export const FAMILIES: readonly DeviceFamily[] = [
   { capability: 'cover', domain: COVERS, control: true, events: ['cover'], deviceFields: COVER_DEVICE_FIELDS, registerRoutes: registerCoverRoutes },
   { capability: 'light', domain: LIGHTS, control: true, events: ['light'], registerRoutes: registerLightRoutes },
   { capability: 'energy', domain: ENERGY, control: false, events: ['power', 'energy'], registerRoutes: registerEnergyRoutes },
-  { capability: 'hubSensors', domain: HUBS, control: true, events: ['hub'], registerRoutes: registerHubRoutes },
+  { capability: 'hubSensors', domain: HUBS, control: true, events: ['hub'], registerRoutes: registerHubRoutes, registerMetrics: registerHubMetrics },
 ];
 
 /** The domain parts, for the device service's `families` option. */

@@ -1,7 +1,8 @@
 import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { eventually } from '@homeops/test-kit';
+import { eventually, metricValue } from '@homeops/test-kit';
+import { SENSOR_STATES } from '../../src/families/hub/http/hub.metrics.js';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import type { HubSubDeviceReading } from '../../src/families/hub/domain/hub.types.js';
 import { FakeDeviceCloud, hub, safetySensors } from '../fakes/fake-device-cloud.js';
@@ -84,5 +85,25 @@ describe('GET /devices/:uuid/hub with safety sensors', () => {
     expect(res.status).toBe(409);
     expect(res.body.details).toEqual([{ path: 'id', message: 'smoke-1 is not a valve' }]);
     expect(cloud.callsOf('setValve')).toEqual([]);
+  });
+});
+
+describe('GET /metrics with safety sensors', () => {
+  it('counts the sensors in each state, every pair at 0 before the first read, and follows the pushes', async () => {
+    const { app, push } = await setup();
+    const scrape = async () => (await request(app).get('/metrics').expect(200)).text;
+    const value = (text: string, kind: string, state: string) => metricValue(text, 'homeops_hub_sensors', { kind, state });
+
+    const before = await scrape();
+    for (const [kind, states] of Object.entries(SENSOR_STATES))
+      for (const state of states) expect([kind, state, value(before, kind, state)]).toEqual([kind, state, 0]);
+    await request(app).get(`/devices/${HUB}/hub`);
+    push('leak-1', { leak: true });
+    push('smoke-1', { smoke: 'muted' });
+    const after = await scrape();
+
+    expect([value(after, 'leak', 'wet'), value(after, 'leak', 'dry')]).toEqual([1, 0]);
+    expect([value(after, 'smoke', 'muted'), value(after, 'smoke', 'clear')]).toEqual([1, 0]);
+    expect([value(after, 'contact', 'closed'), value(after, 'contact', 'open')]).toEqual([1, 0]);
   });
 });

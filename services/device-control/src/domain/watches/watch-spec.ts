@@ -9,7 +9,7 @@ export type WatchCondition =
   | { kind: 'powerBelow'; device: string; watts: number; minutes: number; afterAbove?: number | undefined; pollSeconds: number }
   | { kind: 'batteryBelow'; device: string; sensor: string; percent: number; pollSeconds: number }
   | { kind: 'temperature'; device: string; sensor: string; above?: number | undefined; below?: number | undefined; minutes: number; pollSeconds: number }
-  /** A hub's leak sensor found water; its smoke alarm rings (not muted, not a test); its door/window open for `seconds`. */
+  /** A leak sensor found water; a smoke alarm rings (not muted, not a test); a door/window sensor open for `seconds`. */
   | { kind: 'leak'; device: string; sensor: string }
   | { kind: 'smoke'; device: string; sensor: string }
   | { kind: 'open'; device: string; sensor: string; seconds: number };

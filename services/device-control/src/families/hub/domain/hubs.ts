@@ -48,6 +48,11 @@ export class Hubs extends DeviceActions {
     this.readings.delete(uuid);
   }
 
+  /** Every hub's devices as last read or pushed (no I/O): what the metrics count. */
+  known(): HubSubDeviceReading[] {
+    return [...this.readings.values()].flatMap((entry) => entry.reading);
+  }
+
   /** The hub's devices: cached while fresh, else read (three messages, and the abilities). */
   async read(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
     this.deviceWith(uuid);
