@@ -53,6 +53,11 @@ const RESULT_FILES: readonly [file: string, what: string, command: string][] = [
   ['bridge-overhead.json', 'MQTT bridge and metrics on against both off', `BENCH_BRIDGE=1 ${BENCH} bench/metrics-overhead.ts`],
   ['token-auth-bench.json', 'Create throughput with a scoped token against the API key', `${BENCH} bench/token-auth.ts`],
   ['alerts-bench.json', 'Webhook ingestion against plain creates; an alert storm against a slow Pushover', `${BENCH} bench/alerts.ts`],
+  [
+    'e2ee-bench.json',
+    'Create throughput to a recipient with Pushover end-to-end encryption against one without; the encryption alone per message',
+    `${BENCH} bench/e2ee.ts`,
+  ],
   ['hook-bomb-bench.json', 'Webhook bodies built to make template rendering explode: time, status, peak RSS', `${BENCH} bench/hook-bomb.ts`],
   ['large-creates.json', 'Resident memory 30 concurrent 7 MB creates add', `${BENCH} bench/large-creates.ts`],
   ['crash-million.json', 'kill -9 during creates and during a fold at 1,000,000 stored: nothing acknowledged lost', `${BENCH} bench/crash-million.ts`],

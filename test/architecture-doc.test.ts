@@ -83,7 +83,13 @@ describe('docs/architecture.md names what a newcomer looks for', () => {
   it('every class with a start and a stop', () => {
     const dirs = [...SERVICES.map((s) => join(root, 'services', s, 'src')), join(root, 'packages/common/src')];
     const classes = dirs.flatMap((dir) =>
-      sourceFiles(dir).flatMap((path) => lifeCycleClasses(parse(path)).map((name) => ({ name, file: relative(root, path) }))),
+      sourceFiles(dir)
+        // Only a file with a class and both words can hold one: parsing the rest would only cost time.
+        .filter((path) => {
+          const text = readFileSync(path, 'utf8');
+          return /\bclass\b/.test(text) && /\bstart\s*\(/.test(text) && /\bstop\s*\(/.test(text);
+        })
+        .flatMap((path) => lifeCycleClasses(parse(path)).map((name) => ({ name, file: relative(root, path) }))),
     );
     expect(classes.length).toBeGreaterThan(3);
     expect(classes.filter(({ name }) => !named(name))).toEqual([]);

@@ -25,7 +25,7 @@ export { createHttpApp, httpAccessOptions, PUBLIC_PATHS, routeTableOf, type Http
 export { DASHBOARD_PATHS, mountDashboard } from './dashboard.js';
 export { EventStreamHub, lastEventIdOf, type EventStream, type EventStreamOptions } from './sse.js';
 export { serve, type ServeOptions, type RunningServer } from './server.js';
-export { Resources } from './resources.js';
+export { Resources, type Composed } from './resources.js';
 export { processInfo } from './process-info.js';
 export { sendJson } from './send-json.js';
 export { createFileExclusively, writeFileAtomically } from './atomic-file.js';

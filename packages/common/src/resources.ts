@@ -1,3 +1,5 @@
+import type { Express } from 'express';
+
 /** One cleanup of a composition: what it closes, for the error that names it. */
 interface Cleanup {
   name: string;
@@ -54,4 +56,20 @@ export class Resources {
       throw err;
     }
   }
+}
+
+/**
+ * What each service's composition root (its src/compose.ts) hands back, the same shape in both: the settled config,
+ * the app built on the one domain, every cleanup, and the work beside HTTP. Each service adds its own parts.
+ */
+export interface Composed<C> {
+  /** The config with HOST and API_KEY settled. */
+  config: C & { HOST: string };
+  app: Express;
+  /** Every cleanup, in the order its resource opened. */
+  resources: Resources;
+  /** Starts the work beside HTTP, once the app listens. */
+  start(): Promise<void>;
+  /** Closes everything it opened, last opened first. */
+  close(): Promise<void>;
 }

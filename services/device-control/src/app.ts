@@ -10,8 +10,6 @@ import { registerEventRoutes } from './http/events.router.js';
 import type { EventStreams } from './http/event-streams.js';
 import { registerHealthRoutes } from './http/health.router.js';
 import { registerDeviceMetrics } from './http/device.metrics.js';
-import { countSwitchCommands } from './families/switch/http/switch.metrics.js';
-import { registerSwitchRoutes } from './families/switch/http/switch.router.js';
 import { requireJsonBody } from './http/require-json-body.js';
 import { FAMILIES, FAMILY_EVENTS } from './families/index.js';
 import { registerWatchRoutes } from './http/watches.router.js';
@@ -48,7 +46,7 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
   const api = new Api({
     title: SERVICE_NAME,
     version: SERVICE_VERSION,
-    description: 'Lists the devices of a Meross cloud account and switches their channels.',
+    description: 'Lists the devices of a Meross cloud account and controls them, over the LAN first where it can.',
   });
   registerHealthRoutes(api, {
     ...deps,
@@ -56,12 +54,11 @@ export function createApp(deps: AppDeps, config: AppConfig): Express {
     startedAt: clock.now(),
     now: () => clock.now(),
     openLan: config.ALLOW_OPEN_LAN ?? false,
+    families: FAMILIES,
   });
   if (metrics) registerDeviceMetrics(metrics, { ...deps, now: () => clock.now() });
-  for (const family of FAMILIES) if (metrics) family.registerMetrics?.(metrics, deps.devices);
   registerDeviceRoutes(api, deps.devices, FAMILIES);
-  registerSwitchRoutes(api, metrics ? countSwitchCommands(metrics, deps.devices) : deps.devices);
-  for (const family of FAMILIES) family.registerRoutes(api, deps.devices);
+  for (const family of FAMILIES) family.registerRoutes(api, deps.devices, metrics);
   registerEventRoutes(api, deps.devices, deps.streams, FAMILY_EVENTS);
   registerCloudRoutes(api, deps.devices);
   registerWatchRoutes(api, deps.watches);

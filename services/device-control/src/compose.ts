@@ -8,11 +8,11 @@ import {
   systemClock,
   withResolvedAccess,
   type Clock,
+  type Composed,
   type Logger,
   type RunningServer,
   type TokenRegistry,
 } from '@homeops/common';
-import type { Express } from 'express';
 import { MerossCloud } from './adapters/meross/meross-cloud.adapter.js';
 import { SimulatorCloud } from './adapters/simulator/simulator-cloud.adapter.js';
 import { FileWatchStore } from './adapters/watches/file-watch-store.js';
@@ -44,21 +44,14 @@ export interface DeviceControlOverrides {
 }
 
 /** The service put together and opened, not yet listening, the device service not yet started. */
-export interface ComposedDeviceControl {
-  /** The config with HOST and API_KEY settled. */
-  config: Config & { HOST: string };
-  app: Express;
+export interface ComposedDeviceControl extends Composed<Config> {
   cloud: DeviceCloud;
   /** Built once: HTTP, the watches and the MQTT bridge share it. */
   devices: DeviceService;
   streams: EventStreamHub;
   watches: DeviceWatches;
-  /** Every cleanup, in the order its resource opened. */
-  resources: Resources;
   /** Starts the MQTT bridge, the device service (a failure is logged: the service answers degraded) and the watches. */
   start(): Promise<void>;
-  /** Closes everything it opened, last opened first. */
-  close(): Promise<void>;
 }
 
 /** The one place that chooses the cloud backend. */

@@ -8,6 +8,7 @@ import {
   systemClock,
   withResolvedAccess,
   type Clock,
+  type Composed,
   type EventStreamHub,
   type Logger,
   type TokenRegistry,
@@ -16,6 +17,7 @@ import { MQTT_OFF, type MqttStatus } from '@homeops/common/mqtt';
 import type { Express } from 'express';
 import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
+import { toEncryptionKey } from './adapters/pushover/field-cipher.js';
 import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
 import { InMemoryPlanStore } from './adapters/storage/in-memory-plan-store.js';
@@ -53,20 +55,13 @@ export interface NotificationOverrides {
 }
 
 /** The service put together and opened, not yet listening, its background work not yet started. */
-export interface ComposedNotifications {
-  /** The config with HOST and API_KEY settled. */
-  config: Config & { HOST: string };
-  app: Express;
+export interface ComposedNotifications extends Composed<Config> {
   /** Built once: HTTP, webhooks, heartbeats and the MQTT bridge share it. */
   domain: Domain;
   hub: EventStreamHub;
   plans: PlanStore;
-  /** Every cleanup, in the order its resource opened. */
-  resources: Resources;
   /** Starts the work beside HTTP: the provider, resumed deliveries, emergencies, plans, retention, MQTT. */
   start(): Promise<void>;
-  /** Closes everything it opened, last opened first. */
-  close(): Promise<void>;
 }
 
 /** A listening notification service. */
@@ -118,6 +113,8 @@ function providerOf(config: Config, clock: Clock): PushProvider {
     maxRejections: config.PROVIDER_MAX_REJECTIONS,
     emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
     emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
+    encryptionKey: config.PROVIDER_ENCRYPTION_KEY === undefined ? undefined : toEncryptionKey(config.PROVIDER_ENCRYPTION_KEY),
+    appName: config.PROVIDER_APP_NAME,
     clock,
   });
 }

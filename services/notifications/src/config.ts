@@ -34,6 +34,14 @@ export const ConfigSchema = z
     DELIVERY_SWEEP_MS: positiveInt().default(10_000),
     PROVIDER_USER_KEY: z.string().min(1).optional(),
     PROVIDER_API_TOKEN: z.string().min(1).optional(),
+    // The end-to-end encryption key of recipient "default" (set in its Pushover apps, v5+); never shown in an error.
+    PROVIDER_ENCRYPTION_KEY: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-f]{64}$/i, 'the encryption key of recipient "default" must be 64 hexadecimal characters (the key set in its Pushover app)')
+      .optional(),
+    // The title of an encrypted message that has none: Pushover's plaintext default would not decrypt on the phone.
+    PROVIDER_APP_NAME: z.string().trim().min(1).max(250).default('homeops'),
     PROVIDER_API_URL: httpUrl.default('https://api.pushover.net'),
     PROVIDER_TIMEOUT_MS: positiveInt().default(10_000),
     RETENTION_MAX_AGE_DAYS: positiveInt().optional(),
@@ -77,6 +85,9 @@ export const ConfigSchema = z
   })
   .refine((c) => c.PROVIDER_USER_KEY === undefined || c.PROVIDER_API_TOKEN !== undefined, {
     message: 'set both PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or neither, to run with delivery off)',
+  })
+  .refine((c) => c.PROVIDER_ENCRYPTION_KEY === undefined || c.PROVIDER_USER_KEY !== undefined, {
+    message: 'PROVIDER_ENCRYPTION_KEY is the encryption key of recipient "default": set PROVIDER_USER_KEY too (or give it in the recipients file)',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -57,8 +57,11 @@ export interface AppOptions {
    * generated key kept in `api-key` beside the history (see the service's README).
    */
   host?: string;
-  /** Pushover credentials; omitted: PROVIDER_* / PUSHOVER_* environment variables; `false`: delivery off. */
-  provider?: { userKey: string; apiToken: string; apiUrl?: string; timeoutMs?: number } | false;
+  /**
+   * Pushover credentials (`encryptionKey`: the user's end-to-end key, 64 hex characters; `appName`: the title of an
+   * encrypted message without one); omitted: PROVIDER_* / PUSHOVER_* environment variables; `false`: delivery off.
+   */
+  provider?: { userKey: string; apiToken: string; apiUrl?: string; timeoutMs?: number; encryptionKey?: string; appName?: string } | false;
   /** Require this key (32+ characters, no whitespace) on every route but /health and /docs. */
   apiKey?: string;
   /** A pino logger of the host application; default: JSON lines on stdout at `logLevel`. */
@@ -70,13 +73,16 @@ export interface AppOptions {
 function providerEnv(provider: AppOptions['provider']): Record<string, string | undefined> {
   if (provider === false) return {};
   if (provider === undefined) {
-    const { PROVIDER_USER_KEY, PROVIDER_API_TOKEN, PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, PROVIDER_API_URL } = process.env;
-    return { PROVIDER_USER_KEY, PROVIDER_API_TOKEN, PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, PROVIDER_API_URL };
+    const { PROVIDER_USER_KEY, PROVIDER_API_TOKEN, PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, PROVIDER_API_URL, PROVIDER_ENCRYPTION_KEY, PROVIDER_APP_NAME } =
+      process.env;
+    return { PROVIDER_USER_KEY, PROVIDER_API_TOKEN, PUSHOVER_USER_KEY, PUSHOVER_API_TOKEN, PROVIDER_API_URL, PROVIDER_ENCRYPTION_KEY, PROVIDER_APP_NAME };
   }
   return {
     PROVIDER_USER_KEY: provider.userKey,
     PROVIDER_API_TOKEN: provider.apiToken,
     PROVIDER_API_URL: provider.apiUrl,
+    PROVIDER_ENCRYPTION_KEY: provider.encryptionKey,
+    PROVIDER_APP_NAME: provider.appName,
     PROVIDER_TIMEOUT_MS: provider.timeoutMs === undefined ? undefined : String(provider.timeoutMs),
   };
 }

@@ -2,17 +2,21 @@ import type { Clock, Logger, Timer } from '@homeops/common/core';
 import type { Admission, LanOrCloud } from './lan-or-cloud.js';
 import type { MessageBudget } from './message-budget.js';
 
-interface BackgroundReadsDeps {
+/** The state reads a device family wants in the background (FamilyState.backgroundReads). */
+export interface BackgroundStateReads {
+  /** The device takes commands and some of its states are unknown. */
+  needsRead(uuid: string): boolean;
+  /** Reads the device's states with room already admitted; resolves without reading when no longer needed or wanted. */
+  read(uuid: string, admission: Admission, wanted: () => boolean): Promise<void>;
+}
+
+interface BackgroundReadsDeps extends BackgroundStateReads {
   budget: MessageBudget;
   routes: LanOrCloud;
   clock: Clock;
   logger: Logger;
   /** At most one background read per device in this many ms, however often its connection comes back. */
   minIntervalMs: number;
-  /** The device is controllable and some of its channel states are unknown. */
-  needsRead: (uuid: string) => boolean;
-  /** Reads the device's states with room already admitted; resolves without reading when no longer needed or wanted. */
-  read: (uuid: string, admission: Admission, wanted: () => boolean) => Promise<void>;
 }
 
 /**
@@ -20,7 +24,7 @@ interface BackgroundReadsDeps {
  * broker connection must not turn into a flood of reads, and callers must not find the budget spent by them, so
  * they are admitted as background work (never into the share of each window kept for callers), wait behind any
  * caller's command to the same device, and a device is read at most once per `minIntervalMs`. A read that does not fit is deferred to one
- * timer and logged; until it runs the state shows as unknown and a toggle reads it first.
+ * timer and logged; until it runs the state shows as unknown and a command that needs it reads it first.
  */
 export class BackgroundReads {
   private readonly lastReadAt = new Map<string, number>();
@@ -93,7 +97,7 @@ export class BackgroundReads {
   private defer(uuid: string, at: number): void {
     this.deferred.add(uuid);
     // Infinity: the budget is too small to leave anything to background reads (a limit of 1); states then stay
-    // unknown until a toggle reads them first.
+    // unknown until a command that needs them reads them first.
     if (!Number.isFinite(at) || at >= this.timerAt) return;
     this.timer?.cancel();
     this.timerAt = at;

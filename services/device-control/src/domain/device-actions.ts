@@ -2,6 +2,7 @@ import { isoNow, type Clock } from '@homeops/common/core';
 import { callCloud } from './cloud-call.js';
 import type { Capability, DeviceCloud } from './device-cloud.js';
 import type { DeviceEvent } from './device-events.js';
+import type { DomainFamily } from './device-family.js';
 import type { DeviceQueue } from './device-queue.js';
 import type { DeviceRegistry } from './device-registry.js';
 import type { LanOrCloud } from './lan-or-cloud.js';
@@ -33,6 +34,8 @@ export interface DeviceActionsDeps {
   clock: Clock;
   commandTimeoutMs: number;
   publish: (event: DeviceEvent) => void;
+  /** The registered device families, in their order: what another family says a device is, and what it takes. */
+  families: readonly DomainFamily[];
 }
 
 /**

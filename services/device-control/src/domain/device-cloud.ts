@@ -38,11 +38,10 @@ export interface CloudStatus {
 }
 
 /**
- * What a device can do, from the abilities it declares (Appliance.System.Ability): `switch` (ToggleX/Toggle) or one
- * of the device families' capabilities (src/families). Until the abilities are read, the backend infers them from the
- * device type.
+ * What a device can do, from the abilities it declares (Appliance.System.Ability): the capabilities of the device
+ * families (src/families). Until the abilities are read, the backend infers them from the device type.
  */
-export type Capability = 'switch' | keyof FamilyCapabilities;
+export type Capability = keyof FamilyCapabilities;
 
 /**
  * The capabilities of the device families, each with whether commands of that family exist (`control`): each family
@@ -110,8 +109,6 @@ export interface CloudDevice extends Partial<FamilyDeviceFlags> {
   upgrading?: boolean;
   /** The command channel (MQTT) to this device is connected. */
   commandReady: boolean;
-  /** The device can be switched: it has the `switch` capability. */
-  switchable: boolean;
   capabilities: Capability[];
   channels: CloudChannel[];
   firmware?: string;
@@ -161,10 +158,6 @@ export interface DeviceCloud extends FamilyClouds {
    * channel's state read never does. False for a device the backend does not know.
    */
   abilitiesKnown(uuid: string): boolean;
-  /** Reads every channel's state from the device (Appliance.System.All). */
-  readChannels(uuid: string): Promise<Array<{ channel: number; on: boolean }>>;
-  /** Switches one channel and resolves once the device acknowledged it. */
-  setChannel(uuid: string, channel: number, on: boolean): Promise<void>;
   /**
    * Logs in once with the current code of the authenticator app, for a session in needs-mfa. MFA_CODE_REJECTED when
    * the cloud refuses the code, CLOUD_LOGIN_NOT_NEEDED in any other state.

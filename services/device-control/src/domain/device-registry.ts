@@ -16,8 +16,6 @@ export interface DeviceCounts {
   total: number;
   online: number;
   controllable: number;
-  /** Online switches whose command channel is down: the session may be up while commands cannot be sent. */
-  awaitingCommandChannel: number;
 }
 
 type Emit = (event: DeviceEvent) => void;
@@ -29,7 +27,6 @@ function sameDescription(device: Device, cloud: CloudDevice, flags: readonly Fla
     device.type === cloud.type &&
     device.presence === presenceOf(cloud) &&
     device.commandReady === cloud.commandReady &&
-    device.switchable === cloud.switchable &&
     device.capabilities.join() === cloud.capabilities.join() &&
     flags.every((flag) => (device[flag] ?? false) === (cloud[flag] ?? false)) &&
     device.firmware === cloud.firmware &&
@@ -46,9 +43,9 @@ function sameLink(a: DeviceLink, b: DeviceLink): boolean {
   );
 }
 
-function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string, flags: readonly Flag[]): Device {
+function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: string, flags: readonly Flag[], controlFlag: Flag | undefined): Device {
   const known = new Map((previous?.channels ?? []).map((c) => [c.channel, c.on]));
-  // A device that was offline may have been switched by hand or lost power, and one whose command channel is or
+  // A device that was offline may have been turned on or off by hand or lost power, and one whose command channel is or
   // was down misses the pushes meanwhile: either way its states are unknown until they are read again.
   const keepStates = previous !== undefined && previous.presence === 'online' && cloud.online && previous.commandReady && cloud.commandReady;
   const channels: ChannelState[] = cloud.channels.map((c) => ({
@@ -62,13 +59,13 @@ function describe(cloud: CloudDevice, previous: Device | undefined, nowIso: stri
     type: cloud.type,
     presence: presenceOf(cloud),
     commandReady: cloud.commandReady,
-    switchable: cloud.switchable,
+    ...(controlFlag === undefined ? {} : { [controlFlag]: cloud[controlFlag] ?? false }),
     capabilities: [...cloud.capabilities],
     channels,
     link: linkOf(cloud),
     lastSeenAt: cloud.online ? nowIso : (previous?.lastSeenAt ?? null),
   };
-  for (const flag of flags) if (cloud[flag]) device[flag] = true;
+  for (const flag of flags) if (flag !== controlFlag && cloud[flag]) device[flag] = true;
   if (cloud.firmware !== undefined) device.firmware = cloud.firmware;
   if (cloud.hardware !== undefined) device.hardware = cloud.hardware;
   return device;
@@ -79,11 +76,24 @@ export class DeviceRegistry {
   private readonly devices = new Map<string, Device>();
   private changes = 0;
 
-  /** `flags`: the device families' flags (DomainFamily.deviceFlags), kept from the backend's description. */
+  private readonly flags: readonly Flag[];
+
+  /**
+   * `flags`: the device families' flags (DomainFamily.deviceFlags), kept from the backend's description;
+   * `controlFlag`: the one a device needs to be controllable (DomainFamily.controlFlag), if a family names one.
+   */
   constructor(
     private readonly emit: Emit,
-    private readonly flags: readonly Flag[] = [],
-  ) {}
+    flags: readonly Flag[] = [],
+    private readonly controlFlag?: Flag,
+  ) {
+    this.flags = controlFlag === undefined ? flags : [...flags, controlFlag];
+  }
+
+  /** Whether the device takes commands now (online, command channel up, and the control flag). */
+  isControllable(device: Device): boolean {
+    return isControllable(device, this.controlFlag);
+  }
 
   /** Grows with every change of any device (including last-seen times): lets callers cache what they derive. */
   get revision(): number {
@@ -110,8 +120,7 @@ export class DeviceRegistry {
     return {
       total: all.length,
       online: all.filter((d) => d.presence === 'online').length,
-      controllable: all.filter(isControllable).length,
-      awaitingCommandChannel: all.filter((d) => d.presence === 'online' && d.switchable && !d.commandReady).length,
+      controllable: all.filter((d) => this.isControllable(d)).length,
     };
   }
 
@@ -148,18 +157,18 @@ export class DeviceRegistry {
 
   private store(cloud: CloudDevice, nowIso: string): void {
     const previous = this.devices.get(cloud.uuid);
-    const device = describe(cloud, previous, nowIso, this.flags);
+    const device = describe(cloud, previous, nowIso, this.flags, this.controlFlag);
     this.devices.set(cloud.uuid, device);
     this.changes += 1;
     this.emit({ type: 'device', device: toDeviceRecord(device) });
     const online = device.presence === 'online';
     if (previous && (previous.presence === 'online') !== online) {
       const { uuid, name } = device;
-      this.emit({ type: 'online', uuid, name, online, upgrading: device.presence === 'upgrading', controllable: isControllable(device) });
+      this.emit({ type: 'online', uuid, name, online, upgrading: device.presence === 'upgrading', controllable: this.isControllable(device) });
     }
   }
 
-  /** Forgets a channel's state (e.g. a command whose outcome is unknown); the next toggle reads it first. */
+  /** Forgets a channel's state (e.g. a command whose outcome is unknown); the next command that needs it reads it first. */
   forgetChannel(uuid: string, channel: number): void {
     const state = this.devices.get(uuid)?.channels.find((c) => c.channel === channel);
     if (!state) return;
@@ -189,6 +198,6 @@ export class DeviceRegistry {
     if (device.presence === presence) return;
     device.presence = presence;
     if (!online) for (const c of device.channels) c.on = null;
-    this.emit({ type: 'online', uuid, name: device.name, online, upgrading: presence === 'upgrading', controllable: isControllable(device) });
+    this.emit({ type: 'online', uuid, name: device.name, online, upgrading: presence === 'upgrading', controllable: this.isControllable(device) });
   }
 }

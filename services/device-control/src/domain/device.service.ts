@@ -1,10 +1,9 @@
 import { AppError, isoNow, systemClock, type Clock, type Logger } from '@homeops/common/core';
 import { BackgroundReads } from './background-reads.js';
-import { ChannelCommands, type ChannelCommandResult } from '../families/switch/domain/channel-commands.js';
 import { callCloud, retryAfterFrom } from './cloud-call.js';
 import type { CloudEvent, CoreCloudEvent, DeviceCloud } from './device-cloud.js';
 import type { FamilyWatches } from './watches/family-watches.js';
-import type { DomainFamily, FamilyOptions, FamilyState } from './device-family.js';
+import type { DomainFamily, FamilyDeviceCounts, FamilyOptions, FamilyState } from './device-family.js';
 import type { DeviceEvent, DeviceEventListener } from './device-events.js';
 import { DeviceQueue } from './device-queue.js';
 import { DeviceRegistry, type DeviceCounts, type SyncResult } from './device-registry.js';
@@ -39,9 +38,6 @@ export interface DeviceServiceOptions extends FamilyOptions {
   lanPollSeconds?: number;
 }
 
-/** Re-exported for callers of the service. */
-export type { ChannelCommandResult };
-
 /** The account's message budget as /health shows it. */
 export interface BudgetHealth {
   windows: BudgetWindowStatus[];
@@ -52,7 +48,8 @@ export interface BudgetHealth {
 /** What /health reports about devices, sync and the message budget. */
 export interface DeviceServiceHealth {
   sync: SyncStatus;
-  devices: DeviceCounts;
+  /** The registry's counts, then the families' own. */
+  devices: DeviceCounts & Partial<FamilyDeviceCounts>;
   budget: BudgetHealth;
   lan: LanHealth;
   /** The burst window under its old name, for scripts written against 1.0. */
@@ -62,7 +59,7 @@ export interface DeviceServiceHealth {
 /** Meross's 2025 guidance: stay under about 200 cloud messages per hour per account. */
 export const DEFAULT_MESSAGES_PER_HOUR = 180;
 
-/** The device use-cases: list, switch, synchronize, and live state from cloud events. */
+/** The device use-cases: list, synchronize, the families' reads and commands, and live state from cloud events. */
 export class DeviceService {
   private readonly listeners = new Set<DeviceEventListener>();
   private readonly registry: DeviceRegistry;
@@ -71,7 +68,6 @@ export class DeviceService {
   private readonly routes: LanOrCloud;
   private readonly polling: LanPolling;
   private readonly discovery: LanDiscovery;
-  private readonly commands: ChannelCommands;
   private readonly families = new Map<DomainFamily, FamilyState>();
   private readonly syncer: DeviceSync;
   private readonly reads: BackgroundReads | undefined;
@@ -86,6 +82,7 @@ export class DeviceService {
     this.registry = new DeviceRegistry(
       (event) => this.publish(event),
       options.families.flatMap((f) => f.deviceFlags ?? []),
+      options.families.find((f) => f.controlFlag !== undefined)?.controlFlag,
     );
     this.budget = new MessageBudget(
       [
@@ -98,16 +95,6 @@ export class DeviceService {
     this.routes = new LanOrCloud({ cloud, registry: this.registry, budget: this.budget });
     this.polling = new LanPolling({ cloud, registry: this.registry, queue, clock, logger, intervalMs: (options.lanPollSeconds ?? 30) * 1000 });
     this.discovery = new LanDiscovery({ cloud, registry: this.registry, queue, routes: this.routes, budget: this.budget, clock, logger });
-    this.commands = new ChannelCommands({
-      cloud,
-      registry: this.registry,
-      queue,
-      routes: this.routes,
-      clock,
-      logger,
-      commandTimeoutMs: options.commandTimeoutMs,
-      families: options.families,
-    });
     const family = {
       cloud,
       registry: this.registry,
@@ -117,17 +104,22 @@ export class DeviceService {
       clock,
       commandTimeoutMs: options.commandTimeoutMs,
       publish: (event: DeviceEvent) => this.publish(event),
+      families: options.families,
     };
     for (const f of options.families) this.families.set(f, f.create(family, options));
-    if (options.backgroundStateReads !== false) {
+    const readers = [...this.families.values()].flatMap((state) => state.backgroundReads ?? []);
+    if (options.backgroundStateReads !== false && readers.length > 0) {
+      // One admission is one read: of the first family whose states of the device are unknown.
+      const readerOf = (uuid: string) => readers.find((r) => r.needsRead(uuid));
       this.reads = new BackgroundReads({
         budget: this.budget,
         routes: this.routes,
         clock,
         logger,
         minIntervalMs: (options.backgroundReadIntervalSeconds ?? 60) * 1000,
-        needsRead: (uuid) => this.commands.needsStateRead(uuid),
-        read: (uuid, admission, wanted) => this.commands.readInBackground(uuid, admission, wanted),
+        needsRead: (uuid) => readerOf(uuid) !== undefined,
+        // The admission is spent or released by a read's run, so one always runs (and reads nothing when moot).
+        read: (uuid, admission, wanted) => (readerOf(uuid) ?? readers[0]!).read(uuid, admission, wanted),
       });
     }
     this.syncer = new DeviceSync({
@@ -187,12 +179,13 @@ export class DeviceService {
   /** Every known device; 503 until the list was loaded from the cloud once (an empty answer would be a lie). */
   listDevices(): DeviceView[] {
     this.assertListLoaded();
-    return this.registry.list().map(toDeviceView);
+    return this.registry.list().map((d) => toDeviceView(d, this.registry.isControllable(d)));
   }
 
   getDevice(uuid: string): DeviceView {
     this.assertListLoaded();
-    return toDeviceView(assertKnownDevice(this.registry.get(uuid), uuid));
+    const device = assertKnownDevice(this.registry.get(uuid), uuid);
+    return toDeviceView(device, this.registry.isControllable(device));
   }
 
   /** Synchronizes the device list with the cloud now (concurrent calls share one run). */
@@ -220,18 +213,6 @@ export class DeviceService {
     }
   }
 
-  /** Flips a channel; an unknown state is read from the device first. */
-  toggleChannel(uuid: string, channel: number): Promise<ChannelCommandResult> {
-    this.assertListLoaded();
-    return this.commands.toggle(uuid, channel);
-  }
-
-  /** Switches a channel on or off (idempotent). */
-  setChannel(uuid: string, channel: number, on: boolean): Promise<ChannelCommandResult> {
-    this.assertListLoaded();
-    return this.commands.set(uuid, channel, on);
-  }
-
   /** A family's use-cases (reads and commands of its devices); CLOUD_UNAVAILABLE until the device list was loaded once. */
   use<S extends FamilyState>(family: DomainFamily<S>): S {
     this.assertListLoaded();
@@ -248,11 +229,13 @@ export class DeviceService {
   health(): DeviceServiceHealth {
     const windows = this.budget.status();
     const burst = windows.find((w) => w.window === 'burst');
+    const all = this.registry.list();
+    const families = [...this.families.values()].map((state) => state.counts?.(all));
     return {
       sync: this.syncer.status(),
-      devices: this.registry.counts(),
+      devices: Object.assign(this.registry.counts(), ...families),
       budget: { windows, sent: { ...this.sent } },
-      lan: lanHealthOf(this.registry.list(), this.cloud.lanControl ?? false),
+      lan: lanHealthOf(all, this.cloud.lanControl ?? false),
       commands: { limitPerMinute: burst?.limit ?? 0, usedLastMinute: burst?.used ?? 0 },
     };
   }

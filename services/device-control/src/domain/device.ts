@@ -1,4 +1,4 @@
-import type { CloudChannel, CloudDevice, DeviceLink } from './device-cloud.js';
+import type { CloudChannel, CloudDevice, DeviceLink, FamilyDeviceFlags } from './device-cloud.js';
 
 /** Where a device stands: online, offline, or installing a firmware update (not online, back by itself). */
 export type DeviceStatus = 'online' | 'offline' | 'upgrading';
@@ -28,9 +28,9 @@ export interface Device extends Omit<CloudDevice, 'channels' | 'online' | 'upgra
   lastSeenAt: string | null;
 }
 
-/** A device accepts commands only when it is online, its command channel is up and it can switch. */
-export function isControllable(device: Pick<Device, 'presence' | 'commandReady' | 'switchable'>): boolean {
-  return device.presence === 'online' && device.commandReady && device.switchable;
+/** A device accepts commands only when it is online, its command channel is up and it has the control flag (if any). */
+export function isControllable(device: Device, controlFlag: keyof FamilyDeviceFlags | undefined): boolean {
+  return device.presence === 'online' && device.commandReady && (controlFlag === undefined || device[controlFlag] === true);
 }
 
 /** A deep copy safe to hand out of the domain. */
@@ -56,9 +56,9 @@ export interface DeviceView extends DeviceRecord {
   status: DeviceStatus;
 }
 
-/** The caller-facing copy of a device. */
-export function toDeviceView(device: Device): DeviceView {
-  return { ...toDeviceRecord(device), controllable: isControllable(device), status: device.presence };
+/** The caller-facing copy of a device; `controllable` as the registry tells it. */
+export function toDeviceView(device: Device, controllable: boolean): DeviceView {
+  return { ...toDeviceRecord(device), controllable, status: device.presence };
 }
 
 /** Why a device cannot take a command right now (presence, command channel), or undefined when it can. */

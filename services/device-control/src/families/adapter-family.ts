@@ -1,10 +1,10 @@
 import type { MerossFamily } from '../adapters/meross/meross-family.js';
 import type { MqttFamily } from '../adapters/mqtt/mqtt-family.js';
 import type { SimulatorFamily } from '../adapters/simulator/simulator-family.js';
-import type { Capability, DeviceCloud, FamilyClouds } from '../domain/device-cloud.js';
+import type { Capability, FamilyClouds } from '../domain/device-cloud.js';
 
-/** The reads and commands a backend serves to the device families (channel reads and commands included). */
-export type FamilyPorts = FamilyClouds & Pick<DeviceCloud, 'readChannels' | 'setChannel'>;
+/** The reads and commands a backend serves to the device families. */
+export type FamilyPorts = FamilyClouds;
 
 /**
  * A device family as the adapters see it: its Meross codec, its simulator behaviour, its Home Assistant entities.

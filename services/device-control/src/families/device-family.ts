@@ -1,6 +1,6 @@
 import type { Api, AppMetrics, z } from '@homeops/common';
 import type { Capability } from '../domain/device-cloud.js';
-import type { DomainFamily } from '../domain/device-family.js';
+import type { DomainFamily, FamilyDeviceCounts } from '../domain/device-family.js';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
 
@@ -16,11 +16,20 @@ export interface DeviceFamily {
   readonly control: boolean;
   /** The types of the events it announces on GET /events, in the order the route's summary lists them. */
   readonly events: readonly string[];
+  /** What GET /devices says of its capability (the `capabilities` field's description), if anything. */
+  readonly note?: string;
   /** Fields the family adds to a device in GET /devices (after its capabilities). */
   readonly deviceFields?: DeviceFields;
-  registerRoutes(api: Api, devices: DeviceService): void;
-  /** Its Prometheus metrics, read at scrape time from what the family knows (no I/O); labels never name a device. */
-  registerMetrics?(metrics: AppMetrics, devices: DeviceService): void;
+  /** What it adds to /health: its device counts (FamilyState.counts) and the problems they tell. */
+  readonly health?: FamilyHealth;
+  /** Its routes; `metrics` (undefined with METRICS=off) for a family that counts its commands. */
+  registerRoutes(api: Api, devices: DeviceService, metrics: AppMetrics | undefined): void;
+}
+
+/** A family's part of /health: the schema of its counts in `devices`, and the problems they tell, each a sentence. */
+export interface FamilyHealth {
+  readonly counts: z.ZodRawShape;
+  problems(devices: Partial<FamilyDeviceCounts>): string[];
 }
 
 /** A family's own fields of a device as GET /devices lists it: their schema, and their values for a device. */

@@ -1,5 +1,5 @@
 import { z } from '@homeops/common';
-import type { Capability } from '../domain/device-cloud.js';
+import type { Capability, FamilyDeviceFlags } from '../domain/device-cloud.js';
 
 /** A non-negative integer in a path. */
 export const nonNegativeIntText = z
@@ -21,11 +21,24 @@ export const ChannelSchema = z
   })
   .openapi('Channel');
 
+/** What the registered device families make of a device in GET /devices. */
+export interface DeviceSchemaParts {
+  /** Their capabilities, in their order. */
+  capabilities: readonly Capability[];
+  /** What each family with a note says of its capability, in their order. */
+  notes: readonly string[];
+  /** The flag a device needs to be controllable, if a family names one: shown on every device, after commandReady. */
+  controlFlag: keyof FamilyDeviceFlags | undefined;
+  /** The families' own fields (after the capabilities). */
+  familyFields: z.ZodRawShape;
+}
+
 /**
  * A device as GET /devices lists it: the spec fields first, then channels and diagnostics. The capabilities are those
  * of the registered families, in their order; a family's own fields follow them.
  */
-export function deviceSchema(capabilities: readonly Capability[], familyFields: z.ZodRawShape) {
+export function deviceSchema({ capabilities, notes, controlFlag, familyFields }: DeviceSchemaParts) {
+  const control = controlFlag === undefined ? '' : ` and ${controlFlag}`;
   return z
     .object({
       uuid: z.string(),
@@ -33,13 +46,12 @@ export function deviceSchema(capabilities: readonly Capability[], familyFields: 
       type: z.string(),
       online: z.boolean(),
       status: z.enum(['online', 'offline', 'upgrading']).openapi({ description: 'upgrading: installing firmware (Meross onlineStatus 3), not online' }),
-      controllable: z.boolean().openapi({ description: 'online, command channel connected and switchable' }),
+      controllable: z.boolean().openapi({ description: `online, command channel connected${control}` }),
       channels: z.array(ChannelSchema),
       commandReady: z.boolean(),
-      switchable: z.boolean(),
+      ...(controlFlag === undefined ? {} : { [controlFlag]: z.boolean() }),
       capabilities: z.array(z.enum(capabilities as [string, ...string[]])).openapi({
-        description:
-          'What the device can do, from its declared abilities (from its type until they are read); only `switch` devices take toggle and channel commands',
+        description: ['What the device can do, from its declared abilities (from its type until they are read)', ...notes].join('; '),
       }),
       ...familyFields,
       firmware: z.string().nullable(),
@@ -77,8 +89,8 @@ export const SyncResultSchema = z
 export type SyncResultBody = z.infer<typeof SyncResultSchema>;
 
 /** `:uuid` and `:channel` of the routes that act on one channel of a device family (0 on a single one). */
-export const DoorParamsSchema = UuidParamsSchema.extend({
-  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The door or cover channel (0 on a single one, such as the msg100 or mrs100)' }),
+export const FamilyChannelParamsSchema = UuidParamsSchema.extend({
+  channel: nonNegativeIntText.openapi({ type: 'integer', description: 'The channel (0 on a single one, such as the msg100 or mrs100)' }),
 });
 
 /** When a cached reading was taken and how old it is (the family reads answered from a cache). */

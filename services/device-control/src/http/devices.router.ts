@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Api } from '@homeops/common';
+import type { FamilyDeviceFlags } from '../domain/device-cloud.js';
 import type { DeviceService } from '../domain/device.service.js';
 import type { DeviceView } from '../domain/device.js';
 import type { DeviceFamily } from '../families/device-family.js';
@@ -32,7 +33,7 @@ function weakEtag(body: Buffer): string {
   return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
-function toBody(d: DeviceView, families: readonly DeviceFamily[]): DeviceBody {
+function toBody(d: DeviceView, families: readonly DeviceFamily[], controlFlag: keyof FamilyDeviceFlags | undefined): DeviceBody {
   return {
     uuid: d.uuid,
     name: d.name,
@@ -42,7 +43,7 @@ function toBody(d: DeviceView, families: readonly DeviceFamily[]): DeviceBody {
     controllable: d.controllable,
     channels: d.channels.map((c) => ({ channel: c.channel, name: c.name, on: c.on })),
     commandReady: d.commandReady,
-    switchable: d.switchable,
+    ...(controlFlag === undefined ? {} : { [controlFlag]: d[controlFlag] ?? false }),
     capabilities: [...d.capabilities],
     ...Object.assign({}, ...families.map((f) => f.deviceFields?.of(d))),
     firmware: d.firmware ?? null,
@@ -56,7 +57,13 @@ function toBody(d: DeviceView, families: readonly DeviceFamily[]): DeviceBody {
 
 /** GET /devices, GET /devices/:uuid and sync; `families`: the registered device families (src/families). */
 export function registerDeviceRoutes(api: Api, devices: DeviceService, families: readonly DeviceFamily[]): void {
-  const DeviceSchema = deviceSchema(['switch', ...families.map((f) => f.capability)], Object.assign({}, ...families.map((f) => f.deviceFields?.shape)));
+  const controlFlag = families.find((f) => f.domain.controlFlag !== undefined)?.domain.controlFlag;
+  const DeviceSchema = deviceSchema({
+    capabilities: families.map((f) => f.capability),
+    notes: families.flatMap((f) => f.note ?? []),
+    controlFlag,
+    familyFields: Object.assign({}, ...families.map((f) => f.deviceFields?.shape)),
+  });
   // The list is polled far more often than it changes: serialize it (and its ETag) once per change.
   let listCache: { revision: number; body: Buffer; etag: string } | undefined;
   api.route({
@@ -68,7 +75,7 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService, families:
     responses: { 200: { description: 'The known devices', schema: DeviceSchema.array() } },
     handler: (_input, _req, res) => {
       if (listCache?.revision !== devices.revision) {
-        const body = Buffer.from(JSON.stringify(devices.listDevices().map((d) => toBody(d, families))));
+        const body = Buffer.from(JSON.stringify(devices.listDevices().map((d) => toBody(d, families, controlFlag))));
         listCache = { revision: devices.revision, body, etag: weakEtag(body) };
       }
       res.set({ 'Content-Type': 'application/json; charset=utf-8', ETag: listCache.etag }).send(listCache.body);
@@ -100,7 +107,7 @@ export function registerDeviceRoutes(api: Api, devices: DeviceService, families:
     responses: { 200: { description: 'The device', schema: DeviceSchema } },
     errors: ['DEVICE_NOT_FOUND'],
     handler: ({ params }, _req, res) => {
-      res.json(toBody(devices.getDevice(params.uuid), families));
+      res.json(toBody(devices.getDevice(params.uuid), families, controlFlag));
     },
   });
 }

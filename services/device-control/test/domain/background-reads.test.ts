@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeviceService, type DeviceServiceOptions } from '../../src/domain/device.service.js';
 import { cloudDevice, FakeDeviceCloud } from '../fakes/fake-device-cloud.js';
 import { DOMAIN_FAMILIES } from '../../src/families/index.js';
+import { SWITCHES } from '../../src/families/switch/domain/switches.js';
 
 let service: DeviceService | undefined;
 beforeEach(() => {
@@ -77,7 +78,7 @@ describe('background state reads (after a sync, when a command channel comes bac
     for (let i = 0; i < 10; i += 1) flapCommandChannels(cloud, ['plug-1']);
     await vi.advanceTimersByTimeAsync(0);
 
-    const result = await service.toggleChannel('plug-1', 0);
+    const result = await service.use(SWITCHES).toggle('plug-1', 0);
 
     expect(result.on).toBe(true);
     expect(cloud.stateOf('plug-1', 0)).toBe(true);
@@ -101,7 +102,7 @@ describe('background state reads (after a sync, when a command channel comes bac
     expect(deferred[0]).toMatchObject({ devices: ['plug-3', 'plug-4'] });
     expect(deferred[0]?.budget).toContainEqual(expect.objectContaining({ window: 'burst', limit: 6, reservedForCallers: 3 }));
 
-    const toggled = await service.toggleChannel('plug-3', 0);
+    const toggled = await service.use(SWITCHES).toggle('plug-3', 0);
 
     expect(toggled.on).toBe(true);
     expect(service.health().commands.usedLastMinute).toBe(5);
@@ -117,14 +118,14 @@ describe('background state reads (after a sync, when a command channel comes bac
     const { service, lines } = await startService(cloud);
 
     expect(lines).toContainEqual(expect.objectContaining({ msg: 'could not read device state', uuid: 'plug-1' }));
-    expect((await service.setChannel('plug-1', 0, true)).on).toBe(true);
+    expect((await service.use(SWITCHES).set('plug-1', 0, true)).on).toBe(true);
   });
 
   it('sends nothing when a command learned the state while the read waited, and gives its budget back', async () => {
     const cloud = new FakeDeviceCloud(plugs(1));
     const { service } = await startService(cloud, { backgroundReadIntervalSeconds: 1, commandTimeoutMs: 10_000 });
     cloud.holdCommands();
-    const command = service.setChannel('plug-1', 0, true);
+    const command = service.use(SWITCHES).set('plug-1', 0, true);
     await vi.advanceTimersByTimeAsync(2_000);
     flapCommandChannels(cloud, ['plug-1']);
     await vi.advanceTimersByTimeAsync(0);
@@ -142,12 +143,12 @@ describe('background state reads (after a sync, when a command channel comes bac
     const cloud = new FakeDeviceCloud([cloudDevice({ uuid: 'strip-1', channels })]);
     const { service } = await startService(cloud, { backgroundReadIntervalSeconds: 1, commandTimeoutMs: 10_000 });
     cloud.holdCommands();
-    const first = service.setChannel('strip-1', 1, true);
+    const first = service.use(SWITCHES).set('strip-1', 1, true);
     await vi.advanceTimersByTimeAsync(2_000);
     // The channel drops while the first command runs: every state is unknown, a read is queued behind it.
     cloud.emit({ type: 'device', device: cloudDevice({ uuid: 'strip-1', channels, commandReady: false }) });
     cloud.emit({ type: 'device', device: cloudDevice({ uuid: 'strip-1', channels }) });
-    const second = service.setChannel('strip-1', 2, false);
+    const second = service.use(SWITCHES).set('strip-1', 2, false);
     await vi.advanceTimersByTimeAsync(0);
 
     cloud.releaseAll();

@@ -11,6 +11,7 @@ import { COVERS } from '../../src/families/cover/domain/covers.js';
 import { GARAGE_DOORS } from '../../src/families/garage-door/domain/garage-doors.js';
 import { HUBS } from '../../src/families/hub/domain/hubs.js';
 import { LIGHTS } from '../../src/families/light/domain/lights.js';
+import { SWITCHES } from '../../src/families/switch/domain/switches.js';
 
 const PLUG = 'plug-1';
 const DOOR = 'door-1';
@@ -208,27 +209,27 @@ describe('the first call to a device of every family, within a budget of 15 mess
 
   it('refuses the first toggle of a switch of unknown state with 13 sent (state read, abilities, ToggleX) and sends exactly 3 with 12', async () => {
     const full = await withUsed(13);
-    await expect(full.devices.toggleChannel(PLUG, 0)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(SWITCHES).toggle(PLUG, 0)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect(full.cloud.sentCount).toBe(13);
     expect([full.cloud.callsOf('readChannels'), full.cloud.callsOf('setChannel')]).toEqual([[], []]);
     await built?.close();
 
     const room = await withUsed(12);
-    await room.devices.toggleChannel(PLUG, 0);
+    await room.devices.use(SWITCHES).toggle(PLUG, 0);
     expect(room.cloud.sentCount).toBe(LIMIT);
     expect(room.cloud.stateOf(PLUG, 0)).toBe(true);
   });
 
   it('refuses the first on of a switch with 14 sent (abilities, ToggleX), sends exactly 2 with 13, and the next one costs one', async () => {
     const full = await withUsed(14);
-    await expect(full.devices.setChannel(PLUG, 0, true)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    await expect(full.devices.use(SWITCHES).set(PLUG, 0, true)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
     expect(full.cloud.sentCount).toBe(14);
     await built?.close();
 
     const room = await withUsed(12);
-    await room.devices.setChannel(PLUG, 0, true);
+    await room.devices.use(SWITCHES).set(PLUG, 0, true);
     expect(room.cloud.sentCount).toBe(14);
-    await room.devices.setChannel(PLUG, 0, false);
+    await room.devices.use(SWITCHES).set(PLUG, 0, false);
     expect(room.cloud.sentCount).toBe(LIMIT);
   });
 
@@ -266,7 +267,10 @@ describe('the first call to a device of every family, within a budget of 15 mess
       sendElsewhere(cloud, used - throughCloud());
       cloud.silence(PLUG);
 
-      const result = await devices.setChannel(PLUG, 0, true).then(() => 'sent', refusal);
+      const result = await devices
+        .use(SWITCHES)
+        .set(PLUG, 0, true)
+        .then(() => 'sent', refusal);
 
       expect(result).toBe(outcome);
       expect(throughCloud()).toBe(outcome === 'sent' ? LIMIT : used);

@@ -24,7 +24,7 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
  * the families stand with their domain, routes, schemas, Meross codec, simulator behaviour, MQTT entities and watch
  * conditions in their folders; the two registries count as two. Lower them as the rest moves; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 3, cover: 4, light: 3, energy: 2, hub: 3, switch: 15 };
+const MOST: Record<string, number> = { 'garage door': 3, cover: 3, light: 3, energy: 2, hub: 3, switch: 4 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

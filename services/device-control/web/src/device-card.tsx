@@ -7,7 +7,7 @@ import { HubPanel, type SubDevice } from './hub-panel.js';
 import { LightPanel } from './light-panel.js';
 import type { ControlFamily } from '../../src/http/control-families.js';
 import type { ChannelState } from './device-list.js';
-import type { Cover, Device, GarageDoor, Light } from './types.js';
+import type { ChannelResult, Cover, Device, GarageDoor, Light } from './types.js';
 
 const STATUS_CLASS = { online: 'ok', offline: 'bad', upgrading: 'warn' } as const;
 const TRANSPORT_CLASS = { lan: 'ok', cloud: 'warn', unreachable: 'bad' } as const;
@@ -72,7 +72,7 @@ export function DeviceCard({
     // Shown at once; the device's answer (or, on failure, the service's state) is the truth.
     onChange({ ...device, channels: device.channels.map((c) => (c.channel === channel ? { ...c, on } : c)) });
     try {
-      const { body } = await client.json<{ on: boolean }>('PUT', `/devices/${encodeURIComponent(device.uuid)}/channels/${channel}`, { on });
+      const { body } = await client.json<ChannelResult>('PUT', `/devices/${encodeURIComponent(device.uuid)}/channels/${channel}`, { on });
       onChannel({ uuid: device.uuid, channel, on: body.on });
       setProblem(null);
     } catch (error) {

@@ -9,6 +9,7 @@ import type { CoverResultBody, CoversBody } from '../../src/families/cover/http/
 import type { DailyEnergyBody, PowerBody } from '../../src/families/energy/http/energy.schemas.js';
 import type { GarageDoorResultBody, GarageDoorsBody } from '../../src/families/garage-door/http/garage-door.schemas.js';
 import type { LightsBody } from '../../src/families/light/http/light.schemas.js';
+import type { CommandResultBody } from '../../src/families/switch/http/switch.schemas.js';
 import type { HealthBody } from '../../src/http/health.schemas.js';
 import type { WatchBodySchema } from '../../src/http/watches.schemas.js';
 
@@ -34,6 +35,9 @@ type LightItem = LightsBody['lights'][number];
 
 /** One light channel (GET /devices/:uuid/light, and light events): #rrggbb from GET, a number in events. */
 export type Light = Omit<LightItem, 'at' | 'rgb'> & { rgb: LightItem['rgb'] | Extract<DeviceEvent, { type: 'light' }>['rgb'] };
+
+/** Answer of a channel's on/off (PUT /devices/:uuid/channels/:channel). */
+export type ChannelResult = CommandResultBody;
 
 /** Answer of POST /devices/sync. */
 export type SyncResult = SyncResultBody;

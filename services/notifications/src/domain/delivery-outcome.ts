@@ -23,6 +23,7 @@ export function sentDelivery(receipt: PushReceipt, attempts: number, at: string)
     request: receipt.request,
     ...(receipt.receipt ? { receipt: receipt.receipt } : {}),
     lastAttemptAt: at,
+    ...(receipt.note ? { note: receipt.note } : {}),
   };
 }
 

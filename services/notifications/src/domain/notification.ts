@@ -5,7 +5,7 @@ export type Priority = -2 | -1 | 0 | 1 | 2;
 type Only<T, Keys extends PropertyKey> = T & { [K in Exclude<Keys, keyof T>]?: never };
 
 /** Every field a delivery may hold; each status below holds its own and none of the others. */
-type DeliveryKey = 'status' | 'attempts' | 'to' | 'resentAt' | 'receipt' | 'request' | 'error' | 'lastAttemptAt' | 'nextAttemptAt';
+type DeliveryKey = 'status' | 'attempts' | 'to' | 'resentAt' | 'receipt' | 'request' | 'error' | 'lastAttemptAt' | 'nextAttemptAt' | 'note';
 
 /** Where a delivery goes and since when: kept through every attempt and outcome. */
 interface DeliveryRoute {
@@ -26,9 +26,13 @@ export type PendingDelivery = Only<
 
 /**
  * Accepted by Pushover: its request id, the receipt of an emergency (priority 2) and when the attempt began. The service
- * writes `request` and `lastAttemptAt` with every send; a history may hold a sent delivery without them.
+ * writes `request` and `lastAttemptAt` with every send; a history may hold a sent delivery without them. `note`: what
+ * was left out or shortened (an encrypted recipient's attachment, a url too long once encrypted).
  */
-export type SentDelivery = Only<{ status: 'sent'; attempts: number; request?: string; receipt?: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
+export type SentDelivery = Only<
+  { status: 'sent'; attempts: number; request?: string; receipt?: string; lastAttemptAt?: string; note?: string } & DeliveryRoute,
+  DeliveryKey
+>;
 
 /** Given up: refused for good, or out of attempts. */
 export type FailedDelivery = Only<{ status: 'failed'; attempts: number; error: string; lastAttemptAt: string } & DeliveryRoute, DeliveryKey>;

@@ -21,6 +21,8 @@ export interface PushReceipt {
   request: string;
   /** Emergency priority only: the receipt to poll acknowledgement with. */
   receipt?: string;
+  /** What the provider left out of the message or shortened, and why (e.g. an attachment to an encrypted recipient). */
+  note?: string;
 }
 
 /** What is known about a failed send beyond its text. */

@@ -26,6 +26,10 @@ const DeliverySchema = z
       receipt: z.string().optional().openapi({ description: 'Emergency (priority 2) only: the receipt its acknowledgement is polled with' }),
       request: z.string().optional().openapi({ description: "Pushover's request id (every send this service made has one)" }),
       lastAttemptAt: z.string().optional(),
+      note: z
+        .string()
+        .optional()
+        .openapi({ description: 'What was left out or shortened, and why: to an encrypted recipient, an attachment, a url too long once encrypted' }),
     }),
     z.object({ status: z.literal('failed'), attempts, ...route, error: z.string(), lastAttemptAt: z.string() }),
     z

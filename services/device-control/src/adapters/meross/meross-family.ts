@@ -56,6 +56,8 @@ export interface MerossFamily {
   learn?(entry: DeviceEntry, abilities: Abilities, capabilities: readonly Capability[]): void;
   /** Adds the family's part to the description of a device that has it. */
   describe?(device: CloudDevice, def: MerossDeviceDefinition, entry: DeviceEntry): void;
+  /** Sets the family's flag on every device, false on one without the family (a flag every device shows). */
+  fit?(device: CloudDevice, member: boolean, entry: DeviceEntry): void;
   /** Handles a push of the family's namespaces; false for any other namespace. */
   push?(entry: DeviceEntry, namespace: string, payload: unknown, access: MerossDeviceAccess): boolean;
   /** What a poll reads of a device with the family, beside Appliance.System.All. */

@@ -53,12 +53,11 @@ export function toCloudDevice(
     type: def.deviceType,
     online: live.online,
     commandReady: live.commandReady,
-    // Set by the family that commands channels, where the device has it.
-    switchable: false,
     capabilities,
     channels: channelsOf(def),
   };
   if (live.upgrading) device.upgrading = true;
+  for (const family of families) family.fit?.(device, capabilities.includes(family.capability), entry);
   for (const family of families) if (capabilities.includes(family.capability)) family.describe?.(device, def, entry);
   if (def.fmwareVersion) device.firmware = def.fmwareVersion;
   if (def.hdwareVersion) device.hardware = def.hdwareVersion;

@@ -13,7 +13,7 @@ import { serviceDevice, ServiceSensors } from './service-sensors.js';
 export type DeviceControlBridge = Pick<MqttBridge, 'subscribe' | 'setDevices' | 'publishState' | 'publishStateAgain' | 'publishEvent' | 'deviceId'>;
 
 /** What the adapter uses of the domain: the operations the HTTP routes call, and the same events /events streams. */
-export type DeviceOperations = Pick<DeviceService, 'listDevices' | 'onEvent' | 'health' | 'setChannel' | 'use'>;
+export type DeviceOperations = Pick<DeviceService, 'listDevices' | 'onEvent' | 'health' | 'use'>;
 
 /** How the adapter is built. */
 export interface DeviceControlMqttOptions {

@@ -4,7 +4,7 @@ import type { DeviceView } from '../../domain/device.js';
 import type { DeviceService } from '../../domain/device.service.js';
 
 /** The domain operations Home Assistant's commands call: the ones the HTTP routes call. */
-export type CommandOperations = Pick<DeviceService, 'setChannel' | 'use'>;
+export type CommandOperations = Pick<DeviceService, 'use'>;
 
 /** What the budgeted reads use of the domain: the same reads the HTTP routes make, and the budget's state. */
 export type ReadOperations = Pick<DeviceService, 'listDevices' | 'health' | 'use'>;

@@ -1,4 +1,5 @@
 import { isoNow, systemClock, type Clock, type Timer } from '@homeops/common';
+import type { KeyObject } from 'node:crypto';
 import {
   DeliveryError,
   type ProviderStatus,
@@ -13,8 +14,9 @@ import { classifyFailure, classifyResponse, parseQuota, type Redact } from './cl
 import { cancelReceipt, getReceipt, type ApiAccess } from './pushover-api.js';
 import { postMessage, resolveEndpoint, type Connection, type PushoverEndpoint } from './pushover-request.js';
 import { RecipientKeys } from './recipient-keys.js';
-import type { RecipientMap } from './recipient-map.js';
+import { DEFAULT_ALIAS, type RecipientMap } from './recipient-map.js';
 import { RejectionCircuit } from './rejection-circuit.js';
+import { assertSealed } from './seal-fields.js';
 import { SoundCatalog } from './sound-catalog.js';
 import { toPushoverFields, type PushoverMessage } from './to-pushover-fields.js';
 
@@ -44,7 +46,14 @@ export interface PushoverProviderOptions {
   emergencyExpireSeconds?: number | undefined;
   /** Times deadlines, probes and retries, and dates the status (default the system clock). */
   clock?: Clock | undefined;
+  /** The default key's end-to-end encryption key (PROVIDER_ENCRYPTION_KEY): its messages are sent encrypted. */
+  encryptionKey?: KeyObject | undefined;
+  /** The title of an encrypted message that has none (Pushover's own default would not decrypt). Default `homeops`. */
+  appName?: string | undefined;
 }
+
+/** The title an encrypted message without one gets. */
+export const DEFAULT_APP_NAME = 'homeops';
 
 /**
  * PushProvider over pushover-notifications (messages) and Pushover's validate, receipts and sounds APIs: bounded in
@@ -62,6 +71,7 @@ export class PushoverProvider implements PushProvider {
   readonly #circuit: RejectionCircuit;
   readonly #sounds: SoundCatalog;
   readonly #clock: Clock;
+  readonly #appName: string;
   #probeTimer: Timer | undefined;
   #started = false;
   #lastSuccessAt: string | null = null;
@@ -70,7 +80,8 @@ export class PushoverProvider implements PushProvider {
 
   constructor(options: PushoverProviderOptions) {
     this.#clock = options.clock ?? systemClock;
-    this.#keys = new RecipientKeys(options.userKey, options.recipients, this.#clock);
+    this.#keys = new RecipientKeys(options.userKey, options.recipients, this.#clock, options.encryptionKey);
+    this.#appName = options.appName || DEFAULT_APP_NAME;
     this.#sounds = new SoundCatalog(this.#clock);
     if (!options.apiToken || this.#keys.size === 0) throw new Error('PushoverProvider needs an API token and a user key (or a recipient map)');
     this.#apiToken = options.apiToken;
@@ -215,8 +226,11 @@ export class PushoverProvider implements PushProvider {
       });
     }
     this.#assertClosed();
-    const target = this.#keys.targetOf(message.to);
-    const fields = toPushoverFields(message, this.#emergency, target.devices);
+    const alias = message.to ?? DEFAULT_ALIAS;
+    const target = this.#keys.targetOf(alias);
+    const plain = toPushoverFields(message, this.#emergency, target.devices);
+    // Never in clear: a recipient with an encryption key gets ciphertext or nothing.
+    const { fields, notes } = target.encryptionKey ? assertSealed(plain, target.encryptionKey, this.#appName, alias) : { fields: plain, notes: [] };
     const deadlineAt = this.#clock.now() + this.#timeoutMs;
     const deadline = new AbortController();
     let sending = false;
@@ -240,7 +254,8 @@ export class PushoverProvider implements PushProvider {
       const quota = parseQuota(response.headers);
       if (quota) this.#quota = quota;
       this.#answered(response.status, this.#redact(response.body.slice(0, 200)));
-      return classifyResponse(response, this.#redact, this.#clock.now());
+      const receipt = classifyResponse(response, this.#redact, this.#clock.now());
+      return notes.length > 0 ? { ...receipt, note: `Encrypted: ${notes.join('; ')}` } : receipt;
     } finally {
       timer.cancel();
       release?.();

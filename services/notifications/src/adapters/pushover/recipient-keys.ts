@@ -1,6 +1,8 @@
 import { isoNow, SingleFlight, systemClock, type Clock, type Timer } from '@homeops/common';
+import type { KeyObject } from 'node:crypto';
 import type { RecipientCheck } from '../../domain/push-provider.js';
 import { DeliveryError } from '../../domain/push-provider.js';
+import { encryptionKeyTexts } from './field-cipher.js';
 import { validateUser, type ApiAccess } from './pushover-api.js';
 import { DEFAULT_ALIAS, type RecipientMap, type RecipientTarget } from './recipient-map.js';
 
@@ -24,8 +26,10 @@ export class RecipientKeys {
     defaultKey: string | undefined,
     map: RecipientMap | undefined,
     private readonly clock: Clock = systemClock,
+    defaultEncryptionKey?: KeyObject,
   ) {
-    if (defaultKey) this.#targets.set(DEFAULT_ALIAS, { key: defaultKey, devices: [] });
+    if (defaultKey)
+      this.#targets.set(DEFAULT_ALIAS, { key: defaultKey, devices: [], ...(defaultEncryptionKey ? { encryptionKey: defaultEncryptionKey } : {}) });
     for (const [name, target] of map?.recipients ?? []) this.#targets.set(name, target);
     this.#unmapped = map?.unmapped ?? 'default';
     for (const recipient of this.#targets.keys()) this.#checks.set(recipient, { recipient, state: 'unchecked' });
@@ -35,9 +39,9 @@ export class RecipientKeys {
     return this.#targets.size;
   }
 
-  /** Every key, for redaction. */
+  /** Every key (encryption keys too), for redaction. */
   keys(): string[] {
-    return [...this.#targets.values()].map((t) => t.key);
+    return [...this.#targets.values()].flatMap((t) => [t.key, ...(t.encryptionKey ? encryptionKeyTexts(t.encryptionKey) : [])]);
   }
 
   /** The alias a recipient's pushes go to; null when it is not mapped and may not use the default key. */

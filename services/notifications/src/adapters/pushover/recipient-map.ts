@@ -1,10 +1,14 @@
+import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { isEncryptionKey, toEncryptionKey } from './field-cipher.js';
 
 /** Where one recipient's pushes go: a Pushover user or group key, optionally only to some of its devices. */
 export interface RecipientTarget {
   key: string;
   devices: string[];
+  /** The key set in the recipient's Pushover apps: their messages are sent end-to-end encrypted. */
+  encryptionKey?: KeyObject;
 }
 
 /** The recipient map as configured: names to targets, and what to do with a name that is not in it. */
@@ -37,6 +41,23 @@ function target(source: string, name: string, key: unknown, devices: unknown): R
   return { key: key.trim(), devices: names };
 }
 
+/** The recipient's encryption key; a malformed or empty one is refused naming the recipient, never showing the key. */
+function encryptionKeyOf(source: string, name: string, value: unknown): KeyObject | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isEncryptionKey(value.trim())) {
+    throw new RecipientMapError(`${source}: the encryptionKey of recipient "${name}" must be 64 hexadecimal characters (the key set in their Pushover app)`);
+  }
+  return toEncryptionKey(value.trim());
+}
+
+// A misspelt encryptionKey would silently send in clear: a setting that looks like one is refused.
+const ENCRYPTION_LOOKALIKE = /encrypt|e2ee|cipher/i;
+
+function assertNoLookalike(source: string, name: string, entry: Record<string, unknown>): void {
+  const lookalike = Object.keys(entry).find((k) => k !== 'encryptionKey' && ENCRYPTION_LOOKALIKE.test(k));
+  if (lookalike !== undefined) throw new RecipientMapError(`${source}: recipient "${name}" has an unknown setting ${lookalike} (did you mean encryptionKey?)`);
+}
+
 /** `alice=<key>:iphone,ipad;bob=<key>` (the RECIPIENTS variable). */
 export function parseRecipientsVariable(text: string): Map<string, RecipientTarget> {
   const map = new Map<string, RecipientTarget>();
@@ -55,8 +76,8 @@ export function parseRecipientsVariable(text: string): Map<string, RecipientTarg
 }
 
 /**
- * The YAML file: `recipients:` mapping each name to a key, or to `{ key, devices: [..] }`; optional `unmapped:
- * default | refuse`.
+ * The YAML file: `recipients:` mapping each name to a key, or to `{ key, devices: [..], encryptionKey }`; optional
+ * `unmapped: default | refuse`.
  */
 export function parseRecipientsFile(text: string, source: string): { recipients: Map<string, RecipientTarget>; unmapped?: 'default' | 'refuse' } {
   // Merge keys, timestamps, and refusing unknown tags keep the reading the file always had (YAML 1.1 leftovers).
@@ -76,7 +97,10 @@ export function parseRecipientsFile(text: string, source: string): { recipients:
   const map = new Map<string, RecipientTarget>();
   for (const [name, value] of Object.entries(recipients)) {
     const entry: Record<string, unknown> = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : { key: value };
-    map.set(name, target(source, name, entry.key, entry.devices));
+    assertNoLookalike(source, name, entry);
+    const found = target(source, name, entry.key, entry.devices);
+    const encryptionKey = encryptionKeyOf(source, name, entry.encryptionKey);
+    map.set(name, encryptionKey ? { ...found, encryptionKey } : found);
   }
   return unmapped === undefined ? { recipients: map } : { recipients: map, unmapped };
 }
@@ -86,6 +110,13 @@ export function loadRecipientMap(settings: { file: string; variable?: string | u
   const fromFile = existsSync(settings.file)
     ? parseRecipientsFile(readFileSync(settings.file, 'utf8'), settings.file)
     : { recipients: new Map<string, RecipientTarget>() };
-  const recipients = new Map([...fromFile.recipients, ...(settings.variable ? parseRecipientsVariable(settings.variable) : [])]);
+  const fromVariable = settings.variable ? parseRecipientsVariable(settings.variable) : new Map<string, RecipientTarget>();
+  for (const name of fromVariable.keys()) {
+    // The variable has no encryption key: letting it win would send that recipient's messages in clear.
+    if (fromFile.recipients.get(name)?.encryptionKey) {
+      throw new RecipientMapError(`RECIPIENTS: recipient "${name}" has an encryptionKey in ${settings.file}; set it in one place, the file`);
+    }
+  }
+  const recipients = new Map([...fromFile.recipients, ...fromVariable]);
   return { recipients, unmapped: settings.unmapped ?? fromFile.unmapped ?? 'default' };
 }

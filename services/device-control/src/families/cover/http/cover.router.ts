@@ -2,7 +2,7 @@ import type { Api } from '@homeops/common';
 import type { DeviceService } from '../../../domain/device.service.js';
 import { COVERS, type CoverAction } from '../domain/covers.js';
 import { assertMayControl } from '../../../http/control-families.js';
-import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { FamilyChannelParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
 import { CoverPositionBodySchema, CoverResultSchema, CoversSchema } from './cover.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
@@ -34,7 +34,7 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
       summary: `${action === 'open' ? 'Open' : action === 'close' ? 'Close' : 'Stop'} a cover`,
       access: 'devices:control',
       tags,
-      params: DoorParamsSchema,
+      params: FamilyChannelParamsSchema,
       responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
       errors: [...COMMAND_ERRORS],
       handler: async ({ params, principal }, _req, res) => {
@@ -50,7 +50,7 @@ export function registerCoverRoutes(api: Api, devices: DeviceService): void {
     summary: 'Move a cover to a position, 0 closed … 100 open (positions in between need a cover that takes them)',
     access: 'devices:control',
     tags,
-    params: DoorParamsSchema,
+    params: FamilyChannelParamsSchema,
     body: CoverPositionBodySchema,
     responses: { 200: { description: 'The device acknowledged; pushes tell where it ends up', schema: CoverResultSchema } },
     errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],

@@ -2,7 +2,7 @@ import type { Api } from '@homeops/common';
 import type { DeviceService } from '../../../domain/device.service.js';
 import { GARAGE_DOORS } from '../domain/garage-doors.js';
 import { assertMayControl } from '../../../http/control-families.js';
-import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { FamilyChannelParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
 import { GarageDoorResultSchema, GarageDoorsSchema } from './garage-door.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
@@ -30,7 +30,7 @@ export function registerGarageDoorRoutes(api: Api, devices: DeviceService): void
       summary: `${action === 'open' ? 'Open' : 'Close'} a garage door (idempotent: nothing is sent when it already is or goes there)`,
       access: 'devices:control',
       tags: ['garage doors'],
-      params: DoorParamsSchema,
+      params: FamilyChannelParamsSchema,
       responses: { 200: { description: "The opener's answer", schema: GarageDoorResultSchema } },
       errors: [...COMMAND_ERRORS],
       handler: async ({ params, principal }, _req, res) => {

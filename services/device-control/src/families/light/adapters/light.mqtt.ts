@@ -4,6 +4,7 @@ import { channelOf } from '../../../adapters/mqtt/command-payloads.js';
 import { channelNameOf, type CommandOperations, type MqttFamily, type MqttFamilyEntities } from '../../../adapters/mqtt/mqtt-family.js';
 import type { LightReading } from '../domain/light.types.js';
 import { LIGHTS } from '../domain/lights.js';
+import { SWITCHES } from '../../switch/domain/switches.js';
 
 /** A light's topics under a device's `<base>/devices/<slug>`. */
 const lightState = (at: string, channel: number) => `${at}/lights/${channel}/state`;
@@ -55,11 +56,11 @@ async function runLight(devices: CommandOperations, uuid: string, channel: numbe
   const { r, g, b } = body.color ?? {};
   if (typeof r === 'number' && typeof g === 'number' && typeof b === 'number') change.rgb = ((r & 0xff) << 16) | ((g & 0xff) << 8) | (b & 0xff);
   if (body.state === 'OFF') {
-    await devices.setChannel(uuid, channel, false);
+    await devices.use(SWITCHES).set(uuid, channel, false);
     return;
   }
   if (Object.keys(change).length > 0) await devices.use(LIGHTS).set(uuid, channel, change);
-  if (body.state === 'ON') await devices.setChannel(uuid, channel, true);
+  if (body.state === 'ON') await devices.use(SWITCHES).set(uuid, channel, true);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { LightChange } from '../domain/light.types.js';
 import type { DeviceService } from '../../../domain/device.service.js';
 import { LIGHTS } from '../domain/lights.js';
 import { assertMayControl } from '../../../http/control-families.js';
-import { DoorParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
+import { FamilyChannelParamsSchema, UuidParamsSchema } from '../../../http/device.schemas.js';
 import { LightChangeBodySchema, LightResultSchema, LightsSchema } from './light.schemas.js';
 import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
@@ -33,7 +33,7 @@ export function registerLightRoutes(api: Api, devices: DeviceService): void {
     summary: 'Set brightness (1–100), colour temperature (1 warm … 100 cold) or colour (#rrggbb), where the light has them',
     access: 'devices:control',
     tags,
-    params: DoorParamsSchema,
+    params: FamilyChannelParamsSchema,
     body: LightChangeBodySchema,
     responses: { 200: { description: 'The light acknowledged', schema: LightResultSchema } },
     errors: [...COMMAND_ERRORS, 'VALIDATION_FAILED'],

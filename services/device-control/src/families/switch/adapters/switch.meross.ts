@@ -110,8 +110,8 @@ export const SWITCH_MEROSS: MerossFamily = {
   learn(entry, abilities, capabilities) {
     entry.memory.protocol = !capabilities.includes('switch') ? 'none' : abilities.has('Appliance.Control.ToggleX') ? 'togglex' : 'toggle';
   },
-  describe(device, _def, entry) {
-    device.switchable = entry.memory.protocol !== 'none';
+  fit(device, member, entry) {
+    device.switchable = member && entry.memory.protocol !== 'none';
   },
   push(entry, namespace, payload, access) {
     const states = parseTogglePush(namespace, payload);

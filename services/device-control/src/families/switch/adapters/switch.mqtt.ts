@@ -3,6 +3,7 @@ import type { MqttFamily } from '../../../adapters/mqtt/mqtt-family.js';
 import { channelNameOf } from '../../../adapters/mqtt/mqtt-family.js';
 import { channelOf, oneOf } from '../../../adapters/mqtt/command-payloads.js';
 import { channelTopics } from '../../../adapters/mqtt/device-entities.js';
+import { SWITCHES } from '../domain/switches.js';
 
 /** Switches: a `switch` per channel (a light's on/off is its light entity's) and a button event when it is pressed. */
 export const SWITCH_MQTT: MqttFamily = {
@@ -43,7 +44,7 @@ export const SWITCH_MQTT: MqttFamily = {
   commands: [
     {
       suffix: 'channels/+/set',
-      run: (devices, uuid, key, text) => devices.setChannel(uuid, channelOf(key), oneOf(text, ['ON', 'OFF']) === 'ON'),
+      run: (devices, uuid, key, text) => devices.use(SWITCHES).set(uuid, channelOf(key), oneOf(text, ['ON', 'OFF']) === 'ON'),
       states: (at, _uuid, key) => [channelTopics(at).channelState(Number(key))],
     },
   ],

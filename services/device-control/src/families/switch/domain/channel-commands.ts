@@ -1,10 +1,11 @@
-import { AppError, isoNow, type Clock, type Logger } from '@homeops/common/core';
+import { AppError, isoNow } from '@homeops/common/core';
+import type { BackgroundStateReads } from '../../../domain/background-reads.js';
 import { callCloud } from '../../../domain/cloud-call.js';
+import type { DeviceActionsDeps } from '../../../domain/device-actions.js';
 import type { DeviceCloud } from '../../../domain/device-cloud.js';
-import type { DeviceQueue } from '../../../domain/device-queue.js';
 import type { DeviceRegistry } from '../../../domain/device-registry.js';
-import { describeUnreachable, isControllable, type Device } from '../../../domain/device.js';
-import type { DomainFamily } from '../../../domain/device-family.js';
+import { describeUnreachable, type Device } from '../../../domain/device.js';
+import type { DomainFamily, FamilyState } from '../../../domain/device-family.js';
 import { assertChannelOf, assertKnownDevice } from '../../../domain/device-rules.js';
 import type { Admission, LanOrCloud } from '../../../domain/lan-or-cloud.js';
 
@@ -15,28 +16,32 @@ export interface ChannelCommandResult {
   on: boolean;
 }
 
-interface ChannelCommandsDeps {
-  cloud: DeviceCloud;
-  registry: DeviceRegistry;
-  queue: DeviceQueue;
-  routes: LanOrCloud;
-  clock: Clock;
-  logger: Logger;
-  commandTimeoutMs: number;
-  /** The device families, in their order: what a device that cannot switch is, and what it takes instead. */
-  families: readonly DomainFamily[];
-}
-
-/** Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own timeouts. */
-export class ChannelCommands {
+/**
+ * Switching and reading channels: checks, the account budget (for the cloud route), the per-device queue, our own
+ * timeouts. The channels' states live in the registry (a push or a read records them there), so the family keeps
+ * nothing of its own; it reads unknown states in the background.
+ */
+export class ChannelCommands implements FamilyState {
   private readonly cloud: DeviceCloud;
   private readonly registry: DeviceRegistry;
   private readonly routes: LanOrCloud;
+  readonly backgroundReads: BackgroundStateReads = {
+    needsRead: (uuid) => this.needsStateRead(uuid),
+    read: (uuid, admission, wanted) => this.readInBackground(uuid, admission, wanted),
+  };
 
-  constructor(private readonly deps: ChannelCommandsDeps) {
+  constructor(private readonly deps: DeviceActionsDeps) {
     this.cloud = deps.cloud;
     this.registry = deps.registry;
     this.routes = deps.routes;
+  }
+
+  onCloudEvent(): void {}
+
+  forget(): void {}
+
+  counts(devices: readonly Device[]): { awaitingCommandChannel: number } {
+    return { awaitingCommandChannel: devices.filter((d) => d.presence === 'online' && d.switchable === true && !d.commandReady).length };
   }
 
   /**
@@ -99,7 +104,7 @@ export class ChannelCommands {
   /** A background read is worth sending: the device takes commands and some channel state is unknown. */
   needsStateRead(uuid: string): boolean {
     const device = this.registry.get(uuid);
-    return device !== undefined && isControllable(device) && device.channels.some((c) => c.on === null);
+    return device !== undefined && this.registry.isControllable(device) && device.channels.some((c) => c.on === null);
   }
 
   /**

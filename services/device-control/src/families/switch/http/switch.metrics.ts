@@ -1,5 +1,4 @@
 import { AppError, type AppMetrics, type KnownLabels } from '@homeops/common';
-import type { DeviceService } from '../../../domain/device.service.js';
 import { READ_ERRORS } from '../../../http/devices.router.js';
 
 /**
@@ -11,11 +10,14 @@ export const SWITCH_COMMAND_LABELS = {
   result: ['ok', ...READ_ERRORS, 'error'],
 } as const satisfies KnownLabels<'action' | 'result'>;
 
-/**
- * The device service as the routes see it, counting every toggle and on/off command by its result (`ok`, or the
- * error code): a view over `devices`, which stays the one that holds the state.
- */
-export function countSwitchCommands(metrics: AppMetrics, devices: DeviceService): DeviceService {
+/** Runs a switch command (a toggle, or a set on/off); the given form counts it by its result. */
+export type SwitchCommandRunner = <T>(action: 'toggle' | 'set', command: () => Promise<T>) => Promise<T>;
+
+/** Runs a command as it is, counting nothing (METRICS=off). */
+export const UNCOUNTED: SwitchCommandRunner = (_action, command) => command();
+
+/** Counts every toggle and on/off command through the HTTP API by its result (`ok`, or the error code). */
+export function countSwitchCommands(metrics: AppMetrics): SwitchCommandRunner {
   const toggles = metrics.counter(
     {
       name: 'homeops_device_toggles_total',
@@ -25,7 +27,7 @@ export function countSwitchCommands(metrics: AppMetrics, devices: DeviceService)
     SWITCH_COMMAND_LABELS,
   );
   // A refusal may be thrown before the command's promise exists (an unknown or offline device): run it inside.
-  const counted = async <T>(action: 'toggle' | 'set', command: () => Promise<T>): Promise<T> => {
+  return async (action, command) => {
     try {
       const result = await command();
       toggles.inc({ action, result: 'ok' });
@@ -35,8 +37,4 @@ export function countSwitchCommands(metrics: AppMetrics, devices: DeviceService)
       throw err;
     }
   };
-  const view = Object.create(devices) as DeviceService;
-  view.toggleChannel = (uuid, channel) => counted('toggle', () => devices.toggleChannel(uuid, channel));
-  view.setChannel = (uuid, channel, on) => counted('set', () => devices.setChannel(uuid, channel, on));
-  return view;
 }

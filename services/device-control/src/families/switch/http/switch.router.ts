@@ -1,12 +1,15 @@
-import type { Api } from '@homeops/common';
+import type { Api, AppMetrics } from '@homeops/common';
 import type { DeviceService } from '../../../domain/device.service.js';
+import { SWITCHES } from '../domain/switches.js';
 import { assertMayControl } from '../../../http/control-families.js';
 import { COMMAND_ERRORS } from '../../../http/devices.router.js';
 import { UuidParamsSchema } from '../../../http/device.schemas.js';
+import { countSwitchCommands, UNCOUNTED } from './switch.metrics.js';
 import { ChannelParamsSchema, CommandResultSchema, SetChannelBodySchema, ToggleBodySchema } from './switch.schemas.js';
 
-/** POST /devices/:uuid/toggle and PUT /devices/:uuid/channels/:channel: a channel's on/off. */
-export function registerSwitchRoutes(api: Api, devices: DeviceService): void {
+/** POST /devices/:uuid/toggle and PUT /devices/:uuid/channels/:channel: a channel's on/off, counted unless METRICS=off. */
+export function registerSwitchRoutes(api: Api, devices: DeviceService, metrics: AppMetrics | undefined): void {
+  const run = metrics ? countSwitchCommands(metrics) : UNCOUNTED;
   api.route({
     method: 'post',
     path: '/devices/{uuid}/toggle',
@@ -19,7 +22,7 @@ export function registerSwitchRoutes(api: Api, devices: DeviceService): void {
     errors: [...COMMAND_ERRORS],
     handler: async ({ params, body, principal }, _req, res) => {
       assertMayControl(principal, params.uuid, 'switch');
-      const result = await devices.toggleChannel(params.uuid, body.channel);
+      const result = await run('toggle', () => devices.use(SWITCHES).toggle(params.uuid, body.channel));
       res.json({ status: 'success', device: result.device, action: 'toggle', channel: result.channel, on: result.on });
     },
   });
@@ -36,7 +39,7 @@ export function registerSwitchRoutes(api: Api, devices: DeviceService): void {
     errors: [...COMMAND_ERRORS],
     handler: async ({ params, body, principal }, _req, res) => {
       assertMayControl(principal, params.uuid, 'switch');
-      const result = await devices.setChannel(params.uuid, params.channel, body.on);
+      const result = await run('set', () => devices.use(SWITCHES).set(params.uuid, params.channel, body.on));
       const action = result.on ? 'on' : 'off';
       res.json({ status: 'success', device: result.device, action, channel: result.channel, on: result.on });
     },

@@ -1,5 +1,23 @@
 import { z } from '@homeops/common';
+import type { FamilyHealth } from '../../device-family.js';
 import { nonNegativeIntText, UuidParamsSchema } from '../../../http/device.schemas.js';
+
+declare module '../../../http/device.schemas.js' {
+  interface FamilyDeviceFields {
+    /** Every device (the switches' control flag): whether it can be switched. */
+    switchable: boolean;
+  }
+}
+
+/** What GET /devices says of the `switch` capability. */
+export const SWITCH_NOTE = 'only `switch` devices take toggle and channel commands';
+
+/** The switches' part of /health: those online whose command channel is down (a broker outage). */
+export const SWITCH_HEALTH: FamilyHealth = {
+  counts: { awaitingCommandChannel: z.number().openapi({ description: 'Online switches whose command channel is down' }) },
+  problems: ({ awaitingCommandChannel = 0 }) =>
+    awaitingCommandChannel > 0 ? [`${awaitingCommandChannel} online switch(es) cannot be reached over their command channel`] : [],
+};
 
 /** `:uuid` and `:channel` of PUT /devices/:uuid/channels/:channel. */
 export const ChannelParamsSchema = UuidParamsSchema.extend({
@@ -26,3 +44,5 @@ export const CommandResultSchema = z
     on: z.boolean().openapi({ description: 'The state of the channel after the command' }),
   })
   .openapi('CommandResult');
+
+export type CommandResultBody = z.infer<typeof CommandResultSchema>;
