@@ -104,7 +104,8 @@ describe('a leak at the emulated sensor, across both services', () => {
   it('does not ring for a muted smoke alarm or a test, and rings for smoke', { timeout: 60_000 }, async () => {
     const put = await deviceControl.request('PUT', '/watches/hall-smoke', {
       condition: { kind: 'smoke', device: SAFETY_HUB, sensor: SMOKE_ALARM },
-      notify: { recipient: 'family', priority: 2 },
+      // No priority: a smoke watch rings as an emergency by default.
+      notify: { recipient: 'family' },
       clearSeconds: 0,
     });
     expect(put.status).toBe(200);

@@ -58,7 +58,13 @@ export const WatchBodySchema = z
     notify: z
       .object({
         recipient: z.string().min(1).max(256),
-        priority: z.number().int().min(-2).max(2).default(0),
+        priority: z
+          .number()
+          .int()
+          .min(-2)
+          .max(2)
+          .optional()
+          .openapi({ description: "-2 to 2; default the condition's: 2 for leak, smoke and open (an alarm rings until acknowledged), else 0" }),
         sound: z.string().min(1).max(64).optional(),
         title: z.string().min(1).max(250).optional(),
         message: z.string().min(1).max(1024).optional(),

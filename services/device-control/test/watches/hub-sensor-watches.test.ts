@@ -162,3 +162,26 @@ describe('a door/window open watch', () => {
     expect(() => WatchBodySchema.parse({ condition: { kind: 'leak', device: HUB }, notify })).toThrow();
   });
 });
+
+describe('the priority of a sensor watch', () => {
+  it('rings at priority 2 when the watch gives none, keeps one it gives, and an offline watch still defaults to 0', async () => {
+    const { watches, sent, put, sensor } = await house();
+    const leak = await put('leak', { condition: { kind: 'leak', device: HUB, sensor: 'leak-1' }, notify: { recipient: 'family' }, clearSeconds: 0 });
+    await put('door', { condition: { kind: 'open', device: HUB, sensor: 'door-1', seconds: 0 }, notify: { recipient: 'family', priority: 1 } });
+    await put('gone', { condition: { kind: 'offline', device: HUB, minutes: 5 }, notify: { recipient: 'family' } });
+
+    await sensor('leak-1', { leak: true });
+    await sensor('door-1', { open: true });
+
+    expect(leak.notify.priority).toBe(2);
+    expect(sent.map((s) => [s.watch, s.priority])).toEqual([
+      ['leak', 2],
+      ['door', 1],
+    ]);
+    expect(watches.list().map((w) => [w.name, w.notify.priority])).toEqual([
+      ['leak', 2],
+      ['door', 1],
+      ['gone', 0],
+    ]);
+  });
+});

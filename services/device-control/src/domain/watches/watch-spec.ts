@@ -17,7 +17,8 @@ export type WatchCondition =
 /** Whom a watch notifies, and how. */
 export interface WatchNotify {
   recipient: string;
-  priority: number;
+  /** Pushover's -2…2; when not given, the condition's own (2 for the alarms of leak, smoke and door sensors), else 0. */
+  priority?: number | undefined;
   sound?: string | undefined;
   title?: string | undefined;
   message?: string | undefined;
