@@ -301,6 +301,41 @@ describe(`device-control dashboard at http://${LAN_HOST}/ (simulator)`, () => {
     await page.close();
   }, 60_000);
 
+  it('shows a badge on each leak, smoke and door sensor behind the hub, red when the sensor raises an alarm', async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    await page.goto(`http://${LAN_HOST}:${running.port}/`);
+    const card = cardOf(page, 'Heating Hub');
+    await card.getByRole('button', { name: 'Read devices' }).click();
+    const badge = (name: string) => card.getByLabel(new RegExp(`^${name}: `));
+    await badge('Laundry leak sensor').waitFor();
+    expect(await badge('Laundry leak sensor').getAttribute('aria-label')).toBe('Laundry leak sensor: dry');
+    expect(await badge('Hallway smoke alarm').getAttribute('aria-label')).toBe('Hallway smoke alarm: clear');
+    expect(await badge('Front door').getAttribute('aria-label')).toBe('Front door: closed');
+    expect(await card.locator('[data-sensor-state="alarm"]').count()).toBe(0);
+
+    // The hub's next answer: water at the leak sensor, smoke at the alarm (the simulator's sensors stay quiet).
+    await page.route('**/devices/sim-hub-0001/hub', async (route) => {
+      // Read from the service itself (the browser's LAN host name resolves only inside the browser).
+      const answer = await fetch(`http://127.0.0.1:${running.port}/devices/sim-hub-0001/hub`);
+      const body = (await answer.json()) as { subdevices: Array<{ kind: string; leak: boolean | null; smoke: string | null }> };
+      for (const d of body.subdevices) {
+        if (d.kind === 'leak') d.leak = true;
+        if (d.kind === 'smoke') d.smoke = 'alarm';
+      }
+      await route.fulfill({ status: answer.status, json: body });
+    });
+    await card.getByRole('button', { name: 'Read again' }).click();
+    await expect.poll(() => card.locator('[data-sensor-state="alarm"]').count()).toBe(2);
+
+    expect(await badge('Laundry leak sensor').getAttribute('aria-label')).toBe('Laundry leak sensor: water!');
+    expect(await badge('Laundry leak sensor').getAttribute('class')).toContain('bad');
+    expect(await badge('Hallway smoke alarm').getAttribute('class')).toContain('bad');
+    expect(await badge('Front door').getAttribute('class')).toContain('ok');
+    expect(trouble.problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('refuses a watch where the service has nowhere to notify, and shows the 409 body in the form', async () => {
     const page = await lan.browser.newPage();
     const trouble = watchTrouble(page);

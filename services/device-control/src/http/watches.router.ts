@@ -25,7 +25,8 @@ export function registerWatchRoutes(api: Api, watches: DeviceWatches): void {
   api.route({
     method: 'put',
     path: '/watches/{name}',
-    summary: 'Creates or replaces a watch (door open, power below, offline, battery, temperature); refused when its reads would not fit the budget',
+    summary:
+      'Creates or replaces a watch (door open, power below, offline, battery, temperature, leak, smoke, open); refused when its reads would not fit the budget',
     access: 'admin',
     tags: ['watches'],
     params: NameParams,

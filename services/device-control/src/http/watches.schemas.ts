@@ -6,6 +6,7 @@ const minutes = z
   .number()
   .min(0)
   .max(7 * 24 * 60);
+const sensor = z.string().min(1).max(64);
 const poll = (fallback: number) => z.number().int().min(10).max(86_400).default(fallback);
 
 export const WatchConditionSchema = z.discriminatedUnion('kind', [
@@ -36,6 +37,19 @@ export const WatchConditionSchema = z.discriminatedUnion('kind', [
     })
     .strict()
     .refine((c) => (c.above === undefined) !== (c.below === undefined), 'give above or below, one of them'),
+  z.object({ kind: z.literal('leak'), device, sensor }).strict(),
+  z.object({ kind: z.literal('smoke'), device, sensor }).strict(),
+  z
+    .object({
+      kind: z.literal('open'),
+      device,
+      sensor,
+      seconds: z
+        .number()
+        .min(0)
+        .max(7 * 86_400),
+    })
+    .strict(),
 ]);
 
 export const WatchBodySchema = z
@@ -44,7 +58,13 @@ export const WatchBodySchema = z
     notify: z
       .object({
         recipient: z.string().min(1).max(256),
-        priority: z.number().int().min(-2).max(2).default(0),
+        priority: z
+          .number()
+          .int()
+          .min(-2)
+          .max(2)
+          .optional()
+          .openapi({ description: "-2 to 2; default the condition's: 2 for leak, smoke and open (an alarm rings until acknowledged), else 0" }),
         sound: z.string().min(1).max(64).optional(),
         title: z.string().min(1).max(250).optional(),
         message: z.string().min(1).max(1024).optional(),

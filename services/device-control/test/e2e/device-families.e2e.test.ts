@@ -189,6 +189,9 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
         targetTemperature: 21,
         minTemperature: 5,
         maxTemperature: 35,
+        leak: null,
+        smoke: null,
+        open: null,
       },
       {
         id: '120027D2',
@@ -203,6 +206,9 @@ describe('device families (adapter against the emulated cloud)', { timeout: 30_0
         targetTemperature: null,
         minTemperature: null,
         maxTemperature: null,
+        leak: null,
+        smoke: null,
+        open: null,
       },
     ]);
     emulator.pressValve(HUB, '01008C11');

@@ -1,4 +1,5 @@
 import type { EmulatedDevice, EmulatedSubDevice } from './emulated-device.js';
+import { isSafety, safetyAllEntry, safetyAnswer } from './hub-sensors.js';
 import { md5 } from './emulator-api.js';
 
 /** A Meross protocol message, as MQTT and a device's /config carry it. */
@@ -177,7 +178,7 @@ function moveCover(device: EmulatedDevice, ctx: DeviceContext, payload: Record<s
 /** A hub's namespaces for the valves and sensors behind it, as meross_lan describes them. */
 function hub(device: EmulatedDevice, call: string, payload: Record<string, unknown>, reply: Reply): void {
   const valves = device.hubDevices.filter((d) => d.kind === 'valve');
-  const sensors = device.hubDevices.filter((d) => d.kind === 'sensor');
+  const sensors = device.hubDevices.filter((d) => d.kind !== 'valve');
   const online = (d: EmulatedSubDevice) => ({ status: d.online ? 1 : 2, lastActiveTime: Math.floor(Date.now() / 1000) });
   const byId = (id: unknown) => device.hubDevices.find((d) => d.id === id);
   if (call === 'GET Appliance.Hub.Mts100.All') {
@@ -204,7 +205,11 @@ function hub(device: EmulatedDevice, call: string, payload: Record<string, unkno
   }
   if (call === 'GET Appliance.Hub.Sensor.All') {
     return reply('GETACK', {
-      all: sensors.map((s) => ({ id: s.id, online: online(s), temperature: { latest: s.room, max: 400, min: -200 }, humidity: { latest: s.humidity } })),
+      all: sensors.map((s) =>
+        isSafety(s)
+          ? { id: s.id, online: online(s), ...safetyAllEntry(s) }
+          : { id: s.id, online: online(s), temperature: { latest: s.room, max: 400, min: -200 }, humidity: { latest: s.humidity } },
+      ),
     });
   }
   if (call === 'GET Appliance.Hub.Battery') return reply('GETACK', { battery: device.hubDevices.map((d) => ({ id: d.id, value: d.battery })) });
@@ -230,5 +235,7 @@ function hub(device: EmulatedDevice, call: string, payload: Record<string, unkno
     }
     return reply('SETACK', {});
   }
+  const safety = safetyAnswer(device.hubDevices, call);
+  if (safety && device.hubDevices.some(isSafety)) return reply('GETACK', safety);
   unsupported(reply);
 }

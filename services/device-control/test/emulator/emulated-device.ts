@@ -1,4 +1,5 @@
 import { md5 } from './emulator-api.js';
+import { isSafety, SAFETY_ABILITIES, type SafetyKind } from './hub-sensors.js';
 import { lanEncryptionKey } from './lan-crypto.js';
 import { EmulatedThermostat, type ThermostatModel } from './emulated-thermostat.js';
 
@@ -24,8 +25,8 @@ export interface EmulatedDeviceSpec {
   cover?: boolean;
   /** A light (msl430): Appliance.Control.Light with these capacity bits (1 RGB, 2 temperature, 4 luminance). */
   lightCapacity?: number;
-  /** A hub (msh300, protocol none): the valves and sensors behind it. */
-  hubDevices?: Array<{ id: string; name: string; kind: 'valve' | 'sensor' }>;
+  /** A hub (msh300, protocol none): the valves and sensors behind it (leak, smoke, contact: hub-sensors.ts). */
+  hubDevices?: Array<{ id: string; name: string; kind: EmulatedSubDevice['kind'] }>;
   /**
    * Newer firmware: declares Appliance.Encrypt.ECDHE and takes LAN requests only encrypted (AES-256-CBC with a key
    * from its uuid, the account key and its MAC, as meross_lan's merossclient does); a plain one but the ability read
@@ -54,7 +55,7 @@ export interface EnergyLog {
 export interface EmulatedSubDevice {
   id: string;
   name: string;
-  kind: 'valve' | 'sensor';
+  kind: 'valve' | 'sensor' | SafetyKind;
   online: boolean;
   battery: number;
   onoff: 0 | 1;
@@ -62,6 +63,12 @@ export interface EmulatedSubDevice {
   custom: number;
   mode: number;
   humidity: number;
+  /** Leak sensors: latestWaterLeak. */
+  leak: 0 | 1;
+  /** Smoke alarms: the GS559 status code (170 all clear). */
+  smokeStatus: number;
+  /** Door/window sensors: 1 open. */
+  doorStatus: 0 | 1;
 }
 
 const SYSTEM_ABILITIES = ['Appliance.System.All', 'Appliance.System.Ability', 'Appliance.System.Online', 'Appliance.System.Report', 'Appliance.Config.Key'];
@@ -138,6 +145,9 @@ export class EmulatedDevice {
       custom: 210,
       mode: 0,
       humidity: 550 + i,
+      leak: 0,
+      smokeStatus: 170,
+      doorStatus: 0,
     }));
     for (const channel of this.channelNumbers()) this.states.set(channel, false);
     if (this.garageDoor) this.doors.set(0, false);
@@ -162,6 +172,7 @@ export class EmulatedDevice {
         'Appliance.Hub.Mts100.Temperature',
         'Appliance.Hub.Mts100.Mode',
       );
+      if (this.hubDevices.some(isSafety)) own.push(...SAFETY_ABILITIES);
     }
     if (this.type === 'mss310') own.push('Appliance.Control.Electricity', 'Appliance.Control.ConsumptionX');
     if (this.multiple !== null) own.push('Appliance.Control.Multiple');

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { EmulatedDevice } from './emulated-device.js';
+import { SUBDEVICE_TYPES } from './hub-sensors.js';
 
 /** The request-signing constant of the Meross app, as the real cloud checks it. */
 export const SIGNING_SECRET = '23x17ahWarFH6w29';
@@ -185,7 +186,7 @@ export class EmulatorApi {
       this.answer(
         res,
         0,
-        (hub?.hubDevices ?? []).map((d) => ({ subDeviceId: d.id, subDeviceType: d.kind === 'valve' ? 'mts100v3' : 'ms100', subDeviceName: d.name })),
+        (hub?.hubDevices ?? []).map((d) => ({ subDeviceId: d.id, subDeviceType: SUBDEVICE_TYPES[d.kind], subDeviceName: d.name })),
       );
     } else {
       this.calls.logout += 1;

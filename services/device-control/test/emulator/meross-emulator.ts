@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { EmulatedDevice, type EmulatedDeviceSpec } from './emulated-device.js';
+import { EmulatedDevice, type EmulatedDeviceSpec, type EmulatedSubDevice } from './emulated-device.js';
+import { isSafety, safetyPush, type SafetyKind } from './hub-sensors.js';
 import { EmulatorApi, type EmulatedAccount } from './emulator-api.js';
 import { createServer } from 'node:net';
 import { EmulatorBroker, MQTT_PORT } from './emulator-broker.js';
@@ -164,6 +165,30 @@ export class MerossEmulator {
     if (!device.thermostat) throw new Error(`${uuid} is no thermostat`);
     const { namespace, payload } = device.thermostat.change(fields);
     this.brokerOf(device).push(uuid, namespace, payload);
+  }
+
+  /** Water reaches (or leaves) a leak sensor behind a hub: the hub pushes Appliance.Hub.Sensor.WaterLeak. */
+  setLeak(hubUuid: string, id: string, wet: boolean): void {
+    this.changeSafety(hubUuid, id, 'leak', (d) => (d.leak = wet ? 1 : 0));
+  }
+
+  /** A smoke alarm's status changes (GS559 codes: 170 clear, 23 test, 24 heat, 25 smoke, 26/27 muted, 17–22 errors). */
+  setSmoke(hubUuid: string, id: string, status: number): void {
+    this.changeSafety(hubUuid, id, 'smoke', (d) => (d.smokeStatus = status));
+  }
+
+  /** A door or window with a contact sensor opens or closes: the hub pushes Appliance.Hub.Sensor.DoorWindow. */
+  setContact(hubUuid: string, id: string, open: boolean): void {
+    this.changeSafety(hubUuid, id, 'contact', (d) => (d.doorStatus = open ? 1 : 0));
+  }
+
+  private changeSafety(hubUuid: string, id: string, kind: SafetyKind, change: (d: EmulatedSubDevice) => void): void {
+    const hub = this.device(hubUuid);
+    const sensor = hub.hubDevices.find((d) => d.id === id);
+    if (!sensor || sensor.kind !== kind || !isSafety(sensor)) throw new Error(`no ${kind} sensor ${id}`);
+    change(sensor);
+    const { namespace, payload } = safetyPush(sensor);
+    this.brokerOf(hub).push(hubUuid, namespace, payload);
   }
 
   /**

@@ -79,6 +79,17 @@ export function smartBulb(overrides: Partial<CloudDevice> & { uuid: string }): C
 /** What the fake's lights support; tests change it before adding a device. */
 export const ALL_LIGHT_FEATURES: LightFeatures = { brightness: true, temperature: true, rgb: true };
 
+const QUIET = { online: true, battery: 90, temperature: null, humidity: null, on: null, targetTemperature: null, minTemperature: null, maxTemperature: null };
+
+/** A leak (ms400), a smoke (gs559) and a door/window sensor (ms200), all quiet: push them into `hubDevices`. */
+export function safetySensors(): HubSubDeviceReading[] {
+  return [
+    { ...QUIET, id: 'leak-1', name: 'Laundry', kind: 'leak', model: 'ms400', leak: false, smoke: null, open: null },
+    { ...QUIET, id: 'smoke-1', name: 'Hallway', kind: 'smoke', model: 'gs559', leak: null, smoke: 'clear', open: null },
+    { ...QUIET, id: 'door-1', name: 'Front door', kind: 'contact', model: 'ms200', leak: null, smoke: null, open: false },
+  ];
+}
+
 /** A hub (msh300) with the fake's `hubDevices` behind it. */
 export function hub(overrides: Partial<CloudDevice> & { uuid: string }): CloudDevice {
   return cloudDevice({ name: 'Hub', type: 'msh300', switchable: false, capabilities: ['hubSensors'], ...overrides });
@@ -267,6 +278,9 @@ export class FakeDeviceCloud implements DeviceCloud {
       targetTemperature: 21,
       minTemperature: 5,
       maxTemperature: 35,
+      leak: null,
+      smoke: null,
+      open: null,
     },
     {
       id: 'sensor-1',
@@ -281,6 +295,9 @@ export class FakeDeviceCloud implements DeviceCloud {
       targetTemperature: null,
       minTemperature: null,
       maxTemperature: null,
+      leak: null,
+      smoke: null,
+      open: null,
     },
   ];
 

@@ -49,7 +49,7 @@ describe('hubs and the devices behind them', () => {
     });
   });
 
-  it('takes a push from a valve into GET and /events; a device not read yet waits for the next read', async () => {
+  it('takes a push from a valve into GET and /events; a push before any read starts one read, which carries it', async () => {
     const { app, cloud, hubEvents } = await setup();
     cloud.emit({ type: 'hubDevice', uuid: HUB, id: 'valve-1', change: { on: false }, source: 'push' });
     await request(app).get(`/devices/${HUB}/hub`);
@@ -59,6 +59,7 @@ describe('hubs and the devices behind them', () => {
 
     expect(after.body.subdevices[0]).toMatchObject({ id: 'valve-1', on: false, temperature: 18 });
     expect(hubEvents().map((e) => e.type === 'hub' && e.source)).toEqual(['read', 'push']);
+    expect(cloud.callsOf('readHub')).toHaveLength(1);
   });
 
   it("refuses before sending: a target outside the valve's range (400), a sensor (409), an unknown id (404), odd input (400)", async () => {

@@ -1,6 +1,7 @@
 import { type ApiClient, type ErrorBody, ErrorNote, lockProps, timeFromNow, toErrorBody } from '@homeops/web-kit';
 import { useCallback, useState } from 'preact/hooks';
 import type { HubSubDeviceReading } from '../../src/families/hub/domain/hub.types.js';
+import { SensorBadge } from './sensor-badge.js';
 import type { Device } from './types.js';
 
 /** A device behind the hub, as GET /devices/:uuid/hub and hub events give it. */
@@ -25,7 +26,10 @@ interface Props {
   onSubdevices(list: SubDevice[]): void;
 }
 
-/** The valves and sensors behind a hub, read when asked (three cloud messages, cached a minute by the service). */
+/**
+ * The valves and sensors behind a hub, read when asked (three cloud messages, cached a minute by the service); leak,
+ * smoke and door sensors carry a badge that turns red on alarm, kept current by the hub events.
+ */
 export function HubPanel({ client, device, locked, subdevices, onSubdevices }: Props) {
   const lock = lockProps(locked);
   const [at, setAt] = useState<string | null>(null);
@@ -69,6 +73,7 @@ export function HubPanel({ client, device, locked, subdevices, onSubdevices }: P
                 <span>
                   <strong>{d.name}</strong> <span class="muted">{d.online ? d.kind : `${d.kind}, offline`}</span>
                 </span>
+                <SensorBadge device={d} />
                 {d.kind === 'valve' ? (
                   <button
                     type="button"

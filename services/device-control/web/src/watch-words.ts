@@ -23,6 +23,12 @@ export function conditionText(condition: Watch['condition'], deviceName: string)
       const bound = condition.above !== undefined ? `above ${condition.above}` : `below ${condition.below}`;
       return `${condition.sensor} on ${deviceName} ${bound} °C for ${minutesText(condition.minutes)}`;
     }
+    case 'leak':
+      return `${condition.sensor} on ${deviceName} finds water`;
+    case 'smoke':
+      return `${condition.sensor} on ${deviceName} rings (smoke or heat)`;
+    case 'open':
+      return `${condition.sensor} on ${deviceName} open longer than ${minutesText(condition.seconds / 60)}`;
   }
 }
 

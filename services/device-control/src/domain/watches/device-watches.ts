@@ -130,7 +130,12 @@ export class DeviceWatches {
   }
 
   list(): WatchView[] {
-    return [...this.running.values()].map(({ spec, state }) => ({ ...spec, state: state.kind, messagesPerHour: this.costOf(spec.condition) }));
+    return [...this.running.values()].map(({ spec, state }) => ({
+      ...spec,
+      notify: { ...spec.notify, priority: this.priorityOf(spec) },
+      state: state.kind,
+      messagesPerHour: this.costOf(spec.condition),
+    }));
   }
 
   get(name: string): WatchView {
@@ -242,6 +247,11 @@ export class DeviceWatches {
     return kind ? kind.truth(condition, seen.families.get(kind.family.capability)) : { holds: undefined, arms: false };
   }
 
+  /** The watch's own priority, else its condition's, else 0. */
+  private priorityOf(spec: WatchSpec): number {
+    return spec.notify.priority ?? this.kindOf(spec.condition)?.priority ?? 0;
+  }
+
   private needsArming(condition: WatchCondition): boolean {
     return this.kindOf(condition)?.needsArming?.(condition) ?? false;
   }
@@ -293,7 +303,7 @@ export class DeviceWatches {
       episode,
       state,
       recipient: spec.notify.recipient,
-      priority: spec.notify.priority,
+      priority: this.priorityOf(spec),
       sound: spec.notify.sound,
       title: spec.notify.title ?? text.title,
       message: state === 'firing' ? (spec.notify.message ?? text.message) : `${spec.notify.title ?? text.title}: over`,

@@ -15,6 +15,8 @@ export interface WatchKind<K = unknown, C extends WatchCondition = WatchConditio
   /** The capability the watched device must have. */
   needs: Capability;
   truth(condition: C, known: K | undefined): WatchTruth;
+  /** Its notification's priority when the watch gives none (default 0): an alarm rings at 2. */
+  priority?: number;
   /** The default title and message of its notification. */
   describe(condition: C, deviceName: string): { title: string; message: string };
   /** Whether a new episode waits until the condition arms it (a cycle ran); default never. */

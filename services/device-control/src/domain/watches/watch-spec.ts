@@ -8,12 +8,17 @@ export type WatchCondition =
   /** Below `watts` for `minutes`, after having been above `afterAbove` (the cycle ran); without it, any time. */
   | { kind: 'powerBelow'; device: string; watts: number; minutes: number; afterAbove?: number | undefined; pollSeconds: number }
   | { kind: 'batteryBelow'; device: string; sensor: string; percent: number; pollSeconds: number }
-  | { kind: 'temperature'; device: string; sensor: string; above?: number | undefined; below?: number | undefined; minutes: number; pollSeconds: number };
+  | { kind: 'temperature'; device: string; sensor: string; above?: number | undefined; below?: number | undefined; minutes: number; pollSeconds: number }
+  /** A leak sensor found water; a smoke alarm rings (not muted, not a test); a door/window sensor open for `seconds`. */
+  | { kind: 'leak'; device: string; sensor: string }
+  | { kind: 'smoke'; device: string; sensor: string }
+  | { kind: 'open'; device: string; sensor: string; seconds: number };
 
 /** Whom a watch notifies, and how. */
 export interface WatchNotify {
   recipient: string;
-  priority: number;
+  /** Pushover's -2…2; when not given, the condition's own (2 for the alarms of leak, smoke and door sensors), else 0. */
+  priority?: number | undefined;
   sound?: string | undefined;
   title?: string | undefined;
   message?: string | undefined;
@@ -39,5 +44,6 @@ export function messagesPerHour(condition: WatchCondition): number {
 
 /** How long the condition must hold before the episode fires. */
 export function holdMs(condition: WatchCondition): number {
+  if ('seconds' in condition) return condition.seconds * 1000;
   return 'minutes' in condition ? condition.minutes * 60_000 : 0;
 }

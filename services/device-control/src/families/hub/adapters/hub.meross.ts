@@ -3,6 +3,7 @@ import type { DeviceEntry } from '../../../adapters/meross/meross-device-entry.j
 import { get, set, type MerossFamily } from '../../../adapters/meross/meross-family.js';
 import type { CloudEvent } from '../../../domain/device-cloud.js';
 import type { HubSubDeviceReading } from '../domain/hub.types.js';
+import { safetyReadingOf, SENSOR_PUSHES } from './hub-sensors.meross.js';
 
 declare module '../../../adapters/meross/meross-device-entry.js' {
   interface FamilyMemory {
@@ -16,7 +17,8 @@ const onlineOf = (e: Record<string, unknown>) => record(e.online)?.status === 1;
 
 /**
  * What a hub pushes about the devices behind it: a valve switched at the valve (Hub.ToggleX), its temperatures
- * (Hub.Mts100.Temperature), a sensor's reading (Hub.Sensor.TempHum or .All), a battery (Hub.Battery).
+ * (Hub.Mts100.Temperature), a sensor's reading (Hub.Sensor.TempHum or .All), a battery (Hub.Battery), a leak, smoke
+ * or door sensor (Hub.Sensor.WaterLeak, .Smoke, .DoorWindow), a device going on- or offline (Hub.Online).
  */
 export function parseHubPush(namespace: string, payload: unknown): Array<{ id: string; change: Partial<HubSubDeviceReading> }> {
   const body = record(payload);
@@ -32,11 +34,19 @@ export function parseHubPush(namespace: string, payload: unknown): Array<{ id: s
     case 'Appliance.Hub.Sensor.TempHum':
       return each('tempHum', (e) => defined({ temperature: tenths(e.latestTemperature), humidity: tenths(e.latestHumidity) }));
     case 'Appliance.Hub.Sensor.All':
-      return each('all', (e) => defined({ temperature: tenths(record(e.temperature)?.latest), humidity: tenths(record(e.humidity)?.latest) }));
+      return each('all', (e) =>
+        defined({
+          temperature: tenths(record(e.temperature)?.latest),
+          humidity: tenths(record(e.humidity)?.latest),
+          ...safetyReadingOf(e)?.change,
+        }),
+      );
     case 'Appliance.Hub.Battery':
       return each('battery', (e) => (typeof e.value === 'number' ? { battery: e.value } : {}));
-    default:
-      return [];
+    default: {
+      const sensor = SENSOR_PUSHES[namespace];
+      return sensor ? each(sensor.key, (e) => defined(sensor.read(e))) : [];
+    }
   }
 }
 
@@ -76,7 +86,8 @@ export function subDeviceNames(list: unknown): Map<string, { name: string; model
 
 /**
  * A hub's devices from its Hub.Mts100.All, Hub.Sensor.All and Hub.Battery answers (temperatures and humidity in
- * tenths), named from the cloud's list; a listed device that answered in neither is `other`.
+ * tenths; leak, smoke and door sensors by what their entry carries), named from the cloud's list; a listed device
+ * that answered in neither is `other`.
  */
 export function parseHub(
   valvesPayload: unknown,
@@ -98,6 +109,9 @@ export function parseHub(
     targetTemperature: null,
     minTemperature: null,
     maxTemperature: null,
+    leak: null,
+    smoke: null,
+    open: null,
   });
   const found: HubSubDeviceReading[] = [];
   for (const v of entries(record(valvesPayload)?.all)) {
@@ -115,7 +129,9 @@ export function parseHub(
   }
   for (const e of entries(record(sensorsPayload)?.all)) {
     if (typeof e.id !== 'string') continue;
-    found.push({ ...base(e.id, 'sensor', 'ms100', e), temperature: tenths(record(e.temperature)?.latest), humidity: tenths(record(e.humidity)?.latest) });
+    const safety = safetyReadingOf(e);
+    const sensor = base(e.id, safety?.kind ?? 'sensor', safety?.model ?? 'ms100', e);
+    found.push({ ...sensor, temperature: tenths(record(e.temperature)?.latest), humidity: tenths(record(e.humidity)?.latest), ...safety?.change });
   }
   for (const [id, { model }] of names) {
     if (!found.some((d) => d.id === id)) found.push({ ...base(id, 'other', model, {}), online: false });

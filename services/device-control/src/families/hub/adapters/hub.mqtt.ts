@@ -5,7 +5,16 @@ import type { MqttFamily, MqttFamilyEntities } from '../../../adapters/mqtt/mqtt
 import type { HubSubDeviceReading } from '../domain/hub.types.js';
 import { HUBS } from '../domain/hubs.js';
 
-type HubValue = 'temperature' | 'humidity' | 'battery' | 'mode' | 'target';
+type HubValue = 'temperature' | 'humidity' | 'battery' | 'mode' | 'target' | SafetyValue;
+
+/** What a safety sensor reports, its Home Assistant binary_sensor class, and when it is ON (a muted alarm still sees smoke). */
+const SAFETY: Record<'leak' | 'smoke' | 'contact', { value: SafetyValue; deviceClass: string; on(sub: HubSubDeviceReading): boolean | null }> = {
+  leak: { value: 'leak', deviceClass: 'moisture', on: (sub) => sub.leak },
+  smoke: { value: 'smoke', deviceClass: 'smoke', on: (sub) => (sub.smoke === null ? null : sub.smoke === 'alarm' || sub.smoke === 'muted') },
+  contact: { value: 'open', deviceClass: 'door', on: (sub) => sub.open },
+};
+type SafetyValue = 'leak' | 'smoke' | 'open';
+const safetyOf = (sub: HubSubDeviceReading) => (sub.kind === 'leak' || sub.kind === 'smoke' || sub.kind === 'contact' ? SAFETY[sub.kind] : undefined);
 
 /** A hub device's topics under the hub's `<base>/devices/<slug>`. */
 const hubTopic = (at: string, id: string, what: HubValue) => `${at}/hub/${slugOf(id)}/${what}`;
@@ -25,6 +34,9 @@ export function hubStatesOf(at: string, hub: HubSubDeviceReading[]): Array<[stri
     if (sub.battery !== null) states.push([hubTopic(at, sub.id, 'battery'), String(sub.battery)]);
     if (sub.kind === 'valve' && sub.on !== null) states.push([hubTopic(at, sub.id, 'mode'), sub.on ? 'heat' : 'off']);
     if (sub.kind === 'valve' && sub.targetTemperature !== null) states.push([hubTopic(at, sub.id, 'target'), String(sub.targetTemperature)]);
+    const safety = safetyOf(sub);
+    const on = safety?.on(sub);
+    if (safety && on !== null && on !== undefined) states.push([hubTopic(at, sub.id, safety.value), on ? 'ON' : 'OFF']);
   }
   return states;
 }
@@ -55,6 +67,14 @@ function hubComponents(deviceId: string, at: string, hub: HubSubDeviceReading[])
           precision: 0.5,
           temperature_unit: 'C',
         },
+      };
+    } else if (safetyOf(sub)) {
+      const { value, deviceClass } = safetyOf(sub)!;
+      components[`${key}_${value}`] = {
+        platform: 'binary_sensor',
+        uniqueId: `${deviceId}_${key}_${value}`,
+        name: sub.name,
+        options: { state_topic: hubTopic(at, sub.id, value), device_class: deviceClass, payload_on: 'ON', payload_off: 'OFF' },
       };
     } else {
       sensor(`${key}_temperature`, `${sub.name} temperature`, {
@@ -97,8 +117,9 @@ function numberOf(text: string): number {
 }
 
 /**
- * Hubs: a `climate` per valve, sensors per sensor and valve (from the hub's last reading: new devices change the
- * discovery); they push nothing, so they are read in the background.
+ * Hubs: a `climate` per valve, sensors per sensor and valve, a `binary_sensor` per leak (moisture), smoke and
+ * door/window sensor (from the hub's last reading: new devices change the discovery); valves and temperature sensors
+ * push little, so they are read in the background.
  */
 export const HUB_MQTT: MqttFamily<HubEntities> = {
   entities: ({ at, state }) => {

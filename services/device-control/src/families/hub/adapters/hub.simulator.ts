@@ -10,37 +10,35 @@ declare module '../../../adapters/simulator/simulated-devices.js' {
   }
 }
 
-/** A hub's devices at first: a valve and a sensor. */
+const NO_READINGS = {
+  temperature: null,
+  humidity: null,
+  on: null,
+  targetTemperature: null,
+  minTemperature: null,
+  maxTemperature: null,
+  leak: null,
+  smoke: null,
+  open: null,
+} as const;
+
+/** A hub's devices at first: a valve, a temperature sensor, and a leak, a smoke and a door/window sensor, all quiet. */
 function initialSubdevices(): HubSubDeviceReading[] {
+  const device = (id: string, name: string, kind: HubSubDeviceReading['kind'], model: string, battery: number) =>
+    ({ ...NO_READINGS, id, name, kind, model, online: true, battery }) satisfies HubSubDeviceReading;
   return [
     {
-      id: '01008C11',
-      name: 'Living room valve',
-      kind: 'valve',
-      model: 'mts100v3',
-      online: true,
-      battery: 85,
+      ...device('01008C11', 'Living room valve', 'valve', 'mts100v3', 85),
       temperature: 20.5,
-      humidity: null,
       on: true,
       targetTemperature: 21,
       minTemperature: 5,
       maxTemperature: 35,
     },
-    {
-      id: '120027D2',
-      name: 'Cellar sensor',
-      kind: 'sensor',
-      model: 'ms100',
-      online: true,
-      battery: 60,
-      temperature: 13.2,
-      humidity: 68.4,
-      on: null,
-      targetTemperature: null,
-      minTemperature: null,
-      maxTemperature: null,
-    },
+    { ...device('120027D2', 'Cellar sensor', 'sensor', 'ms100', 60), temperature: 13.2, humidity: 68.4 },
+    { ...device('0000E5F6', 'Laundry leak sensor', 'leak', 'ms400', 92), leak: false },
+    { ...device('28004811B776', 'Hallway smoke alarm', 'smoke', 'gs559', 100), smoke: 'clear' },
+    { ...device('160020100486', 'Front door', 'contact', 'ms200', 100), open: false },
   ];
 }
 
@@ -48,7 +46,7 @@ function subdevicesOf({ device, hardware }: SimulatedDevice): HubSubDeviceReadin
   return (hardware.subdevices ??= device.capabilities.includes('hubSensors') ? initialSubdevices() : []);
 }
 
-/** Simulated hubs: a valve and a sensor behind each; a valve takes commands. */
+/** Simulated hubs: a valve, a temperature sensor and three safety sensors behind each; a valve takes commands. */
 export const HUB_SIMULATOR: SimulatorFamily = {
   capability: 'hubSensors',
   demo: () => [

@@ -1,8 +1,17 @@
-/** One device behind a hub (msh300): a thermostat valve (mts100) or a temperature/humidity sensor (ms100). */
+/** A smoke alarm (gs559): `alarm` is smoke or heat, `muted` an alarm silenced at the device, `fault` its error codes. */
+export type SmokeState = 'clear' | 'alarm' | 'muted' | 'test' | 'fault';
+
+/** What a device behind a hub is: a valve, a temperature sensor, a leak, smoke or door/window sensor. */
+export type HubSubDeviceKind = 'valve' | 'sensor' | 'leak' | 'smoke' | 'contact' | 'other';
+
+/**
+ * One device behind a hub (msh300): a thermostat valve (mts100), a temperature/humidity sensor (ms100), a water leak
+ * sensor (ms400), a smoke alarm (gs559) or a door/window sensor (ms200).
+ */
 export interface HubSubDeviceReading {
   id: string;
   name: string;
-  kind: 'valve' | 'sensor' | 'other';
+  kind: HubSubDeviceKind;
   model: string;
   online: boolean;
   /** Battery in %. */
@@ -16,6 +25,12 @@ export interface HubSubDeviceReading {
   targetTemperature: number | null;
   minTemperature: number | null;
   maxTemperature: number | null;
+  /** Leak sensors: water found. */
+  leak: boolean | null;
+  /** Smoke alarms. */
+  smoke: SmokeState | null;
+  /** Door/window sensors: open. */
+  open: boolean | null;
 }
 
 /** What a valve command changes. */

@@ -1,12 +1,9 @@
 import { watchKind, type FamilyWatches } from '../../../domain/watches/family-watches.js';
+import { HUB_SENSOR_WATCHES, subdeviceOf } from './hub-sensors.watches.js';
 import type { HubSubDeviceReading } from './hub.types.js';
 import type { Hubs } from './hubs.js';
 
-function subdeviceOf(hub: HubSubDeviceReading[] | undefined, sensor: string): HubSubDeviceReading | undefined {
-  return hub?.find((s) => s.id === sensor || s.name === sensor);
-}
-
-/** A sensor's battery low, or its temperature out of a range, from the hub's polled readings. */
+/** A sensor's battery low, or its temperature out of a range, from the hub's polled readings; and the safety sensors. */
 export const HUB_WATCHES: FamilyWatches<HubSubDeviceReading[]> = {
   observe: (event) => (event.type === 'hub' ? event.subdevices : undefined),
   conditions: [
@@ -34,5 +31,6 @@ export const HUB_WATCHES: FamilyWatches<HubSubDeviceReading[]> = {
       },
       poll: (hubs: Hubs, uuid) => hubs.read(uuid),
     }),
+    ...HUB_SENSOR_WATCHES,
   ],
 };

@@ -21,6 +21,8 @@ export class Hubs extends DeviceActions {
   protected readonly capability = 'hubSensors' as const;
   protected readonly actionText = 'read devices behind a hub';
   private readonly readings = new Map<string, Cached<HubSubDeviceReading[]>>();
+  /** Hubs read because a push came before any read (a sensor's alarm must not wait for someone to ask). */
+  private readonly pushReads = new Map<string, Promise<void>>();
 
   constructor(
     deps: DeviceActionsDeps,
@@ -29,9 +31,13 @@ export class Hubs extends DeviceActions {
     super(deps);
   }
 
-  /** A push from a device behind the hub: merged into the last reading (a device not read yet waits for the next read). */
+  /**
+   * A push from a device behind the hub: merged into the last reading. A hub not read yet is read once (in the
+   * background share, free over the LAN), and that read carries what the push said.
+   */
   apply(uuid: string, id: string, change: Partial<HubSubDeviceReading>): void {
-    this.merge(uuid, id, change, 'push');
+    if (!this.readings.has(uuid)) this.readAfterPush(uuid);
+    else this.merge(uuid, id, change, 'push');
   }
 
   onCloudEvent(event: CloudEvent): void {
@@ -42,9 +48,15 @@ export class Hubs extends DeviceActions {
     this.readings.delete(uuid);
   }
 
+  /** Every hub's devices as last read or pushed (no I/O): what the metrics count. */
+  known(): HubSubDeviceReading[] {
+    return [...this.readings.values()].flatMap((entry) => entry.reading);
+  }
+
   /** The hub's devices: cached while fresh, else read (three messages, and the abilities). */
   async read(uuid: string): Promise<Aged<HubSubDeviceReading[]>> {
     this.deviceWith(uuid);
+    await this.pushReads.get(uuid);
     const cached = this.fresh(this.readings.get(uuid), this.maxAgeMs);
     if (cached) return cached;
     await this.admitted(uuid, 4, () => this.readNow(uuid));
@@ -68,6 +80,18 @@ export class Hubs extends DeviceActions {
       this.merge(uuid, id, change, 'command');
       return { device: device.name, id, applied: change };
     });
+  }
+
+  private readAfterPush(uuid: string): void {
+    if (this.pushReads.has(uuid) || this.deps.registry.get(uuid)?.capabilities.includes(this.capability) !== true) return;
+    const admission = this.deps.routes.tryAdmit(uuid, 4, 'background');
+    if (!admission) return;
+    const read = this.deps.queue
+      .run(uuid, () => this.deps.routes.run(admission, uuid, () => (this.readings.has(uuid) ? Promise.resolve() : this.readNow(uuid))))
+      // A failed read leaves the hub unread: the next push tries again.
+      .catch(() => undefined)
+      .finally(() => this.pushReads.delete(uuid));
+    this.pushReads.set(uuid, read);
   }
 
   private subdevice(uuid: string, id: string): HubSubDeviceReading | undefined {

@@ -1,7 +1,8 @@
-import type { Api } from '@homeops/common';
+import type { Api, AppMetrics } from '@homeops/common';
 import type { ValveChange } from '../domain/hub.types.js';
 import type { DeviceService } from '../../../domain/device.service.js';
 import { HUBS } from '../domain/hubs.js';
+import { registerHubMetrics } from './hub.metrics.js';
 import { assertMayControl } from '../../../http/control-families.js';
 import { UuidParamsSchema } from '../../../http/device.schemas.js';
 import { HubSchema, SubDeviceParamsSchema, ValveChangeBodySchema, ValveResultSchema } from './hub.schemas.js';
@@ -9,8 +10,9 @@ import { COMMAND_ERRORS, READ_ERRORS } from '../../../http/devices.router.js';
 
 const tags = ['hubs'];
 
-/** Hubs (msh300): the valves and sensors behind them, their readings and batteries; valve on/off and target. */
-export function registerHubRoutes(api: Api, devices: DeviceService): void {
+/** Hubs (msh300): the valves and sensors behind them, their readings and batteries; valve on/off and target; the sensors' gauges. */
+export function registerHubRoutes(api: Api, devices: DeviceService, metrics?: AppMetrics): void {
+  if (metrics) registerHubMetrics(metrics, devices);
   api.route({
     method: 'get',
     path: '/devices/{uuid}/hub',

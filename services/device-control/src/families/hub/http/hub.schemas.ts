@@ -10,7 +10,9 @@ export const HubSchema = z
       z.object({
         id: z.string(),
         name: z.string(),
-        kind: z.enum(['valve', 'sensor', 'other']),
+        kind: z.enum(['valve', 'sensor', 'leak', 'smoke', 'contact', 'other']).openapi({
+          description: 'valve (mts100), sensor (temperature/humidity, ms100), leak (ms400), smoke (gs559), contact (door/window, ms200)',
+        }),
         model: z.string(),
         online: z.boolean(),
         battery: z.number().nullable().openapi({ description: '%' }),
@@ -20,6 +22,12 @@ export const HubSchema = z
         targetTemperature: z.number().nullable().openapi({ description: 'Valves: °C' }),
         minTemperature: z.number().nullable(),
         maxTemperature: z.number().nullable(),
+        leak: z.boolean().nullable().openapi({ description: 'Leak sensors: water found' }),
+        smoke: z
+          .enum(['clear', 'alarm', 'muted', 'test', 'fault'])
+          .nullable()
+          .openapi({ description: 'Smoke alarms: alarm is smoke or heat, muted an alarm silenced at the device, fault its error codes' }),
+        open: z.boolean().nullable().openapi({ description: 'Door/window sensors: open' }),
       }),
     ),
     ...READING_AGE,
