@@ -132,6 +132,9 @@ describe('the Node-RED example flow with both services and Mosquitto', () => {
   }
 
   it('notifies once when the plug is switched off, however often its state is published again', { timeout: 120_000 }, async () => {
+    // A command published before the bridge subscribed, or before the plug is known, would be lost: wait for both.
+    await ha.waitFor('homeops/device-control/availability', (m) => m.payload === 'online', 30_000);
+    await ha.waitFor(PLUG.availability, (m) => m.payload === 'online', 30_000);
     await ha.publish(PLUG.channelSet(0), 'ON');
     await ha.waitFor(PLUG.channelState(0), (m) => m.payload === 'ON');
     red = await NodeRed.start({ HOMEOPS_MQTT_HOST: '127.0.0.1', HOMEOPS_MQTT_PORT: String(broker.port), HOMEOPS_API_KEY: 'unused' });

@@ -108,7 +108,7 @@ const EnvSchema = z.object({
   MEROSS_LAN_PORT: positiveInt(1, 65_535, 80),
   /** Devices the simulator adds beyond its three fixed ones (benchmarks, demos). */
   SIMULATOR_EXTRA_DEVICES: positiveInt(0, 10_000, 0),
-  /** How long a simulated garage door (and a full run of the blinds) takes; tests that wait on it shorten it. */
+  /** How long a simulated door or blind takes to travel all the way; tests that wait on it shorten it. */
   SIMULATOR_TRAVEL_MS: positiveInt(0, 60_000, 3_000),
   // The MQTT bridge to Home Assistant (docs/home-assistant.md): off without MQTT_URL.
   ...mqttShape('homeops/device-control'),
