@@ -101,6 +101,15 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
     emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
   };
   const alerts = new AlertHooks(ctx, { create, receipts, callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000 });
-  const planner = deps.planner ?? new Planner({ ctx, create, alerts, store: deps.plans ?? new InMemoryPlanStore() });
+  const planner =
+    deps.planner ??
+    new Planner({
+      ctx,
+      create,
+      alerts,
+      store: deps.plans ?? new InMemoryPlanStore(),
+      receipts,
+      callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+    });
   return { ctx, provider: deps.provider, delivery, emergencies, create, alerts, planner };
 }

@@ -6,7 +6,7 @@ import type { NotificationContext } from './notification-context.js';
 import { isoTimestamp } from './iso-time.js';
 import { newNotificationId } from './notification-id.js';
 import { ALERT_TAG_PREFIX, alertTag, reservedTagIn } from './alert-identity.js';
-import type { AlertIdentity, AttachmentMeta, Delivery, Emergency, NotificationRecord, Priority } from './notification.js';
+import type { AlertIdentity, AttachmentMeta, Delivery, Emergency, EscalationStage, NotificationRecord, Priority } from './notification.js';
 import type { PushProvider } from './push-provider.js';
 
 /** An attachment as received: the declared name and type, and the bytes. */
@@ -35,7 +35,18 @@ export interface NewNotification {
   callback?: string | undefined;
   tags?: string | undefined;
   attachment?: IncomingAttachment | undefined;
+  /** Priority 2 only: who gets the same emergency when nobody acknowledged it this many seconds after it was sent. */
+  escalate?: EscalationStep[] | undefined;
 }
+
+/** One step of an escalation: the recipient the emergency goes to, counted from the first notification. */
+export interface EscalationStep {
+  recipient: string;
+  afterSeconds: number;
+}
+
+/** The chain a created emergency is a stage of, and the Pushover tag every stage shares (the planner's only). */
+export type EscalationOf = EscalationStage & { tag: string };
 
 /** The use-case's collaborators beyond storage: who delivers, whether delivery is on, and the provider's rules. */
 export interface CreateDeps {
@@ -54,7 +65,7 @@ function invalid(path: string, message: string): AppError {
 }
 
 /** The alias the recipient's pushes go to (undefined with delivery off); refused when the map says so. */
-function routeOf(deps: CreateDeps, recipient: string): string | undefined {
+export function routeOf(deps: CreateDeps, recipient: string): string | undefined {
   if (!deps.deliveryEnabled || !deps.provider?.recipientAlias) return undefined;
   const alias = deps.provider.recipientAlias(recipient);
   if (alias !== null) return alias;
@@ -71,16 +82,22 @@ function assertSound(deps: CreateDeps, sound: string | undefined): void {
 }
 
 /** Priority 2's repeat settings; refused on other priorities, where Pushover would ignore them. */
-function emergencyOf(deps: CreateDeps, input: NewNotification, priority: Priority, alert: AlertIdentity | undefined): Emergency | undefined {
+function emergencyOf(
+  deps: CreateDeps,
+  input: NewNotification,
+  priority: Priority,
+  alert: AlertIdentity | undefined,
+  chain: EscalationOf | undefined,
+): Emergency | undefined {
   if (priority !== 2) {
-    const given = (['retry', 'expire', 'callback', 'tags'] as const).find((key) => input[key] !== undefined);
+    const given = (['retry', 'expire', 'callback', 'tags', 'escalate'] as const).find((key) => input[key] !== undefined);
     if (given) throw invalid(`body.${given}`, 'applies to emergency notifications only (priority 2)');
     return undefined;
   }
   const emergency: Emergency = { retry: input.retry ?? deps.emergency?.retry ?? 60, expire: input.expire ?? deps.emergency?.expire ?? 3600 };
   if (input.callback !== undefined) emergency.callback = input.callback;
   // The alert's own tag goes beside the caller's (which may not mimic it): identity itself is the record's `alert`.
-  const tags = alert ? [input.tags, alertTag(alert)].filter(Boolean).join(',') : input.tags;
+  const tags = alert || chain ? [input.tags, alert && alertTag(alert), chain?.tag].filter(Boolean).join(',') : input.tags;
   if (tags !== undefined) emergency.tags = tags;
   return emergency;
 }
@@ -113,9 +130,10 @@ export async function createNotification(
   /**
    * `id`: a given id (a planned send's, the same on every try), default a new one. `waitForDelivery: false`: resolve
    * once stored, the first attempt queued behind the requests that wait for theirs (a webhook with many alerts).
-   * `alert`: the alert an emergency rings for (the alert hooks only; never from a caller's body).
+   * `alert`: the alert an emergency rings for (the alert hooks only; never from a caller's body). `escalation`: the
+   * chain this emergency is a stage of (the planner only).
    */
-  given?: { id?: string; waitForDelivery?: boolean; alert?: AlertIdentity },
+  given?: { id?: string; waitForDelivery?: boolean; alert?: AlertIdentity; escalation?: EscalationOf },
 ): Promise<NotificationRecord> {
   if (input.html && input.monospace) {
     throw new AppError('VALIDATION_FAILED', 'html and monospace cannot both be set', {
@@ -126,7 +144,8 @@ export async function createNotification(
   assertSound(deps, input.sound);
   assertNoReservedTag(input.tags);
   const alert = priority === 2 ? given?.alert : undefined;
-  const emergency = emergencyOf(deps, input, priority, alert);
+  const chain = priority === 2 ? given?.escalation : undefined;
+  const emergency = emergencyOf(deps, input, priority, alert, chain);
   const to = routeOf(deps, input.recipient);
   const now = new Date(ctx.clock.now());
   // 80 random bits make a clash practically impossible, and the store refuses a duplicate id.
@@ -158,6 +177,7 @@ export async function createNotification(
     ...(attachment === undefined ? {} : { attachment }),
     ...(emergency === undefined ? {} : { emergency }),
     ...(alert === undefined ? {} : { alert: { source: alert.source, key: alert.key, firedBy: alert.firedBy } }),
+    ...(chain === undefined ? {} : { escalation: { of: chain.of, step: chain.step } }),
     read: false,
     readAt: null,
     createdAt: isoTimestamp(now),

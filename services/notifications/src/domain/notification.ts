@@ -162,8 +162,16 @@ export interface NotificationContent {
   emergency?: Emergency;
   /** Set by the server only (never from a create body or a patch): the alert this emergency rings for. */
   alert?: AlertIdentity;
+  /** Set by the server only: this emergency is stage `step` of the escalation chain started by notification `of` (step 0). */
+  escalation?: EscalationStage;
   createdAt: string;
   delivery: Delivery;
+}
+
+/** Which escalation chain a notification belongs to, and its stage (0: the first notification). */
+export interface EscalationStage {
+  of: string;
+  step: number;
 }
 
 /** One stored notification. */

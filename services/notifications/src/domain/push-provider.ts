@@ -95,6 +95,8 @@ export interface ReceiptStatus {
 export interface ReceiptApi {
   checkReceipt(receipt: string): Promise<ReceiptStatus>;
   cancelReceipt(receipt: string): Promise<void>;
+  /** Stops every ringing emergency that carries `tag`, in one call (Pushover's cancel_by_tag). */
+  cancelByTag?(tag: string): Promise<void>;
 }
 
 /** The sounds the provider's application may use, by name with a description. */

@@ -70,7 +70,14 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner, sen
       principal.requireRecipient('notifications:send', body.recipient);
       assertMaySendPriority(principal, body.priority);
       sendRates.take(principal);
-      if (query.sendAt !== undefined || query.delaySeconds !== undefined) {
+      for (const step of body.escalate ?? []) principal.requireRecipient('notifications:send', step.recipient);
+      const later = query.sendAt !== undefined || query.delaySeconds !== undefined;
+      if (later && body.escalate !== undefined) {
+        throw new AppError('VALIDATION_FAILED', 'A scheduled send cannot escalate', {
+          details: [{ path: 'body.escalate', message: 'is not kept for a scheduled send; send the emergency now to escalate it' }],
+        });
+      }
+      if (later) {
         const { attachment, ...planned } = body;
         if (attachment !== undefined) {
           throw new AppError('VALIDATION_FAILED', 'A scheduled send takes no attachment', {
@@ -84,7 +91,8 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner, sen
         return sendJson(res, 202, { key, sendAt: new Date((plan as { sendAt: number }).sendAt).toISOString(), notification: planned });
       }
       // createNotification copies what it keeps.
-      const record = await createNotification(ctx, create, newNotificationOf(body));
+      const input = newNotificationOf(body);
+      const record = body.escalate === undefined ? await createNotification(ctx, create, input) : await planner.escalate(input, body.escalate);
       // Ids are Crockford base32: the path needs no encoding.
       res.setHeader('Location', `/notifications/single/${record.id}`);
       sendJson(res, 201, notificationView(record));

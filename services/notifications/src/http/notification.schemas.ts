@@ -19,6 +19,26 @@ export const AttachmentInputSchema = z
   })
   .openapi('AttachmentInput');
 
+const recipientName = () => text().min(1).max(256).refine(isPrintableName, 'must be printable: no control, bidi or zero-width characters, and not "." or ".."');
+
+/** Priority 2 only: who else the emergency goes to while nobody acknowledges it. */
+export const EscalateSchema = z
+  .array(
+    z
+      .object({
+        recipient: recipientName().openapi({ description: 'Who gets the same emergency at this step (the token must reach this recipient too)' }),
+        afterSeconds: z.number().int().min(60).openapi({ description: 'Seconds after the first notification (step 0); at least 60' }),
+      })
+      .strict(),
+  )
+  .min(1)
+  .max(5)
+  .refine((steps) => steps.every((step, i) => i === 0 || step.afterSeconds > steps[i - 1]!.afterSeconds), 'afterSeconds must increase from step to step')
+  .openapi('Escalate', {
+    description:
+      'Priority 2 only: at each step, if nobody acknowledged any stage, the same emergency goes to that recipient; the first acknowledgement stops them all',
+  });
+
 /** POST /notifications: Pushover's limits, checked before anything is stored. */
 export const CreateNotificationBodySchema = z
   .object({
@@ -65,6 +85,7 @@ export const CreateNotificationBodySchema = z
       .optional()
       .openapi({ description: `Priority 2 only: comma-separated tags (cancel by tag in Pushover); none may start with "${ALERT_TAG_PREFIX}"` }),
     attachment: AttachmentInputSchema.optional(),
+    escalate: EscalateSchema.optional(),
   })
   .strict()
   .openapi('CreateNotification');
@@ -80,7 +101,7 @@ export function newNotificationOf(body: CreateNotificationBody): NewNotification
 }
 
 /** The same request as multipart/form-data (documented only; the multipart parser maps it onto the JSON shape). */
-export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.omit({ attachment: true })
+export const CreateNotificationMultipartSchema = CreateNotificationBodySchema.omit({ attachment: true, escalate: true })
   .extend({ attachment: z.string().openapi({ format: 'binary', description: 'The file part' }).optional() })
   .openapi('CreateNotificationMultipart');
 

@@ -41,7 +41,7 @@ export function readableBy(principal: Principal): (recipient: string) => boolean
 export function mayReplacePlan(principal: Principal): AssertMayChange {
   return (plan) => {
     if (principal.mayReach('notifications:send', plan.notification.recipient)) return;
-    const what = `for the ${plan.kind === 'send' ? 'scheduled send' : 'heartbeat'} under this key, which belongs to another recipient`;
+    const what = `for the ${plan.kind === 'send' ? 'scheduled send' : plan.kind === 'heartbeat' ? 'heartbeat' : 'escalation'} under this key, which belongs to another recipient`;
     throw new AppError('SCOPE_MISSING', `This token lacks the notifications:send scope ${what}`, {
       solution: `Choose another key, or use a token with the notifications:send scope ${what}`,
     });

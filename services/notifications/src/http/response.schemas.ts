@@ -85,6 +85,10 @@ export const NotificationSchema = z
     attachment: z.object({ filename: z.string(), contentType: z.string(), size: z.number() }).optional(),
     emergency: EmergencySchema.optional(),
     alert: AlertSchema.optional(),
+    escalation: z
+      .object({ of: z.string(), step: z.number().int() })
+      .optional()
+      .openapi({ description: 'Set by the server: stage `step` of the escalation chain that notification `of` (step 0) started' }),
     read: z.boolean(),
     readAt: z.string().nullable(),
     createdAt: z.string(),

@@ -51,7 +51,7 @@ class ObservedPlanStore extends PgPlanStore {
   override async swap(kind: Plan['kind'], key: string, version: number, next: Plan | undefined): Promise<boolean> {
     const changed = await super.swap(kind, key, version, next);
     // The planner's claim of a due plan: a change to one with an attempt time (a drop or a "sent" carries none).
-    const claim = next?.kind === 'send' ? next.attemptAfter !== undefined : next?.status.state === 'down' && next.status.attemptAfter !== undefined;
+    const claim = next?.kind === 'heartbeat' ? next.status.state === 'down' && next.status.attemptAfter !== undefined : next?.attemptAfter !== undefined;
     if (claim) this.claims.push(changed);
     return changed;
   }

@@ -4,7 +4,7 @@ import { readForm, startLocalServer, type ParsedForm } from './pushover-test-kit
 
 /** One request the fake received: the endpoint it called and its fields (form or query). */
 export interface ApiCall {
-  endpoint: 'messages' | 'validate' | 'receipt' | 'cancel' | 'sounds' | 'other';
+  endpoint: 'messages' | 'validate' | 'receipt' | 'cancel' | 'cancel_by_tag' | 'sounds' | 'other';
   fields: Record<string, string>;
   receipt?: string;
   at: number;
@@ -13,6 +13,7 @@ export interface ApiCall {
 interface Alarm {
   receipt: string;
   user: string;
+  tags: string[];
   sentAt: number;
   expiresAt: number;
   acknowledged?: { at: number; by: string; device: string };
@@ -49,9 +50,11 @@ export async function startFakePushoverApi(options: {
 
   const handle = (req: IncomingMessage, res: ServerResponse, fields: Record<string, string>) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const receiptMatch = /^\/1\/receipts\/([^/]+?)(\/cancel)?\.json$/.exec(path);
-    const endpoint: ApiCall['endpoint'] =
-      path === '/1/messages.json'
+    const byTag = /^\/1\/receipts\/cancel_by_tag\/([^/]+)\.json$/.exec(path);
+    const receiptMatch = byTag ? null : /^\/1\/receipts\/([^/]+?)(\/cancel)?\.json$/.exec(path);
+    const endpoint: ApiCall['endpoint'] = byTag
+      ? 'cancel_by_tag'
+      : path === '/1/messages.json'
         ? 'messages'
         : path === '/1/users/validate.json'
           ? 'validate'
@@ -62,7 +65,12 @@ export async function startFakePushoverApi(options: {
                 ? 'cancel'
                 : 'receipt'
               : 'other';
-    const call: ApiCall = { endpoint, fields, at: Date.now(), ...(receiptMatch ? { receipt: receiptMatch[1]! } : {}) };
+    const call: ApiCall = {
+      endpoint,
+      fields: byTag ? { ...fields, tag: decodeURIComponent(byTag[1]!) } : fields,
+      at: Date.now(),
+      ...(receiptMatch ? { receipt: receiptMatch[1]! } : {}),
+    };
     calls.push(call);
     if (!tokenOk(fields)) return answer(res, 400, { status: 0, token: 'invalid', errors: ['application token is invalid'], request: randomUUID() });
     if (endpoint === 'messages') {
@@ -79,7 +87,8 @@ export async function startFakePushoverApi(options: {
       if (fields.priority !== '2') return answer(res, 200, { status: 1, request: randomUUID() });
       const receipt = receiptId();
       const now = Date.now();
-      alarms.set(receipt, { receipt, user: fields.user!, sentAt: now, expiresAt: now + Number(fields.expire) * 1000, cancelled: false });
+      const tags = (fields.tags ?? '').split(',').filter(Boolean);
+      alarms.set(receipt, { receipt, user: fields.user!, tags, sentAt: now, expiresAt: now + Number(fields.expire) * 1000, cancelled: false });
       return answer(res, 200, { status: 1, request: randomUUID(), receipt });
     }
     if (endpoint === 'validate') {
@@ -89,6 +98,16 @@ export async function startFakePushoverApi(options: {
     }
     if (endpoint === 'sounds')
       return soundsStatus === 200 ? answer(res, 200, { status: 1, sounds, request: randomUUID() }) : answer(res, soundsStatus, { status: 0, errors: ['down'] });
+    if (byTag) {
+      const tag = decodeURIComponent(byTag[1]!);
+      let canceled = 0;
+      for (const alarm of alarms.values()) {
+        if (!alarm.tags.includes(tag) || alarm.cancelled || alarm.acknowledged || Date.now() >= alarm.expiresAt) continue;
+        alarm.cancelled = true;
+        canceled++;
+      }
+      return answer(res, 200, { status: 1, canceled, request: randomUUID() });
+    }
     const alarm = receiptMatch ? alarms.get(receiptMatch[1]!) : undefined;
     if (!alarm) return answer(res, 404, { status: 0, errors: ['receipt not found; may be invalid or expired'], request: randomUUID() });
     if (endpoint === 'cancel') {

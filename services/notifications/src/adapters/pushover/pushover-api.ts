@@ -101,6 +101,11 @@ export async function cancelReceipt(access: ApiAccess, receipt: string): Promise
   await accepted(access, 'POST', `receipts/${encodeURIComponent(receipt)}/cancel.json`, {}, 'the cancel');
 }
 
+/** Stops every ringing emergency of the application that carries `tag`. */
+export async function cancelReceiptsByTag(access: ApiAccess, tag: string): Promise<void> {
+  await accepted(access, 'POST', `receipts/cancel_by_tag/${encodeURIComponent(tag)}.json`, {}, 'the cancel by tag');
+}
+
 /** The application's sound names (built-in and its own uploads) with their descriptions. */
 export async function getSounds(access: ApiAccess): Promise<Record<string, string>> {
   const json = await accepted(access, 'GET', 'sounds.json', {}, 'the sound list request');

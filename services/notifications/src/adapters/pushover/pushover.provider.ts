@@ -11,7 +11,7 @@ import {
 } from '../../domain/push-provider.js';
 import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
 import { classifyFailure, classifyResponse, parseQuota, type Redact } from './classify-response.js';
-import { cancelReceipt, getReceipt, type ApiAccess } from './pushover-api.js';
+import { cancelReceipt, cancelReceiptsByTag, getReceipt, type ApiAccess } from './pushover-api.js';
 import { postMessage, resolveEndpoint, type Connection, type PushoverEndpoint } from './pushover-request.js';
 import { RecipientKeys } from './recipient-keys.js';
 import { DEFAULT_ALIAS, type RecipientMap } from './recipient-map.js';
@@ -141,6 +141,7 @@ export class PushoverProvider implements PushProvider {
         return alias === undefined ? status : { ...status, acknowledgedBy: alias };
       }),
     cancelReceipt: (receipt) => this.#call((access) => cancelReceipt(access, receipt)),
+    cancelByTag: (tag) => this.#call((access) => cancelReceiptsByTag(access, tag)),
   };
 
   status(): ProviderStatus {

@@ -1,4 +1,4 @@
-import type { NewNotification } from '../create-notification.use-case.js';
+import type { EscalationStep, NewNotification } from '../create-notification.use-case.js';
 
 /** What a plan sends: a create request without an attachment (plans are kept as small JSON). */
 export type PlannedNotification = Omit<NewNotification, 'attachment'>;
@@ -32,7 +32,32 @@ export interface Heartbeat {
   createdAt: number;
 }
 
-export type Plan = ScheduledSend | Heartbeat;
+/** How an escalation chain ended: acknowledged by someone on one stage, or cancelled (read, deleted, resolved). */
+export type ChainEnd = { kind: 'acknowledged'; at: string; by: string; byDevice?: string | undefined } | { kind: 'cancelled'; at: string };
+
+/**
+ * An emergency that goes on to `steps[i].recipient` at `startedAt + steps[i].afterSeconds` while nobody acknowledged
+ * it; keyed by the first notification's id. Kept until the chain ends, so its end can still stop every stage.
+ */
+export interface Escalation {
+  kind: 'escalation';
+  key: string;
+  /** What every stage sends (the first's content; each stage's recipient is its step's). */
+  notification: PlannedNotification;
+  steps: EscalationStep[];
+  startedAt: number;
+  /** The Pushover tag every stage carries: one cancel_by_tag stops them all. */
+  tag: string;
+  /** Steps sent so far (stage n is steps[n - 1]). */
+  sent: number;
+  /** Set once the chain ended: what is left is stopping the stages, then the plan goes. */
+  end?: ChainEnd | undefined;
+  createdAt: number;
+  /** Claimed by an instance sending a step or ending the chain: tried again from this time if it never finished. */
+  attemptAfter?: number | undefined;
+}
+
+export type Plan = ScheduledSend | Heartbeat | Escalation;
 
 /** A plan as stored: with the version every change moves on, which is what instances claim (compare and set). */
 export type StoredPlan = Plan & { version: number };
@@ -40,6 +65,12 @@ export type StoredPlan = Plan & { version: number };
 /** When a plan has something to do next (Infinity: nothing until it is pinged or changed). */
 export function dueAt(plan: Plan): number {
   if (plan.kind === 'send') return plan.attemptAfter ?? plan.sendAt;
+  if (plan.kind === 'escalation') {
+    if (plan.attemptAfter !== undefined) return plan.attemptAfter;
+    if (plan.end) return 0;
+    const step = plan.steps[plan.sent];
+    return step ? plan.startedAt + step.afterSeconds * 1000 : Infinity;
+  }
   const { status } = plan;
   if (status.state === 'up') return plan.lastPingAt + plan.intervalMs + plan.graceMs;
   return status.sent ? Infinity : (status.attemptAfter ?? status.missedAt);

@@ -1,8 +1,11 @@
 import { AppError, isAppError, type Timer } from '@homeops/common/core';
 import type { AlertHooks, AlertSender } from '../alert-hooks.js';
-import { createNotification, type CreateDeps } from '../create-notification.use-case.js';
+import { createNotification, type CreateDeps, type EscalationStep, type NewNotification } from '../create-notification.use-case.js';
 import type { NotificationContext } from '../notification-context.js';
 import { plannedNotificationId } from '../notification-id.js';
+import type { NotificationRecord } from '../notification.js';
+import type { ReceiptApi } from '../push-provider.js';
+import { EscalationChains } from './escalation-chains.js';
 import { dueAt, type Heartbeat, type Plan, type PlanStore, type PlannedNotification, type ScheduledSend, type StoredPlan } from './plan.js';
 
 /** Longest a send may be scheduled ahead, and the bounds of a heartbeat's interval. */
@@ -28,6 +31,10 @@ export interface PlannerDeps {
   create: CreateDeps;
   alerts: AlertHooks;
   store: PlanStore;
+  /** Pushover's receipts API: an escalation chain's end cancels its stages by tag. */
+  receipts?: ReceiptApi | undefined;
+  /** Upper bound of one receipts call; default 15 s. */
+  callTimeoutMs?: number;
 }
 
 /**
@@ -40,17 +47,33 @@ export class Planner {
   private timerAt = Infinity;
   private stopped = false;
   private readonly running = new Set<Promise<void>>();
+  private readonly chains: EscalationChains;
+  private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly deps: PlannerDeps) {}
+  constructor(private readonly deps: PlannerDeps) {
+    const { ctx, create, store, receipts } = deps;
+    this.chains = new EscalationChains({ ctx, create, store, receipts, callTimeoutMs: deps.callTimeoutMs ?? 15_000, arm: (at) => this.arm(at) });
+  }
 
   async start(): Promise<void> {
+    // Every instance hears every end (the relay brings the others'); the plan's version lets one of them act on it.
+    this.unsubscribe ??= this.deps.ctx.events.subscribeAll((event) => {
+      const work = this.chains.onEvent(event);
+      if (work) this.track(work, 'an escalation chain could not be ended; it is tried again at the next scan');
+    });
     await this.scan();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.timer?.cancel();
     await this.settled();
+  }
+
+  /** Creates a priority-2 emergency that goes on to `steps` while nobody acknowledges it. */
+  escalate(input: NewNotification, steps: EscalationStep[]): Promise<NotificationRecord> {
+    return this.chains.start(input, steps);
   }
 
   /** Resolves once nothing it started is under way. */
@@ -208,10 +231,12 @@ export class Planner {
   }
 
   private run(plan: StoredPlan): void {
-    const work = (plan.kind === 'send' ? this.send(plan) : this.missed(plan)).catch((err: unknown) =>
-      this.deps.ctx.logger.warn({ err, kind: plan.kind, key: plan.key }, 'a planned notification failed; it is tried again at the next scan'),
-    );
-    const run = work.finally(() => this.running.delete(run));
+    const work = plan.kind === 'send' ? this.send(plan) : plan.kind === 'heartbeat' ? this.missed(plan) : this.chains.run(plan);
+    this.track(work, 'a planned notification failed; it is tried again at the next scan', { kind: plan.kind, key: plan.key });
+  }
+
+  private track(work: Promise<void>, failure: string, about?: object): void {
+    const run = work.catch((err: unknown) => this.deps.ctx.logger.warn({ err, ...about }, failure)).finally(() => this.running.delete(run));
     this.running.add(run);
   }
 
@@ -259,7 +284,7 @@ function stripVersion<P extends Plan>(plan: P & { version: number }): P {
   return rest as unknown as P;
 }
 
-const kindName = (kind: Plan['kind']) => (kind === 'send' ? 'scheduled send' : 'heartbeat');
+const kindName = (kind: Plan['kind']) => (kind === 'send' ? 'scheduled send' : kind === 'heartbeat' ? 'heartbeat' : 'escalation');
 
 /** The answer for a plan that is not there; also for one of a recipient the caller may not see. */
 /** What an attempt of untilSwapped returns when another writer changed the plan between its read and its swap. */

@@ -88,6 +88,14 @@ CREATE TABLE plans (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'escalation chains',
+    sql: `
+ALTER TABLE plans DROP CONSTRAINT plans_kind_check;
+ALTER TABLE plans ADD CONSTRAINT plans_kind_check CHECK (kind IN ('send', 'heartbeat', 'escalation'));
+`,
+  },
 ];
 
 /** Advisory lock keys (one namespace for this service): migrations, retention. */

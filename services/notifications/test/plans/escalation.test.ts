@@ -1,0 +1,215 @@
+import { ManualClock } from '@homeops/common';
+import { drainEventLoop, eventually } from '@homeops/test-kit';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
+import type { NotificationRecord } from '../../src/domain/notification.js';
+import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
+import { startHouseholdApp } from '../pushover/household-kit.js';
+import { API_TOKEN, USER_KEY } from '../pushover/pushover-test-kit.js';
+
+// Escalation chains on a ManualClock, through the real Pushover adapter to a fake Pushover that cancels by tag.
+const OPS = 'oPs000000000000000000000000001';
+const BOB = 'b0b000000000000000000000000002';
+const FAMILY = 'fAm000000000000000000000000003';
+const CAROL = 'cAr000000000000000000000000004';
+
+let closeFake: (() => Promise<void>) | undefined;
+afterEach(async () => closeFake?.());
+
+async function household(options: { unmapped?: 'default' | 'refuse' } = {}) {
+  const fake = await startFakePushoverApi({
+    token: API_TOKEN,
+    users: { [USER_KEY]: [], [OPS]: ['phone'], [BOB]: ['phone'], [FAMILY]: ['tablet'], [CAROL]: ['phone'] },
+  });
+  closeFake = fake.close;
+  const clock = new ManualClock(Date.parse('2026-11-26T08:00:00Z'));
+  const recipients = {
+    recipients: parseRecipientsVariable(`ops=${OPS};bob=${BOB};family=${FAMILY};carol=${CAROL}`),
+    unmapped: options.unmapped ?? ('default' as const),
+  };
+  const started = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, { clock, config: { EMERGENCY_POLL_SECONDS: 10 } });
+  const pass = async (ms: number, step = 1_000) => {
+    for (let t = 0; t < ms; t += step) {
+      clock.advance(Math.min(step, ms - t));
+      await drainEventLoop();
+      await started.planner.settled();
+      await started.emergencies?.settled();
+    }
+  };
+  const messages = () => fake.calls.filter((c) => c.endpoint === 'messages');
+  const inbox = async (recipient: string): Promise<NotificationRecord[]> => (await request(started.app).get(`/notifications/${recipient}`)).body;
+  return { fake, clock, pass, messages, inbox, ...started };
+}
+
+const emergency = { title: 'Water leak', message: 'Water under the sink', priority: 2 };
+
+describe('POST /notifications with escalate', () => {
+  it('sends each step in order, and an acknowledgement at stage 2 costs one cancel_by_tag and stops the later step', async () => {
+    const { fake, app, pass, messages, inbox, events } = await household();
+    const created = await request(app)
+      .post('/notifications')
+      .send({
+        ...emergency,
+        recipient: 'ops',
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'family', afterSeconds: 180 },
+          { recipient: 'carol', afterSeconds: 600 },
+        ],
+      });
+    expect(created.status).toBe(201);
+    const first = created.body.id as string;
+    expect(created.body.escalation).toEqual({ of: first, step: 0 });
+    const tag = messages()[0]!.fields.tags!;
+    expect(tag).toMatch(/^alert-chain-/);
+
+    await pass(59_000);
+    expect(messages()).toHaveLength(1);
+    await pass(1_000);
+    await eventually(() => messages().length === 2);
+    await pass(119_000);
+    expect(messages()).toHaveLength(2);
+    await pass(1_000);
+    await eventually(() => messages().length === 3);
+    expect(messages().map((m) => [m.fields.user, m.fields.priority, m.fields.message, m.fields.tags])).toEqual([
+      [OPS, '2', 'Water under the sink', tag],
+      [BOB, '2', 'Water under the sink', tag],
+      [FAMILY, '2', 'Water under the sink', tag],
+    ]);
+    const [stage1] = await inbox('bob');
+    const [stage2] = await inbox('family');
+    expect([stage1!.escalation, stage2!.escalation]).toEqual([
+      { of: first, step: 1 },
+      { of: first, step: 2 },
+    ]);
+
+    fake.acknowledge(stage2!.delivery.receipt!, FAMILY, 'tablet');
+    await pass(20_000);
+    await eventually(() => fake.count('cancel_by_tag') === 1);
+    await pass(15 * 60_000, 30_000);
+
+    expect(messages()).toHaveLength(3);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    expect(fake.count('cancel')).toBe(0);
+    expect(fake.calls.find((c) => c.endpoint === 'cancel_by_tag')!.fields.tag).toBe(tag);
+    for (const recipient of ['ops', 'bob', 'family']) {
+      const [stage] = await inbox(recipient);
+      expect(stage).toMatchObject({ read: true, emergency: { acknowledgedBy: 'family' } });
+    }
+    expect(await inbox('carol')).toEqual([]);
+    const acknowledged = events
+      .filter((e) => e.type === 'acknowledged')
+      .map((e) => ('notification' in e ? [e.recipient, e.notification.emergency?.acknowledgedBy] : []));
+    expect(acknowledged.sort()).toEqual([
+      ['bob', 'family'],
+      ['family', 'family'],
+      ['ops', 'family'],
+    ]);
+  });
+
+  it('marking the first notification read cancels the chain: the ringing stages stop and no later step goes out', async () => {
+    const { fake, app, pass, messages, inbox } = await household();
+    const created = await request(app)
+      .post('/notifications')
+      .send({
+        ...emergency,
+        recipient: 'ops',
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'family', afterSeconds: 300 },
+        ],
+      })
+      .expect(201);
+    await pass(60_000);
+    await eventually(() => messages().length === 2);
+
+    await request(app).patch(`/notifications/${created.body.id}/read`).expect(200);
+    await eventually(() => fake.count('cancel_by_tag') === 1);
+    await pass(10 * 60_000, 30_000);
+
+    expect(messages()).toHaveLength(2);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    const [stage1] = await inbox('bob');
+    expect(stage1).toMatchObject({ read: true, emergency: { cancelledAt: expect.any(String) } });
+    expect(await inbox('family')).toEqual([]);
+  });
+
+  it('deleting the first notification cancels the chain: the ringing stage stops by tag and no later step goes out', async () => {
+    const { fake, app, pass, messages, inbox } = await household();
+    const created = await request(app)
+      .post('/notifications')
+      .send({
+        ...emergency,
+        recipient: 'ops',
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'family', afterSeconds: 300 },
+        ],
+      })
+      .expect(201);
+    await pass(60_000);
+    await eventually(() => messages().length === 2);
+
+    await request(app).delete(`/notifications/${created.body.id}`).expect(204);
+    await eventually(() => fake.count('cancel_by_tag') === 1);
+    await pass(10 * 60_000, 30_000);
+
+    expect(messages()).toHaveLength(2);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    expect(fake.alarm(created.body.delivery.receipt)!.cancelled).toBe(true);
+    const [stage1] = await inbox('bob');
+    expect(stage1).toMatchObject({ read: true, emergency: { cancelledAt: expect.any(String) } });
+    expect(fake.alarm(stage1!.delivery.receipt!)!.cancelled).toBe(true);
+  });
+
+  it('an alarm that nobody acknowledges goes through every step exactly once', async () => {
+    const { pass, messages, app } = await household();
+    await request(app)
+      .post('/notifications')
+      .send({
+        ...emergency,
+        recipient: 'ops',
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'family', afterSeconds: 120 },
+        ],
+      })
+      .expect(201);
+    await pass(30 * 60_000, 10_000);
+    expect(messages().map((m) => m.fields.user)).toEqual([OPS, BOB, FAMILY]);
+  });
+
+  it('refuses escalate on another priority, with short, unordered or too many steps, an unmapped recipient, or with sendAt', async () => {
+    const { app, messages, planner } = await household({ unmapped: 'refuse' });
+    const post = (body: object, query = '') =>
+      request(app)
+        .post(`/notifications${query}`)
+        .send({ ...emergency, recipient: 'ops', ...body });
+    const steps = (...after: number[]) => after.map((afterSeconds, i) => ({ recipient: ['bob', 'family', 'carol'][i % 3], afterSeconds }));
+    const answers = await Promise.all([
+      post({ priority: 1, escalate: steps(60) }),
+      post({ escalate: steps(59) }),
+      post({ escalate: steps(120, 60) }),
+      post({ escalate: steps(60, 60) }),
+      post({ escalate: steps(60, 120, 180, 240, 300, 360) }),
+      post({ escalate: [] }),
+      post({ escalate: [{ recipient: 'stranger', afterSeconds: 60 }] }),
+      post({ escalate: steps(60) }, '?delaySeconds=60'),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400, 400, 400, 400]);
+    expect(answers.map((a) => a.body.code)).toEqual([
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+      'VALIDATION_FAILED',
+      'RECIPIENT_NOT_MAPPED',
+      'VALIDATION_FAILED',
+    ]);
+    for (const answer of answers) expect(answer.body).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
+    expect(messages()).toHaveLength(0);
+    expect(await planner.list()).toEqual([]);
+  });
+});
