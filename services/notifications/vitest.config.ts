@@ -10,6 +10,7 @@ const slow = [
   'test/hostile/process-survives.test.ts',
   'test/library/**/*.test.ts',
   'test/mqtt/mqtt-*.test.ts',
+  'test/plans/escalation-kill9.test.ts',
   'test/plans/plans-kill9.test.ts',
   'test/service/orphan-attachments.test.ts',
   'test/service/taken-port.test.ts',
