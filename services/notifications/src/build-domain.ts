@@ -100,8 +100,14 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
     defaultSounds: PUSHOVER_SOUNDS,
     emergency: { retry: config.EMERGENCY_RETRY_SECONDS ?? 60, expire: config.EMERGENCY_EXPIRE_SECONDS ?? 3600 },
   };
-  const alerts = new AlertHooks(ctx, { create, receipts, callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000 });
-  const planner =
+  const alerts: AlertHooks = new AlertHooks(ctx, {
+    create,
+    receipts,
+    callTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+    // The planner is built on the alerts (heartbeats fire through them); it exists by the time an alert escalates.
+    escalate: (input, given) => planner.escalate(input, given),
+  });
+  const planner: Planner =
     deps.planner ??
     new Planner({
       ctx,

@@ -57,7 +57,12 @@ export interface AlertHooksDeps {
   /** The provider's receipts API, to cancel a ringing emergency; undefined with delivery off. */
   receipts?: ReceiptApi | undefined;
   callTimeoutMs: number;
+  /** Starts an escalation chain (the planner's): an emergency whose input names `escalate` goes through it. */
+  escalate?: StartEscalation | undefined;
 }
+
+/** Creates an emergency that goes on to its `escalate` steps while nobody acknowledges it. */
+export type StartEscalation = (input: NewNotification, given: { waitForDelivery?: boolean; alert?: AlertIdentity; id?: string }) => Promise<NotificationRecord>;
 
 /** Who sends alerts: what a resolve is checked against. */
 export interface AlertSender {
@@ -110,7 +115,8 @@ export class AlertHooks {
     try {
       // Stored is answered; delivery follows behind requests that wait for theirs (Pushover takes two at a time).
       const given = { waitForDelivery: false, ...(signal.id ? { id: signal.id } : {}), ...(alert ? { alert } : {}) };
-      const record = await createNotification(this.ctx, this.deps.create, input, given);
+      const record =
+        input.escalate && this.deps.escalate ? await this.deps.escalate(input, given) : await createNotification(this.ctx, this.deps.create, input, given);
       outcome.created.push(record);
       if (alert && input.priority === 2 && record.delivery.status === 'pending') this.followUntilSent(sendingKey!, record.id);
     } catch (err) {
@@ -131,7 +137,7 @@ export class AlertHooks {
       if (ended) outcome.cancelled.push(ended);
     }
     if (!note) return;
-    const { retry: _r, expire: _e, callback: _c, tags: _t, ...plain } = input;
+    const { retry: _r, expire: _e, callback: _c, tags: _t, escalate: _s, ...plain } = input;
     const resolved = { ...plain, title: `Resolved: ${input.title}`.slice(0, 250), priority: -1 };
     outcome.created.push(await createNotification(this.ctx, this.deps.create, resolved));
   }

@@ -78,6 +78,7 @@ export function registerHookRoutes(api: Api, deps: HookRoutesDeps): void {
       }));
       for (const signal of signals) {
         principal.requireRecipient('notifications:send', signal.notification.recipient);
+        for (const step of signal.notification.escalate ?? []) principal.requireRecipient('notifications:send', step.recipient);
         assertMaySendPriority(principal, signal.notification.priority);
       }
       deps.sendRates.take(principal);

@@ -92,7 +92,7 @@ export function registerNotificationRoutes(api: Api, { ctx, create, planner, sen
       }
       // createNotification copies what it keeps.
       const input = newNotificationOf(body);
-      const record = body.escalate === undefined ? await createNotification(ctx, create, input) : await planner.escalate(input, body.escalate);
+      const record = body.escalate === undefined ? await createNotification(ctx, create, input) : await planner.escalate(input);
       // Ids are Crockford base32: the path needs no encoding.
       res.setHeader('Location', `/notifications/single/${record.id}`);
       sendJson(res, 201, notificationView(record));

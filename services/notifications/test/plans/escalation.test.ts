@@ -1,7 +1,10 @@
 import { ManualClock } from '@homeops/common';
 import { drainEventLoop, eventually } from '@homeops/test-kit';
 import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { parseRecipientsVariable } from '../../src/adapters/pushover/recipient-map.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { startFakePushoverApi } from '../pushover/fake-pushover-api.js';
@@ -17,7 +20,7 @@ const CAROL = 'cAr000000000000000000000000004';
 let closeFake: (() => Promise<void>) | undefined;
 afterEach(async () => closeFake?.());
 
-async function household(options: { unmapped?: 'default' | 'refuse' } = {}) {
+async function household(options: { unmapped?: 'default' | 'refuse'; templatesFile?: string } = {}) {
   const fake = await startFakePushoverApi({
     token: API_TOKEN,
     users: { [USER_KEY]: [], [OPS]: ['phone'], [BOB]: ['phone'], [FAMILY]: ['tablet'], [CAROL]: ['phone'] },
@@ -28,7 +31,14 @@ async function household(options: { unmapped?: 'default' | 'refuse' } = {}) {
     recipients: parseRecipientsVariable(`ops=${OPS};bob=${BOB};family=${FAMILY};carol=${CAROL}`),
     unmapped: options.unmapped ?? ('default' as const),
   };
-  const started = await startHouseholdApp(fake.url, { userKey: USER_KEY, recipients }, { clock, config: { EMERGENCY_POLL_SECONDS: 10 } });
+  const started = await startHouseholdApp(
+    fake.url,
+    { userKey: USER_KEY, recipients },
+    {
+      clock,
+      config: { EMERGENCY_POLL_SECONDS: 10, ...(options.templatesFile ? { HOOK_TEMPLATES_FILE: options.templatesFile } : {}) },
+    },
+  );
   const pass = async (ms: number, step = 1_000) => {
     for (let t = 0; t < ms; t += step) {
       clock.advance(Math.min(step, ms - t));
@@ -211,5 +221,59 @@ describe('POST /notifications with escalate', () => {
     for (const answer of answers) expect(answer.body).toEqual(expect.objectContaining({ error: expect.any(String), solution: expect.any(String) }));
     expect(messages()).toHaveLength(0);
     expect(await planner.list()).toEqual([]);
+  });
+});
+
+describe('POST /hooks/{template} with a template that escalates', () => {
+  it('escalates a firing priority-2 alert, and its resolve cancels the whole chain with one cancel_by_tag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'escalation-hooks-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const templatesFile = join(dir, 'templates.yaml');
+    writeFileSync(
+      templatesFile,
+      [
+        'templates:',
+        '  leak:',
+        '    recipient: ops',
+        "    title: '{{title}}'",
+        "    message: '{{message}}'",
+        '    priority: { from: severity, map: { critical: 2, warning: 0 } }',
+        "    identity: '{{id}}'",
+        '    resolved: { from: status, values: [resolved] }',
+        '    escalate: [{ recipient: bob, afterSeconds: 60 }, { recipient: family, afterSeconds: 300 }]',
+        '',
+      ].join('\n'),
+    );
+    const { fake, app, pass, messages, inbox } = await household({ templatesFile });
+    const alert = { id: 'sink', title: 'Water leak', message: 'Water under the sink', severity: 'critical' };
+
+    const fired = await request(app)
+      .post('/hooks/leak')
+      .send({ ...alert, status: 'firing' });
+    const warning = await request(app)
+      .post('/hooks/leak')
+      .send({ ...alert, id: 'cellar', severity: 'warning', status: 'firing' });
+    expect([fired.status, warning.status]).toEqual([201, 201]);
+    await eventually(() => messages().length === 2);
+    await pass(60_000);
+    await eventually(() => messages().length === 3);
+    expect(messages().map((m) => [m.fields.user, m.fields.priority])).toEqual([
+      [OPS, '2'],
+      [OPS, '0'],
+      [BOB, '2'],
+    ]);
+
+    const resolved = await request(app)
+      .post('/hooks/leak')
+      .send({ ...alert, status: 'resolved' });
+    expect(resolved.body.cancelled).toEqual(fired.body.created);
+    await eventually(() => fake.count('cancel_by_tag') === 1);
+    await pass(10 * 60_000, 30_000);
+
+    expect(messages()).toHaveLength(3);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    const [stage1] = await inbox('bob');
+    expect(stage1).toMatchObject({ read: true, escalation: { of: fired.body.created[0], step: 1 }, emergency: { cancelledAt: expect.any(String) } });
+    expect(await inbox('family')).toEqual([]);
   });
 });

@@ -41,6 +41,12 @@ export const HookTemplateSchema = z
       .optional(),
     /** Send a quiet (priority -1) "Resolved: …" note when an alert resolves (also `?resolvedNote=true`). */
     resolvedNote: z.boolean().optional(),
+    /** Who else a priority-2 alert goes to while nobody acknowledges it (POST /notifications' `escalate`). */
+    escalate: z
+      .array(z.object({ recipient: z.string().min(1).max(256), afterSeconds: z.number().int().min(60) }).strict())
+      .min(1)
+      .max(5)
+      .optional(),
   })
   .strict();
 export type HookTemplate = z.infer<typeof HookTemplateSchema>;

@@ -73,6 +73,7 @@ export function renderHook(name: string, template: HookTemplate, body: unknown, 
     if (!message) throw bad(at, `gives no message through template "${name}" (its message is ${JSON.stringify(template.message)})`);
     const resolved = template.resolved && template.resolved.values.includes(valueAt(view, template.resolved.from) as string);
     const sound = query.sound ?? fields.sound;
+    const priority = query.priority ?? priorityOf(template, view);
     return {
       state: resolved ? 'resolved' : 'firing',
       identity: fields.identity,
@@ -80,10 +81,12 @@ export function renderHook(name: string, template: HookTemplate, body: unknown, 
         recipient,
         title: fields.title ?? name,
         message,
-        priority: query.priority ?? priorityOf(template, view),
+        priority,
         ...(sound ? { sound } : {}),
         ...(fields.url ? { url: fields.url } : {}),
         ...(fields.urlTitle ? { urlTitle: fields.urlTitle } : {}),
+        // Only an emergency escalates: the template's lower priorities of the same alert are sent as they are.
+        ...(template.escalate && priority === 2 ? { escalate: template.escalate.map((step) => ({ ...step })) } : {}),
       },
     };
   });

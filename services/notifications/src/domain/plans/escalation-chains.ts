@@ -4,7 +4,7 @@ import { createNotification, routeOf, type CreateDeps, type EscalationStep, type
 import type { NotificationContext } from '../notification-context.js';
 import type { NotificationEvent } from '../notification-events.js';
 import { newNotificationId, plannedNotificationId } from '../notification-id.js';
-import { endAlarm, isRinging, readSince, type NotificationRecord } from '../notification.js';
+import { endAlarm, isRinging, readSince, type AlertIdentity, type NotificationRecord } from '../notification.js';
 import type { ReceiptApi } from '../push-provider.js';
 import type { ChainEnd, Escalation, PlanStore, StoredPlan } from './plan.js';
 
@@ -61,12 +61,16 @@ function stripVersion(plan: StoredChain): Escalation {
 export class EscalationChains {
   constructor(private readonly deps: EscalationDeps) {}
 
-  /** Stores the chain, then creates its first notification (step 0); a first that is refused takes its chain with it. */
-  async start(input: NewNotification, steps: EscalationStep[]): Promise<NotificationRecord> {
+  /**
+   * Stores the chain of `input.escalate`, then creates its first notification (step 0) as createNotification does with
+   * `given`; a first that is refused takes its chain with it.
+   */
+  async start(input: NewNotification, given: { waitForDelivery?: boolean; alert?: AlertIdentity; id?: string } = {}): Promise<NotificationRecord> {
+    const steps = input.escalate ?? [];
     assertEscalation(input.priority, steps);
     for (const step of steps) routeOf(this.deps.create, step.recipient);
     const now = this.deps.ctx.clock.now();
-    const id = newNotificationId(new Date(now));
+    const id = given.id ?? newNotificationId(new Date(now));
     const { attachment: _attachment, escalate: _escalate, ...notification } = input;
     const chain: Escalation = {
       kind: 'escalation',
@@ -80,7 +84,7 @@ export class EscalationChains {
     };
     await this.deps.store.put(chain);
     try {
-      const record = await createNotification(this.deps.ctx, this.deps.create, input, { id, escalation: { of: id, step: 0, tag: chain.tag } });
+      const record = await createNotification(this.deps.ctx, this.deps.create, input, { ...given, id, escalation: { of: id, step: 0, tag: chain.tag } });
       this.deps.arm(chain.startedAt + steps[0]!.afterSeconds * 1000);
       return record;
     } catch (err) {

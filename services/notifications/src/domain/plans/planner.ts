@@ -1,9 +1,9 @@
 import { AppError, isAppError, type Timer } from '@homeops/common/core';
 import type { AlertHooks, AlertSender } from '../alert-hooks.js';
-import { createNotification, type CreateDeps, type EscalationStep, type NewNotification } from '../create-notification.use-case.js';
+import { createNotification, type CreateDeps, type NewNotification } from '../create-notification.use-case.js';
 import type { NotificationContext } from '../notification-context.js';
 import { plannedNotificationId } from '../notification-id.js';
-import type { NotificationRecord } from '../notification.js';
+import type { AlertIdentity, NotificationRecord } from '../notification.js';
 import type { ReceiptApi } from '../push-provider.js';
 import { EscalationChains } from './escalation-chains.js';
 import { dueAt, type Heartbeat, type Plan, type PlanStore, type PlannedNotification, type ScheduledSend, type StoredPlan } from './plan.js';
@@ -71,9 +71,9 @@ export class Planner {
     await this.settled();
   }
 
-  /** Creates a priority-2 emergency that goes on to `steps` while nobody acknowledges it. */
-  escalate(input: NewNotification, steps: EscalationStep[]): Promise<NotificationRecord> {
-    return this.chains.start(input, steps);
+  /** Creates a priority-2 emergency that goes on to its `escalate` steps while nobody acknowledges it. */
+  escalate(input: NewNotification, given?: { waitForDelivery?: boolean; alert?: AlertIdentity; id?: string }): Promise<NotificationRecord> {
+    return this.chains.start(input, given);
   }
 
   /** Resolves once nothing it started is under way. */
