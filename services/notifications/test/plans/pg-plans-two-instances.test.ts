@@ -14,6 +14,7 @@ import { freshDatabase, queryRows } from '../support/postgres-database.js';
 // Two instances on one PostgreSQL, each with its own planner, plan store (on its own history pool) and ManualClock,
 // both clocks moved together: a due plan is claimed by both at the same version, and goes out once.
 const OPS = 'oPs000000000000000000000000001';
+const BOB = 'b0b000000000000000000000000002';
 const T0 = Date.parse('2026-11-26T08:00:00Z');
 const MINUTE = 60_000;
 
@@ -72,7 +73,7 @@ async function instance(url: string, fakeUrl: string, name: string) {
   const plans = new ObservedPlanStore(repository.pool);
   await plans.open();
   const clock = new ManualClock(T0);
-  const recipients = { recipients: parseRecipientsVariable(`ops=${OPS}`), unmapped: 'default' as const };
+  const recipients = { recipients: parseRecipientsVariable(`ops=${OPS};bob=${BOB}`), unmapped: 'default' as const };
   const app = await startHouseholdApp(fakeUrl, { userKey: USER_KEY, recipients }, { repository, clock, plans, config: { EMERGENCY_POLL_SECONDS: 3600 } });
   // Before the history closes: nothing of the instance may still use its pool (the kit's own stop finds it stopped).
   closers.push(() => app.stop());
@@ -80,7 +81,7 @@ async function instance(url: string, fakeUrl: string, name: string) {
 }
 
 async function twoInstances() {
-  const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'] } });
+  const fake = await startFakePushoverApi({ token: API_TOKEN, users: { [USER_KEY]: [], [OPS]: ['phone'], [BOB]: ['phone'] } });
   closers.push(fake.close);
   const url = await freshDatabase();
   const a = await instance(url, fake.url, 'a');
@@ -144,5 +145,36 @@ describe('plans with two instances on one PostgreSQL', () => {
     for (const { app } of both) {
       expect((await request(app).get('/heartbeats')).body.heartbeats).toEqual([expect.objectContaining({ name: 'cron', state: 'down', nextDueAt: null })]);
     }
+  });
+
+  it('sends an escalation step due on both instances once, and the end on one costs one cancel_by_tag and stops the steps on both', async () => {
+    const { fake, url, a, b, both, pass } = await twoInstances();
+    const created = await request(a.app)
+      .post('/notifications')
+      .send({
+        recipient: 'ops',
+        message: 'Water under the sink',
+        priority: 2,
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'ops', afterSeconds: 180 },
+        ],
+      })
+      .expect(201);
+
+    listTogether(both.map((i) => i.plans));
+    await pass(MINUTE);
+
+    await eventually(() => fake.count('messages') === 2, { what: 'the first step at the fake Pushover', timeoutMs: 5_000 });
+    expect([...a.plans.claims, ...b.plans.claims].sort()).toEqual([false, true]);
+    // The first read through the other instance ends the chain there: one cancel_by_tag for both ringing stages.
+    await request(b.app).patch(`/notifications/${created.body.id}/read`).expect(200);
+    await eventually(() => fake.count('cancel_by_tag') === 1, { what: 'the chain to be cancelled by tag', timeoutMs: 5_000 });
+    for (let step = 0; step < 5; step++) await pass(MINUTE);
+
+    expect(fake.count('messages')).toBe(2);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    expect(await queryRows(url, 'SELECT id FROM notifications')).toHaveLength(2);
+    expect(await queryRows(url, "SELECT key FROM plans WHERE kind = 'escalation'")).toEqual([]);
   });
 });
