@@ -129,8 +129,20 @@ export class EscalationChains {
     }
     const { attemptAfter: _claim, ...sent } = claimed;
     const next: Escalation = { ...sent, sent: step };
-    if (await this.deps.store.swap('escalation', plan.key, plan.version + 1, next))
+    if (await this.deps.store.swap('escalation', plan.key, plan.version + 1, next)) {
       this.deps.arm(plan.steps[step] ? plan.startedAt + plan.steps[step].afterSeconds * 1000 : Infinity);
+    } else await this.settleLate(plan.key, id);
+  }
+
+  /** A stage created while the chain ended: its end may have missed it, so it is stopped on its own (if it rings). */
+  private async settleLate(key: string, id: string): Promise<void> {
+    const current = await this.deps.store.get('escalation', key);
+    const end: ChainEnd | undefined = current?.kind === 'escalation' ? current.end : { kind: 'cancelled', at: isoNow(this.deps.ctx.clock) };
+    const stage = end && (await this.deps.ctx.repository.get(id));
+    if (!end || !stage || !isRinging(stage)) return;
+    const { receipts } = this.deps;
+    if (receipts) await withTimeout(this.deps.ctx.clock, receipts.cancelReceipt(stage.delivery.receipt!), this.deps.callTimeoutMs, 'Receipt cancel');
+    await this.settle(stage, end);
   }
 
   /** An end the events did not bring (lost in a crash): the first read or gone, or a stage acknowledged. */
@@ -161,20 +173,28 @@ export class EscalationChains {
     const { ctx, receipts } = this.deps;
     const end = plan.end!;
     const stages = await this.stages(plan);
-    if (receipts?.cancelByTag && stages.some(isRinging)) await withTimeout(ctx.clock, receipts.cancelByTag(plan.tag), this.deps.callTimeoutMs, 'Cancel by tag');
-    for (const stage of stages) {
-      if (!isRinging(stage) && stage.read) continue;
-      const alarm =
-        stage.emergency && isRinging(stage)
-          ? end.kind === 'acknowledged'
-            ? endAlarm(stage.emergency, { acknowledgedAt: end.at, acknowledgedBy: end.by, ...(end.byDevice ? { acknowledgedByDevice: end.byDevice } : {}) })
-            : endAlarm(stage.emergency, { cancelledAt: end.at })
-          : stage.emergency;
-      const updated = await ctx.repository.update(stage.id, { ...(alarm ? { emergency: alarm } : {}), ...readSince(stage.readAt ?? end.at) });
-      if (updated)
-        ctx.events.publish({ type: end.kind === 'acknowledged' ? 'acknowledged' : 'alarm-ended', recipient: updated.recipient, notification: updated });
-    }
+    const ringing = stages.filter(isRinging);
+    const call = <T>(work: Promise<T>, what: string) => withTimeout(ctx.clock, work, this.deps.callTimeoutMs, what);
+    // A provider without cancel by tag (a custom one) has each stage cancelled on its own.
+    if (receipts?.cancelByTag && ringing.length > 0) await call(receipts.cancelByTag(plan.tag), 'Cancel by tag');
+    else if (receipts) for (const stage of ringing) await call(receipts.cancelReceipt(stage.delivery.receipt!), 'Receipt cancel');
+    for (const stage of stages) await this.settle(stage, end);
     await this.deps.store.swap('escalation', plan.key, plan.version, undefined);
+  }
+
+  /** Marks a stage read, its alarm ended as the chain ended (acknowledged by whom, or cancelled), and tells its streams. */
+  private async settle(stage: NotificationRecord, end: ChainEnd): Promise<void> {
+    if (!isRinging(stage) && stage.read) return;
+    const { ctx } = this.deps;
+    const alarm =
+      stage.emergency && isRinging(stage)
+        ? end.kind === 'acknowledged'
+          ? endAlarm(stage.emergency, { acknowledgedAt: end.at, acknowledgedBy: end.by, ...(end.byDevice ? { acknowledgedByDevice: end.byDevice } : {}) })
+          : endAlarm(stage.emergency, { cancelledAt: end.at })
+        : stage.emergency;
+    const updated = await ctx.repository.update(stage.id, { ...(alarm ? { emergency: alarm } : {}), ...readSince(stage.readAt ?? end.at) });
+    if (updated)
+      ctx.events.publish({ type: end.kind === 'acknowledged' ? 'acknowledged' : 'alarm-ended', recipient: updated.recipient, notification: updated });
   }
 
   /** The chain's stored stages: the first and every step that may have gone out (a step claimed mid-send included). */
