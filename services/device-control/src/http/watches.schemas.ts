@@ -68,6 +68,19 @@ export const WatchBodySchema = z
         sound: z.string().min(1).max(64).optional(),
         title: z.string().min(1).max(250).optional(),
         message: z.string().min(1).max(1024).optional(),
+        escalate: z
+          .array(z.object({ recipient: z.string().min(1).max(256), afterSeconds: z.number().int().min(60) }).strict())
+          .min(1)
+          .max(5)
+          .refine(
+            (steps) => steps.every((step, i) => i === 0 || step.afterSeconds > steps[i - 1]!.afterSeconds),
+            'afterSeconds must increase from step to step',
+          )
+          .optional()
+          .openapi({
+            description:
+              'Priority 2 only: while nobody acknowledges the alarm, it goes on to each recipient this many seconds after the first (the notification service escalates it)',
+          }),
       })
       .strict(),
     clearSeconds: z.number().int().min(0).max(86_400).default(60),

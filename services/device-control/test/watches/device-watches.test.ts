@@ -230,3 +230,28 @@ describe('the event stream', () => {
     expect(seen).toEqual(['garage-open:holding', 'garage-open:firing', 'garage-open:clearing', 'garage-open:quiet']);
   });
 });
+
+describe('a watch that names an escalation', () => {
+  it('sends its steps with the firing only, and refuses steps that are short or not increasing', async () => {
+    const { sent, put, pass, door } = await house();
+    const escalate = [
+      { recipient: 'bob', afterSeconds: 300 },
+      { recipient: 'ops', afterSeconds: 900 },
+    ];
+    await put('garage-open', { condition: { kind: 'doorOpen', device: 'garage-1', minutes: 1 }, notify: { ...notify, escalate }, clearSeconds: 0 });
+
+    door('open');
+    await pass(MINUTE);
+    door('closed');
+    await pass(10_000);
+
+    expect(sent.map((s) => [s.state, s.escalate])).toEqual([
+      ['firing', escalate],
+      ['resolved', undefined],
+    ]);
+    const body = (steps: unknown) => ({ condition: { kind: 'doorOpen', device: 'garage-1', minutes: 1 }, notify: { ...notify, escalate: steps } });
+    expect(WatchBodySchema.safeParse(body([{ recipient: 'bob', afterSeconds: 59 }])).success).toBe(false);
+    expect(WatchBodySchema.safeParse(body([escalate[1], escalate[0]])).success).toBe(false);
+    expect(WatchBodySchema.safeParse(body(escalate)).success).toBe(true);
+  });
+});

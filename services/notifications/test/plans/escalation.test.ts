@@ -276,4 +276,31 @@ describe('POST /hooks/{template} with a template that escalates', () => {
     expect(stage1).toMatchObject({ read: true, escalation: { of: fired.body.created[0], step: 1 }, emergency: { cancelledAt: expect.any(String) } });
     expect(await inbox('family')).toEqual([]);
   });
+
+  it('escalates what the generic template receives with escalate steps (as device watches send it), priority 2 only', async () => {
+    const { app, pass, messages } = await household();
+    const escalate = [{ recipient: 'bob', afterSeconds: 60 }];
+    const watch = { id: 'watch-garage-open-1', status: 'firing', title: 'Garage is open', message: 'Garage is open', escalate };
+
+    const alarm = await request(app)
+      .post('/hooks/generic?recipient=ops')
+      .send({ ...watch, priority: 2 });
+    const quiet = await request(app)
+      .post('/hooks/generic?recipient=ops')
+      .send({ ...watch, id: 'watch-washer-1', priority: 0 });
+    const bad = await request(app)
+      .post('/hooks/generic?recipient=ops')
+      .send({ ...watch, id: 'watch-x', priority: 2, escalate: [{ recipient: 'bob', afterSeconds: 10 }] });
+    expect([alarm.status, quiet.status, bad.status]).toEqual([201, 201, 400]);
+    await eventually(() => messages().length === 2);
+    await pass(60_000);
+    await eventually(() => messages().length === 3);
+    await pass(5 * 60_000, 30_000);
+
+    expect(messages().map((m) => [m.fields.user, m.fields.priority])).toEqual([
+      [OPS, '2'],
+      [OPS, '0'],
+      [BOB, '2'],
+    ]);
+  });
 });

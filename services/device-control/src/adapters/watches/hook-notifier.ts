@@ -25,6 +25,7 @@ export class HookNotifier implements WatchNotifier {
       message: signal.message,
       priority: signal.priority,
       ...(signal.sound ? { sound: signal.sound } : {}),
+      ...(signal.escalate ? { escalate: signal.escalate } : {}),
     };
     const res = await fetch(url, {
       method: 'POST',

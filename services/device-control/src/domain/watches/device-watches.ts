@@ -4,7 +4,7 @@ import type { DeviceEvent, DeviceEventListener } from '../device-events.js';
 import type { DeviceView } from '../device.js';
 import type { DeviceServiceHealth } from '../device.service.js';
 import { stepEpisode, type EpisodeState } from './episode.js';
-import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type WatchSpec } from './watch-spec.js';
+import { holdMs, messagesPerHour, type WatchBody, type WatchCondition, type WatchEscalationStep, type WatchSpec } from './watch-spec.js';
 import type { DeviceService } from '../device.service.js';
 import type { WatchKind, WatchTruth } from './family-watches.js';
 
@@ -19,6 +19,7 @@ export interface WatchSignal {
   sound?: string | undefined;
   title: string;
   message: string;
+  escalate?: WatchEscalationStep[] | undefined;
 }
 
 /** Where a watch's notifications go (the notification service). */
@@ -307,6 +308,7 @@ export class DeviceWatches {
       sound: spec.notify.sound,
       title: spec.notify.title ?? text.title,
       message: state === 'firing' ? (spec.notify.message ?? text.message) : `${spec.notify.title ?? text.title}: over`,
+      ...(spec.notify.escalate && state === 'firing' ? { escalate: spec.notify.escalate } : {}),
     };
     const attempt = async (tries: number): Promise<void> => {
       try {

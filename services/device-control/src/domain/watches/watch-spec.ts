@@ -22,6 +22,14 @@ export interface WatchNotify {
   sound?: string | undefined;
   title?: string | undefined;
   message?: string | undefined;
+  /** Priority 2 only: who else the alarm goes to while nobody acknowledges it (the notification service's `escalate`). */
+  escalate?: WatchEscalationStep[] | undefined;
+}
+
+/** One escalation step: the recipient, and the seconds after the first notification. */
+export interface WatchEscalationStep {
+  recipient: string;
+  afterSeconds: number;
 }
 
 /** A watch as a client or WATCHES_FILE gives it (validated at the edge: http/watches.schemas.ts). */

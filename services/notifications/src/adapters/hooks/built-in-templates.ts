@@ -53,5 +53,6 @@ export const BUILT_IN_TEMPLATES: Record<string, HookTemplate> = {
     sound: '{{sound}}',
     identity: '{{id}}',
     resolved: { from: 'status', values: ['resolved', 'ok', 'up', 'RESOLVED', 'OK', 'UP'] },
+    escalate: { from: 'escalate' },
   },
 };

@@ -41,11 +41,18 @@ export const HookTemplateSchema = z
       .optional(),
     /** Send a quiet (priority -1) "Resolved: …" note when an alert resolves (also `?resolvedNote=true`). */
     resolvedNote: z.boolean().optional(),
-    /** Who else a priority-2 alert goes to while nobody acknowledges it (POST /notifications' `escalate`). */
+    /**
+     * Who else a priority-2 alert goes to while nobody acknowledges it (POST /notifications' `escalate`): fixed steps,
+     * or `from` a path of the alert holding them (checked as the create body is).
+     */
     escalate: z
-      .array(z.object({ recipient: z.string().min(1).max(256), afterSeconds: z.number().int().min(60) }).strict())
-      .min(1)
-      .max(5)
+      .union([
+        z
+          .array(z.object({ recipient: z.string().min(1).max(256), afterSeconds: z.number().int().min(60) }).strict())
+          .min(1)
+          .max(5),
+        z.object({ from: z.string().min(1) }).strict(),
+      ])
       .optional(),
   })
   .strict();

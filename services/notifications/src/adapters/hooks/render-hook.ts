@@ -86,10 +86,19 @@ export function renderHook(name: string, template: HookTemplate, body: unknown, 
         ...(fields.url ? { url: fields.url } : {}),
         ...(fields.urlTitle ? { urlTitle: fields.urlTitle } : {}),
         // Only an emergency escalates: the template's lower priorities of the same alert are sent as they are.
-        ...(template.escalate && priority === 2 ? { escalate: template.escalate.map((step) => ({ ...step })) } : {}),
+        ...(priority === 2 ? escalateOf(template, template.each === undefined ? body : items[i]) : {}),
       },
     };
   });
+}
+
+/** The template's steps, or those the alert holds at its `from` path (the raw value: the create schema checks it). */
+function escalateOf(template: HookTemplate, item: unknown): { escalate?: unknown } {
+  const spec = template.escalate;
+  if (spec === undefined) return {};
+  if (Array.isArray(spec)) return { escalate: spec.map((step) => ({ ...step })) };
+  const value = item !== null && typeof item === 'object' ? valueAt(item, spec.from) : undefined;
+  return value === undefined ? {} : { escalate: value };
 }
 
 function priorityOf(template: HookTemplate, view: object): number {
