@@ -168,17 +168,19 @@ export class EscalationChains {
     }
   }
 
-  /** One cancel_by_tag for every ringing stage, every stage marked read (and acknowledged by whom), then the plan goes. */
+  /**
+   * Every stage marked read and ended as the chain ended (so the emergency watch stops following them), then one
+   * cancel_by_tag for all that rang. Taken up again after a crash, it cancels by tag again (harmless at Pushover).
+   */
   private async finish(plan: StoredChain): Promise<void> {
     const { ctx, receipts } = this.deps;
-    const end = plan.end!;
     const stages = await this.stages(plan);
-    const ringing = stages.filter(isRinging);
+    for (const stage of stages) await this.settle(stage, plan.end!);
+    const rang = stages.filter((stage) => stage.emergency && stage.delivery.receipt !== undefined);
     const call = <T>(work: Promise<T>, what: string) => withTimeout(ctx.clock, work, this.deps.callTimeoutMs, what);
     // A provider without cancel by tag (a custom one) has each stage cancelled on its own.
-    if (receipts?.cancelByTag && ringing.length > 0) await call(receipts.cancelByTag(plan.tag), 'Cancel by tag');
-    else if (receipts) for (const stage of ringing) await call(receipts.cancelReceipt(stage.delivery.receipt!), 'Receipt cancel');
-    for (const stage of stages) await this.settle(stage, end);
+    if (receipts?.cancelByTag && rang.length > 0) await call(receipts.cancelByTag(plan.tag), 'Cancel by tag');
+    else if (receipts) for (const stage of rang.filter(isRinging)) await call(receipts.cancelReceipt(stage.delivery.receipt!), 'Receipt cancel');
     await this.deps.store.swap('escalation', plan.key, plan.version, undefined);
   }
 
