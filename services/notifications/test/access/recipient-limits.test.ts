@@ -84,6 +84,19 @@ describe('a token limited to alice, naming bob', () => {
     expect(t.provider.sent).toEqual([]);
   });
 
+  it('POST /notifications for alice escalating to bob is refused the same way: nothing stored or sent', async () => {
+    const t = await buildKeyedApp();
+    const token = await issueToken(t.port, ALICE_SENDS);
+    const body = { recipient: 'alice', message: 'leak', priority: 2, escalate: [{ recipient: 'bob', afterSeconds: 60 }] };
+
+    const res = await send(t.port, { method: 'POST', target: '/notifications', auth: token.secret, body });
+
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({ code: 'SCOPE_MISSING', error: 'This token lacks the notifications:send scope for recipient "bob"' });
+    expect((await t.repository.stats()).records).toBe(0);
+    expect(t.provider.sent).toEqual([]);
+  });
+
   it('a multipart create for bob is refused the same way', async () => {
     const t = await buildKeyedApp();
     const token = await issueToken(t.port, ALICE_SENDS);
