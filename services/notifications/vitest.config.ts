@@ -28,7 +28,7 @@ export const projects = [
   ...tiered(root, 'postgres', {
     include: [],
     // The alert-ownership suite too: the server-set alert field is what PostgreSQL's ringing lookup must keep.
-    slow: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', 'test/hooks/alert-ownership.test.ts', ...postgresOnly],
+    slow: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', 'test/hooks/alert-ownership.test.ts', 'test/plans/escalation.test.ts', ...postgresOnly],
     env: { TEST_STORAGE: 'postgres' },
     setupFiles,
     globalSetup: ['test/support/postgres-global-setup.ts'],
