@@ -173,8 +173,8 @@ describe('POST /notifications with escalate', () => {
     expect(fake.alarm(stage1!.delivery.receipt!)!.cancelled).toBe(true);
   });
 
-  it('an alarm that nobody acknowledges goes through every step exactly once', async () => {
-    const { pass, messages, app } = await household();
+  it('an alarm that nobody acknowledges goes through every step exactly once, and its chain goes once the alarms expired', async () => {
+    const { pass, messages, app, planner } = await household();
     await request(app)
       .post('/notifications')
       .send({
@@ -188,6 +188,11 @@ describe('POST /notifications with escalate', () => {
       .expect(201);
     await pass(30 * 60_000, 10_000);
     expect(messages().map((m) => m.fields.user)).toEqual([OPS, BOB, FAMILY]);
+    expect(await planner.list()).toHaveLength(1);
+    // Kept until the last stage's alarm stopped at Pushover (its expire, 3600 s here), then dropped.
+    await pass(92 * 60_000, 60_000);
+    expect(await planner.list()).toEqual([]);
+    expect(messages()).toHaveLength(3);
   });
 
   it('refuses escalate on another priority, with short, unordered or too many steps, an unmapped recipient, or with sendAt', async () => {

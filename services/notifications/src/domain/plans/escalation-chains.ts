@@ -6,13 +6,15 @@ import type { NotificationEvent } from '../notification-events.js';
 import { newNotificationId, plannedNotificationId } from '../notification-id.js';
 import { endAlarm, isRinging, readSince, type AlertIdentity, type NotificationRecord } from '../notification.js';
 import type { ReceiptApi } from '../push-provider.js';
-import type { ChainEnd, Escalation, PlanStore, StoredPlan } from './plan.js';
+import { dueAt, type ChainEnd, type Escalation, type PlanStore, type StoredPlan } from './plan.js';
 
 /** The bounds of a chain: steps at most, and the shortest wait of a step. */
 export const MAX_ESCALATION_STEPS = 5;
 export const MIN_ESCALATION_SECONDS = 60;
 /** How long a claim on a step or an end holds before another run takes it up (its instance died). */
 const CLAIM_MS = 120_000;
+/** Pushover's longest expire of an emergency. */
+const MAX_EXPIRE_SECONDS = 10_800;
 
 export interface EscalationDeps {
   ctx: NotificationContext;
@@ -119,6 +121,8 @@ export class EscalationChains {
       if (await this.deps.store.swap('escalation', plan.key, plan.version + 1, next)) await this.finish({ ...next, version: plan.version + 2 });
       return;
     }
+    // Every step went out and every alarm has stopped at Pushover: nothing is left to end.
+    if (plan.sent >= plan.steps.length) return void (await this.deps.store.swap('escalation', plan.key, plan.version + 1, undefined));
     const step = plan.sent + 1;
     const id = stageId(plan, step);
     const input = { ...plan.notification, recipient: plan.steps[step - 1]!.recipient };
@@ -128,10 +132,12 @@ export class EscalationChains {
       if (!(isAppError(err) && err.code === 'NOTIFICATION_EXISTS')) throw err;
     }
     const { attemptAfter: _claim, ...sent } = claimed;
-    const next: Escalation = { ...sent, sent: step };
-    if (await this.deps.store.swap('escalation', plan.key, plan.version + 1, next)) {
-      this.deps.arm(plan.steps[step] ? plan.startedAt + plan.steps[step].afterSeconds * 1000 : Infinity);
-    } else await this.settleLate(plan.key, id);
+    const last = step === plan.steps.length;
+    // Pushover stops an alarm after its expire (at most 10800 s); the chain is kept that long after its last stage.
+    const doneAt = last ? this.deps.ctx.clock.now() + (plan.notification.expire ?? this.deps.create.emergency?.expire ?? MAX_EXPIRE_SECONDS) * 1000 : undefined;
+    const next: Escalation = { ...sent, sent: step, ...(doneAt === undefined ? {} : { doneAt }) };
+    if (await this.deps.store.swap('escalation', plan.key, plan.version + 1, next)) this.deps.arm(dueAt(next));
+    else await this.settleLate(plan.key, id);
   }
 
   /** A stage created while the chain ended: its end may have missed it, so it is stopped on its own (if it rings). */

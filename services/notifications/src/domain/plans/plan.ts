@@ -50,6 +50,8 @@ export interface Escalation {
   tag: string;
   /** Steps sent so far (stage n is steps[n - 1]). */
   sent: number;
+  /** Once every step went out: when the last alarm has stopped at Pushover (its expire), and the plan can go. */
+  doneAt?: number | undefined;
   /** Set once the chain ended: what is left is stopping the stages, then the plan goes. */
   end?: ChainEnd | undefined;
   createdAt: number;
@@ -69,7 +71,7 @@ export function dueAt(plan: Plan): number {
     if (plan.attemptAfter !== undefined) return plan.attemptAfter;
     if (plan.end) return 0;
     const step = plan.steps[plan.sent];
-    return step ? plan.startedAt + step.afterSeconds * 1000 : Infinity;
+    return step ? plan.startedAt + step.afterSeconds * 1000 : (plan.doneAt ?? Infinity);
   }
   const { status } = plan;
   if (status.state === 'up') return plan.lastPingAt + plan.intervalMs + plan.graceMs;
