@@ -145,6 +145,31 @@ describe('POST /notifications with escalate', () => {
     expect(await inbox('family')).toEqual([]);
   });
 
+  it('a read-all that reads the first notification cancels the chain the same way', async () => {
+    const { fake, app, pass, messages, inbox } = await household();
+    await request(app)
+      .post('/notifications')
+      .send({
+        ...emergency,
+        recipient: 'ops',
+        escalate: [
+          { recipient: 'bob', afterSeconds: 60 },
+          { recipient: 'family', afterSeconds: 300 },
+        ],
+      })
+      .expect(201);
+    await pass(60_000);
+    await eventually(() => messages().length === 2);
+
+    await request(app).post('/notifications/ops/read-all').expect(200);
+    await eventually(() => fake.count('cancel_by_tag') === 1);
+    await pass(10 * 60_000, 30_000);
+
+    expect(messages()).toHaveLength(2);
+    expect(fake.count('cancel_by_tag')).toBe(1);
+    expect((await inbox('bob'))[0]).toMatchObject({ read: true, emergency: { cancelledAt: expect.any(String) } });
+  });
+
   it('deleting the first notification cancels the chain: the ringing stage stops by tag and no later step goes out', async () => {
     const { fake, app, pass, messages, inbox } = await household();
     const created = await request(app)

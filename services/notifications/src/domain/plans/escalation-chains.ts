@@ -98,7 +98,8 @@ export class EscalationChains {
   /** What ends a chain: an acknowledgement of any stage; reading, deleting or resolving its first notification. */
   onEvent(event: NotificationEvent): Promise<void> | undefined {
     if (event.type === 'deleted') return this.end(event.id, { kind: 'cancelled', at: isoNow(this.deps.ctx.clock) });
-    if (event.type === 'read-all' || !event.notification.escalation) return undefined;
+    if (event.type === 'read-all') return this.endReadChains(event.recipient);
+    if (!event.notification.escalation) return undefined;
     const { notification: record } = event;
     const { of, step } = record.escalation!;
     const emergency = record.emergency;
@@ -108,6 +109,15 @@ export class EscalationChains {
     }
     const firstEnded = (event.type === 'read' || (event.type === 'alarm-ended' && emergency?.cancelledAt !== undefined)) && step === 0;
     return firstEnded ? this.end(of, { kind: 'cancelled', at: isoNow(this.deps.ctx.clock) }) : undefined;
+  }
+
+  /** A read-all of a recipient cancels the chains whose first notification it read. */
+  private async endReadChains(recipient: string): Promise<void> {
+    const chains = (await this.deps.store.list()).filter((plan) => plan.kind === 'escalation' && !plan.end && plan.notification.recipient === recipient);
+    for (const chain of chains) {
+      const first = await this.deps.ctx.repository.get(chain.key);
+      if (first?.read) await this.end(chain.key, { kind: 'cancelled', at: first.readAt ?? isoNow(this.deps.ctx.clock) });
+    }
   }
 
   /** A due chain: its end to finish, or its next step to send. */
