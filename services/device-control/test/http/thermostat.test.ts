@@ -57,6 +57,31 @@ describe('GET /devices/:uuid/thermostat', () => {
     expect(cloud.callsOf('readThermostats')).toEqual([]);
   });
 
+  it('shows the overheat protection and sensor it read, a tripped protection pushed, and null on a thermostat without them', async () => {
+    const MTS960 = 'mts-960';
+    const cloud = new FakeDeviceCloud([thermostat({ uuid: MTS, name: 'Living room' }), thermostat({ uuid: MTS960, name: 'Heater socket', type: 'mts960' })]);
+    const { app, devices } = await buildTestApp({ cloud });
+    const seen: DeviceEvent[] = [];
+    devices.onEvent((e) => seen.push(e));
+    await request(app).get(`/devices/${MTS}/thermostat`);
+
+    const overheating = { enabled: true, warning: 'overheating', threshold: 33.5, temperature: 34 } as const;
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', overheat: overheating });
+    const res = await request(app).get(`/devices/${MTS}/thermostat`);
+    cloud.thermostatReading = { ...MTS200_READING, overheat: null, sensor: null };
+    const without = await request(app).get(`/devices/${MTS960}/thermostat`);
+
+    expect(res.body.thermostats[0]).toMatchObject({ overheat: overheating, sensor: 'internal', windowOpen: false });
+    expect(seen.filter((e) => e.type === 'thermostat' && e.uuid === MTS).at(-1)).toMatchObject({
+      uuid: MTS,
+      source: 'push',
+      overheat: overheating,
+      sensor: 'internal',
+    });
+    expect(without.body.thermostats[0]).toMatchObject({ overheat: null, sensor: null });
+    expect(cloud.callsOf('readThermostats')).toEqual([[MTS], [MTS960]]);
+  });
+
   it('refuses a device without a thermostat with 409, reading nothing', async () => {
     const { app, cloud } = await setup();
 

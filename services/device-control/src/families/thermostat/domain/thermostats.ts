@@ -17,6 +17,9 @@ interface Known {
   at: number;
 }
 
+/** The most messages a read sends: Mode with Overheat and Sensor (an MTS200B), or ModeB with CtlRange (an MTS960). */
+const READ_MESSAGES = 3;
+
 /** Modes whose target is not their own: a target given with them is refused (a target alone leaves them). */
 const NO_OWN_TARGET = new Set(['auto', 'timer']);
 
@@ -38,7 +41,7 @@ export class Thermostats extends DeviceActions {
     const before = known.get(told.channel)?.reading;
     const merged = { ...before, ...defined(told) } as Partial<ThermostatReading>;
     if (!isComplete(merged)) return;
-    const reading: ThermostatReading = { windowOpen: null, ...merged };
+    const reading: ThermostatReading = { windowOpen: null, overheat: null, sensor: null, ...merged };
     this.states.set(uuid, known);
     known.set(told.channel, { reading, at: this.deps.clock.now() });
     this.deps.publish({ type: 'thermostat', uuid, name: device.name, ...copy(reading), source });
@@ -54,10 +57,13 @@ export class Thermostats extends DeviceActions {
     this.states.delete(uuid);
   }
 
-  /** Every thermostat channel, as last told; read from the device (one message, two for an MTS960's range) when unknown. */
+  /**
+   * Every thermostat channel, as last told; read from the device when unknown: one message, and one more for each of an
+   * MTS960's range or an MTS200B's overheat protection and sensor (at most three).
+   */
   async read(uuid: string): Promise<Aged<ThermostatReading[]>> {
     this.deviceWith(uuid);
-    if (!this.states.has(uuid)) await this.admitted(uuid, 2 + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
+    if (!this.states.has(uuid)) await this.admitted(uuid, READ_MESSAGES + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
     const known = [...(this.states.get(uuid)?.values() ?? [])].sort((a, b) => a.reading.channel - b.reading.channel);
     if (known.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no thermostat`);
     const at = Math.max(...known.map((k) => k.at));
@@ -71,7 +77,7 @@ export class Thermostats extends DeviceActions {
     assertCoherent(change);
     const known = this.states.get(uuid)?.get(channel)?.reading;
     if (known) assertFits(known, change);
-    return this.admitted(uuid, (known ? 1 : 3) + this.deps.routes.abilitiesReadBefore(uuid), async (current) => {
+    return this.admitted(uuid, (known ? 1 : 1 + READ_MESSAGES) + this.deps.routes.abilitiesReadBefore(uuid), async (current) => {
       if (!known) await this.readNow(uuid);
       const before = this.states.get(uuid)?.get(channel)?.reading;
       if (!before) throw new AppError('CLOUD_ERROR', `Thermostat ${uuid} did not report channel ${channel}`);
@@ -106,7 +112,7 @@ export const THERMOSTATS: DomainFamily<Thermostats> = {
 
 const REQUIRED = ['on', 'mode', 'modes', 'currentTemperature', 'targetTemperature', 'heating', 'cooling', 'minTemperature', 'maxTemperature'] as const;
 
-function isComplete(r: Partial<ThermostatReading>): r is Omit<ThermostatReading, 'windowOpen'> & Partial<ThermostatReading> {
+function isComplete(r: Partial<ThermostatReading>): r is Omit<ThermostatReading, 'windowOpen' | 'overheat' | 'sensor'> & Partial<ThermostatReading> {
   return REQUIRED.every((key) => r[key] !== undefined);
 }
 
@@ -114,7 +120,7 @@ function defined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const copy = (r: ThermostatReading): ThermostatReading => ({ ...r, modes: [...r.modes] });
+const copy = (r: ThermostatReading): ThermostatReading => ({ ...r, modes: [...r.modes], overheat: r.overheat && { ...r.overheat } });
 
 const refuse = (path: string, message: string, text: string) => new AppError('VALIDATION_FAILED', text, { details: [{ path, message }] });
 
