@@ -44,10 +44,12 @@ describe('GET /devices/:uuid/thermostat', () => {
     expect(cloud.callsOf('readThermostats')).toHaveLength(1);
   });
 
-  it('takes a complete push before any read, and waits for a read on a partial one', async () => {
+  it('takes a complete push before any read, and waits for a read on a partial one (overheat untold is partial)', async () => {
     const { app, cloud, thermostatEvents } = await setup();
 
     cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18 });
+    const { overheat: _overheat, ...untoldOverheat } = MTS200_READING;
+    cloud.emit({ type: 'thermostat', uuid: MTS, source: 'push', ...untoldOverheat, currentTemperature: 16 });
     const partial = thermostatEvents().length;
     cloud.emit({ type: 'thermostat', uuid: MTS, source: 'push', ...MTS200_READING, currentTemperature: 17 });
     const res = await request(app).get(`/devices/${MTS}/thermostat`);

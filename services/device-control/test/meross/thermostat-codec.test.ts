@@ -186,6 +186,24 @@ describe('THERMOSTAT_MEROSS push and poll', () => {
     ]);
   });
 
+  it('tells null for what the abilities do not declare, and leaves out what they declare until it is told', () => {
+    const declared = (names: string[]) => new Map(['Appliance.Control.Thermostat.Mode', ...names].map((n) => [n, {}]));
+    const events: CloudEvent[] = [];
+    const plain = Object.assign(entry(), { abilities: declared([]) });
+    const floor = Object.assign(entry(), { abilities: declared(['Appliance.Control.Thermostat.Overheat', 'Appliance.Control.Thermostat.Sensor']) });
+
+    THERMOSTAT_MEROSS.push!(plain, 'Appliance.Control.Thermostat.Mode', { mode: [MTS200] }, access(events));
+    THERMOSTAT_MEROSS.push!(floor, 'Appliance.Control.Thermostat.Mode', { mode: [MTS200] }, access(events));
+    THERMOSTAT_MEROSS.push!(floor, 'Appliance.Control.Thermostat.Sensor', { sensor: [{ channel: 0, mode: 1 }] }, access(events));
+
+    expect(events[0]).toMatchObject({ overheat: null, sensor: null });
+    expect([events[1]!, events[2]!].map((e) => ['overheat' in e, 'sensor' in e])).toEqual([
+      [false, false],
+      [false, true],
+    ]);
+    expect(events[2]).toMatchObject({ sensor: 'external' });
+  });
+
   it("tells what System.All's digest shows on the LAN poll, once per change", () => {
     const device = entry();
     const seen = new Map<string, string>();

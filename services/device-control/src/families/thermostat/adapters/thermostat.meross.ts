@@ -44,11 +44,22 @@ function learnModes(entry: DeviceEntry, kind: ThermostatKind, payload: unknown):
   });
 }
 
+/**
+ * A channel's reading with null for the overheat protection and sensor its abilities do not declare. One it declares
+ * and has not told yet stays out, as do both while its abilities are unknown: the service then waits for a read.
+ */
+function readingFor(entry: DeviceEntry, kind: ThermostatKind, channel: number) {
+  const reading = readingOf(kind, channel, rawOf(entry, channel));
+  if (entry.abilities && !entry.abilities.has(OVERHEAT)) reading.overheat = null;
+  if (entry.abilities && !entry.abilities.has(SENSOR)) reading.sensor = null;
+  return reading;
+}
+
 const event = (entry: DeviceEntry, kind: ThermostatKind, channel: number): CloudEvent => ({
   type: 'thermostat',
   uuid: entry.def.uuid,
   source: 'push',
-  ...readingOf(kind, channel, rawOf(entry, channel)),
+  ...readingFor(entry, kind, channel),
 });
 
 /** Which protocol the device speaks: from its abilities, else from what it already sent. */
@@ -94,7 +105,7 @@ async function readThermostats(access: MerossDeviceAccess, uuid: string) {
     for (const { channel, ...state } of sideStates(side, await optionalAnswer(access, entry, side, { [sideKey]: asked })))
       Object.assign(rawOf(entry, channel), state);
   }
-  return channels.map((channel) => readingOf(kind, channel, rawOf(entry, channel)));
+  return channels.map((channel) => readingFor(entry, kind, channel));
 }
 
 /** Thermostats (mts200, mts960) over Meross: Thermostat.Mode / ModeB read, set in one SET, pushed and polled. */
@@ -141,7 +152,7 @@ export const THERMOSTAT_MEROSS: MerossFamily = {
       const answer = await access.send(entry, `setting ${namespace}`, set(namespace, { [key]: [sent] }));
       // The SETACK of an MTS200 carries the whole entry; where it carries none, the change is what is known.
       if (learnModes(entry, kind, answer).length === 0) rawOf(entry, channel).entry = afterSet(kind, raw, sent);
-      return readingOf(kind, channel, rawOf(entry, channel));
+      return readingFor(entry, kind, channel);
     },
   }),
 };

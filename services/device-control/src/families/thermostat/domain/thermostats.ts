@@ -41,7 +41,7 @@ export class Thermostats extends DeviceActions {
     const before = known.get(told.channel)?.reading;
     const merged = { ...before, ...defined(told) } as Partial<ThermostatReading>;
     if (!isComplete(merged)) return;
-    const reading: ThermostatReading = { windowOpen: null, overheat: null, sensor: null, ...merged };
+    const reading: ThermostatReading = { windowOpen: null, ...merged };
     this.states.set(uuid, known);
     known.set(told.channel, { reading, at: this.deps.clock.now() });
     this.deps.publish({ type: 'thermostat', uuid, name: device.name, ...copy(reading), source });
@@ -110,9 +110,22 @@ export const THERMOSTATS: DomainFamily<Thermostats> = {
   refusal: { is: 'a thermostat', instead: (at) => `Read it with GET ${at}/thermostat; change it with PUT ${at}/thermostat/{channel}` },
 };
 
-const REQUIRED = ['on', 'mode', 'modes', 'currentTemperature', 'targetTemperature', 'heating', 'cooling', 'minTemperature', 'maxTemperature'] as const;
+/** What a reading must say before it is shown; overheat and sensor are null where the thermostat has none. */
+const REQUIRED = [
+  'on',
+  'mode',
+  'modes',
+  'currentTemperature',
+  'targetTemperature',
+  'heating',
+  'cooling',
+  'minTemperature',
+  'maxTemperature',
+  'overheat',
+  'sensor',
+] as const;
 
-function isComplete(r: Partial<ThermostatReading>): r is Omit<ThermostatReading, 'windowOpen' | 'overheat' | 'sensor'> & Partial<ThermostatReading> {
+function isComplete(r: Partial<ThermostatReading>): r is Omit<ThermostatReading, 'windowOpen'> & Partial<ThermostatReading> {
   return REQUIRED.every((key) => r[key] !== undefined);
 }
 
