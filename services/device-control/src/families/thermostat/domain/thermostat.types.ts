@@ -30,7 +30,7 @@ export interface ThermostatReading {
 
 /** A thermostat's over-temperature protection, temperatures in °C. */
 export interface ThermostatOverheat {
-  /** The protection is switched on. */
+  /** The protection is turned on. */
   enabled: boolean;
   /** ok; overheating (the external sensor is above the threshold); disconnected (no external sensor answers). */
   warning: 'ok' | 'overheating' | 'disconnected';

@@ -8,7 +8,7 @@ const ModeSchema = z.enum(THERMOSTAT_MODES).openapi({
 
 const OverheatSchema = z
   .object({
-    enabled: z.boolean().openapi({ description: 'The protection is switched on' }),
+    enabled: z.boolean().openapi({ description: 'The protection is turned on' }),
     warning: z.enum(['ok', 'overheating', 'disconnected']).openapi({
       description: 'overheating: the external sensor is above the threshold; disconnected: no external sensor answers',
     }),
