@@ -136,6 +136,15 @@ describe('thermostats (adapter against the emulated cloud)', { timeout: 30_000 }
     expect(emulator.requests('Appliance.Control.Thermostat.CtlRange', 'GET')).toHaveLength(1);
   });
 
+  it('reads an MTS200B whose Overheat answers an ERROR with overheat null, its sensor as told', async () => {
+    emulator.device(MTS200).thermostat!.overheatError = true;
+
+    const read = await adapter.readThermostats(MTS200);
+
+    expect(read).toEqual([expect.objectContaining({ currentTemperature: 20, overheat: null, sensor: 'external' })]);
+    expect(emulator.requests('Appliance.Control.Thermostat.Overheat', 'GET')).toHaveLength(1);
+  });
+
   it('hears the floor overheating and the sensor switched to internal as pushes of Overheat and Sensor', async () => {
     await adapter.readThermostats(MTS200);
 

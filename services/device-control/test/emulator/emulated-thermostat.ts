@@ -31,6 +31,8 @@ export class EmulatedThermostat {
   readonly ctlRange = { channel: 0, max: 11000, min: -3000, ctlMax: 3600, ctlMin: 300 };
   /** Its CtlRange GET is answered with an ERROR (a firmware that declares it and does not serve it). */
   rangeError = false;
+  /** Its Overheat GET is answered with an ERROR. */
+  overheatError = false;
 
   constructor(readonly model: ThermostatModel) {
     this.key = model === 'mts960' ? 'modeB' : 'mode';
@@ -106,6 +108,7 @@ export class EmulatedThermostat {
     // Asked with an empty list (or an object), the devices answer an empty list.
     const forChannel0 = asked.some((e) => e.channel === 0);
     if (method === 'GET' && key === 'ctlRange' && this.rangeError) return (reply('ERROR', { error: { code: 5000, detail: 'unsupported' } }), true);
+    if (method === 'GET' && key === 'overheat' && this.overheatError) return (reply('ERROR', { error: { code: 5000, detail: 'unsupported' } }), true);
     if (method === 'GET') {
       const state: Record<string, unknown> = {
         [this.key]: this.now(),

@@ -102,8 +102,12 @@ async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   if (channels.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable ${namespace} answer`);
   for (const [side, sideKey] of SIDE_READS) {
     if (!abilities.has(side)) continue;
-    for (const { channel, ...state } of sideStates(side, await optionalAnswer(access, entry, side, { [sideKey]: asked })))
+    const told = sideStates(side, await optionalAnswer(access, entry, side, { [sideKey]: asked }));
+    // A declared namespace that answers ERROR or nothing readable shows null rather than keep the thermostat unread.
+    for (const { channel } of asked) {
+      const { channel: _channel, ...state } = told.find((t) => t.channel === channel) ?? { channel, [sideKey]: null };
       Object.assign(rawOf(entry, channel), state);
+    }
   }
   return channels.map((channel) => readingFor(entry, kind, channel));
 }

@@ -40,10 +40,10 @@ export interface ThermostatRaw {
   summerMode?: number;
   windowOpen?: boolean;
   range?: { min: number; max: number };
-  /** The last Thermostat.Overheat entry, in device units. */
-  overheat?: Record<string, number>;
-  /** Thermostat.Sensor's mode: 0 its own sensor, 1 the external one. */
-  sensor?: number;
+  /** The last Thermostat.Overheat entry, in device units; null where a read of it told nothing. */
+  overheat?: Record<string, number> | null;
+  /** Thermostat.Sensor's mode: 0 its own sensor, 1 the external one; null where a read of it told nothing. */
+  sensor?: number | null;
 }
 
 /** Thermostat.Overheat's `warning`, by code (as meross_lan names them): 2 is an external sensor that does not answer. */
@@ -95,8 +95,8 @@ export function readingOf(kind: ThermostatKind, channel: number, raw: Thermostat
     }
   }
   if (raw.windowOpen !== undefined) reading.windowOpen = raw.windowOpen;
-  if (raw.overheat) reading.overheat = overheatOf(raw.overheat, scale);
-  if (raw.sensor !== undefined) reading.sensor = SENSOR_MODES[raw.sensor]!;
+  if (raw.overheat !== undefined) reading.overheat = raw.overheat && overheatOf(raw.overheat, scale);
+  if (raw.sensor !== undefined) reading.sensor = raw.sensor === null ? null : SENSOR_MODES[raw.sensor]!;
   return reading;
 }
 
