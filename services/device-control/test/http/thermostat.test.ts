@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createLogger, serve } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { SseClient } from '../support/sse-client.js';
-import { metricValue } from '@homeops/test-kit';
+import { eventually, metricValue } from '@homeops/test-kit';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import { cloudDevice, FakeDeviceCloud, MTS200_READING, thermostat } from '../fakes/fake-device-cloud.js';
 import { buildTestApp } from '../support/test-app.js';
@@ -57,6 +57,17 @@ describe('GET /devices/:uuid/thermostat', () => {
     expect(partial).toBe(0);
     expect(res.body.thermostats[0]).toMatchObject({ currentTemperature: 17 });
     expect(cloud.callsOf('readThermostats')).toEqual([]);
+  });
+
+  it('reads a thermostat once when a partial push comes before any read, and streams what it read', async () => {
+    const { cloud, thermostatEvents } = await setup();
+
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18 });
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18.5 });
+    await eventually(() => thermostatEvents().length === 1, 'the read after the push');
+
+    expect(cloud.callsOf('readThermostats')).toEqual([[MTS]]);
+    expect(thermostatEvents()[0]).toMatchObject({ uuid: MTS, channel: 0, source: 'read', currentTemperature: MTS200_READING.currentTemperature });
   });
 
   it('shows the overheat protection and sensor it read, a tripped protection pushed, and null on a thermostat without them', async () => {

@@ -32,15 +32,23 @@ export class Thermostats extends DeviceActions {
   protected readonly capability = 'thermostat' as const;
   protected readonly actionText = 'run a thermostat';
   private readonly states = new Map<string, Map<number, Known>>();
+  /** Thermostats read because a push came before any read (a change at the device must not wait for someone to ask). */
+  private readonly pushReads = new Map<string, Promise<void>>();
 
-  /** What the thermostat told: a push before the first read waits for it unless it says everything a read does. */
+  /**
+   * What the thermostat told. A push before the first read that does not say everything a read does starts one read
+   * (in the background share, free over the LAN), which tells the state the push changed.
+   */
   apply(uuid: string, told: Partial<ThermostatReading> & { channel: number }, source: 'command' | 'push' | 'read'): void {
     const device = this.deps.registry.get(uuid);
     if (!device) return;
     const known = this.states.get(uuid) ?? new Map<number, Known>();
     const before = known.get(told.channel)?.reading;
     const merged = { ...before, ...defined(told) } as Partial<ThermostatReading>;
-    if (!isComplete(merged)) return;
+    if (!isComplete(merged)) {
+      if (source === 'push') this.readAfterPush(uuid);
+      return;
+    }
     const reading: ThermostatReading = { windowOpen: null, ...merged };
     this.states.set(uuid, known);
     known.set(told.channel, { reading, at: this.deps.clock.now() });
@@ -63,6 +71,7 @@ export class Thermostats extends DeviceActions {
    */
   async read(uuid: string): Promise<Aged<ThermostatReading[]>> {
     this.deviceWith(uuid);
+    await this.pushReads.get(uuid);
     if (!this.states.has(uuid)) await this.admitted(uuid, READ_MESSAGES + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
     const known = [...(this.states.get(uuid)?.values() ?? [])].sort((a, b) => a.reading.channel - b.reading.channel);
     if (known.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no thermostat`);
@@ -95,6 +104,18 @@ export class Thermostats extends DeviceActions {
     return [...this.states].flatMap(([uuid, channels]) =>
       [...channels.values()].map((k) => ({ uuid, name: this.deps.registry.get(uuid)?.name ?? uuid, reading: copy(k.reading) })),
     );
+  }
+
+  private readAfterPush(uuid: string): void {
+    if (this.states.has(uuid) || this.pushReads.has(uuid) || this.deps.registry.get(uuid)?.capabilities.includes(this.capability) !== true) return;
+    const admission = this.deps.routes.tryAdmit(uuid, READ_MESSAGES + this.deps.routes.abilitiesReadBefore(uuid), 'background');
+    if (!admission) return;
+    const read = this.deps.queue
+      .run(uuid, () => this.deps.routes.run(admission, uuid, () => (this.states.has(uuid) ? Promise.resolve() : this.readNow(uuid))))
+      // A failed read leaves the thermostat unread: the next push tries again.
+      .catch(() => undefined)
+      .finally(() => this.pushReads.delete(uuid));
+    this.pushReads.set(uuid, read);
   }
 
   private async readNow(uuid: string): Promise<void> {
