@@ -8,7 +8,6 @@ export function ntfyPriority(priority: PushMessage['priority']): number {
 
 /** A header value in ASCII: a non-ASCII text as an RFC 2047 encoded word, which ntfy decodes. */
 export function headerText(text: string): string {
-  // eslint-disable-next-line no-control-regex
   if (/^[\x20-\x7e]*$/.test(text)) return text;
   return `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 }
