@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { eventually } from '@homeops/test-kit';
+import { eventually, metricValue } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecipientsFile } from '../../src/adapters/pushover/recipient-map.js';
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 /** Pushover answering `answer` to every message, a fake ntfy, an SMTP sink, and alice with both as fallbacks. */
-async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: number } = {}) {
+async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: number } = {}, smtpPassword = SMTP_PASSWORD) {
   // Key validations (no message) succeed; every message gets `answer`.
   const pushover = await startFakePushover((form) => (form.fields.message === undefined ? { status: 200, body: { status: 1, devices: [] } } : answer()));
   const ntfy = await startFakeNtfy({ token: NTFY_TOKEN, ...ntfyOptions });
@@ -40,7 +40,7 @@ async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: num
       config: {
         RECIPIENTS_FILE: file,
         DELIVERY_MAX_ATTEMPTS: 2,
-        SMTP_URL: `smtp://homeops:${SMTP_PASSWORD}@127.0.0.1:${smtp.port}`,
+        SMTP_URL: `smtp://homeops:${smtpPassword}@127.0.0.1:${smtp.port}`,
         SMTP_FROM: 'homeops@example.com',
       },
     },
@@ -101,6 +101,14 @@ describe('fallback targets when Pushover cannot deliver', () => {
     expect(JSON.stringify(health.body)).not.toContain(NTFY_TOKEN);
     expect(JSON.stringify(health.body)).not.toContain(SMTP_PASSWORD);
     expect(JSON.stringify(record)).not.toContain(NTFY_TOKEN);
+
+    // Counted by channel: Pushover's failure, and one send each to ntfy and mail.
+    const metrics = (await request(t.app).get('/metrics').expect(200)).text;
+    const count = (channel: string, status: string) => metricValue(metrics, 'homeops_channel_deliveries_total', { channel, status });
+    expect([count('pushover', 'failed'), count('ntfy', 'sent'), count('email', 'sent'), count('ntfy', 'failed'), count('pushover', 'sent')]).toEqual([
+      1, 1, 1, 0, 0,
+    ]);
+    expect(metricValue(metrics, 'homeops_deliveries_total', { status: 'failed' })).toBe(1);
   });
 
   it('on 500s hands over once Pushover is out of retries, and a failing ntfy is retried with backoff until sent once', async () => {
@@ -121,6 +129,30 @@ describe('fallback targets when Pushover cannot deliver', () => {
     ]);
     expect(t.ntfy.published.map((p) => [p.title, p.priority, p.body])).toEqual([['Leak', '2', 'Water under the sink']]);
     expect(t.smtp.mails.map((m) => m.subject)).toEqual(['Leak']);
+  });
+
+  it('records a mail server that refuses the login as failed after its attempts, never showing the password', async () => {
+    const wrong = 'not-the-smtp-pass';
+    const t = await household(() => ({ status: 429, body: { status: 0, errors: ['quota'] } }), {}, wrong);
+    const res = await request(t.app).post('/notifications').send({ recipient: 'alice', title: 'Smoke', message: 'Kitchen' });
+    const record = await eventually(async () => {
+      const r = await stored(t, res.body.id);
+      return r.delivery.channels?.[2]?.status === 'failed' && r;
+    }, 'the mail target failed for good');
+    expect(record.delivery.channels?.[1]).toMatchObject({ channel: 'ntfy', status: 'sent', attempts: 1 });
+    expect(record.delivery.channels?.[2]).toEqual({
+      channel: 'email',
+      target: 'alice@example.com',
+      status: 'failed',
+      attempts: 2,
+      at: expect.any(String),
+      error: expect.stringMatching(/^mail to alice@example.com: .*(auth|Invalid)/i),
+    });
+    expect(t.smtp.mails).toEqual([]);
+    const health = await request(t.app).get('/health');
+    expect(health.body.status).toBe('degraded');
+    expect(health.body.provider.fallback[1]).toMatchObject({ name: 'alice@example.com', lastResult: 'failed' });
+    expect(JSON.stringify([record, health.body])).not.toContain(wrong);
   });
 
   it('sends nothing to the fallbacks when Pushover delivers, and a recipient without fallbacks has no channels', async () => {
