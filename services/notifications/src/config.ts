@@ -54,7 +54,11 @@ export const ConfigSchema = z
     // A recipient's fallback targets (ntfy, mail) step in when Pushover has not delivered this long after creation.
     FALLBACK_AFTER_SECONDS: positiveInt().default(60),
     // Mail fallbacks go out through this server (smtp://user:password@host:587 or smtps://…:465); never shown.
-    SMTP_URL: z.string().trim().regex(/^smtps?:\/\/[^/]+/i, 'SMTP_URL must be smtp://host:port or smtps://host:port (user:password@ before the host when needed)').optional(),
+    SMTP_URL: z
+      .string()
+      .trim()
+      .regex(/^smtps?:\/\/[^/]+/i, 'SMTP_URL must be smtp://host:port or smtps://host:port (user:password@ before the host when needed)')
+      .optional(),
     SMTP_FROM: z.string().trim().min(3).optional(),
     RETENTION_MAX_AGE_DAYS: positiveInt().optional(),
     RETENTION_MAX_PER_RECIPIENT: positiveInt().optional(),

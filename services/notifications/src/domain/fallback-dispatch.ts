@@ -52,10 +52,13 @@ export class FallbackDispatch {
     const { id } = record;
     if (this.stopped || this.timers.has(id) || this.states.has(id) || !this.covers(record.delivery.to)) return;
     const dueMs = Date.parse(record.delivery.resentAt ?? record.createdAt) + this.settings.afterMs - this.ctx.clock.now();
-    const timer = this.ctx.clock.setTimer(() => {
-      this.timers.delete(id);
-      void this.ifStillPending(id);
-    }, Math.max(0, dueMs));
+    const timer = this.ctx.clock.setTimer(
+      () => {
+        this.timers.delete(id);
+        void this.ifStillPending(id);
+      },
+      Math.max(0, dueMs),
+    );
     this.timers.set(id, timer);
   }
 
@@ -142,10 +145,13 @@ export class FallbackDispatch {
       if (state.status === 'failed') this.ctx.logger.warn({ id, target: target.name, error: state.error }, 'fallback target failed for good');
       return void this.followed.delete(key);
     }
-    const retry = this.ctx.clock.setTimer(() => {
-      this.retries.delete(key);
-      void this.send(id, alias, target, attempts);
-    }, retryDelayMs(this.settings, attempts));
+    const retry = this.ctx.clock.setTimer(
+      () => {
+        this.retries.delete(key);
+        void this.send(id, alias, target, attempts);
+      },
+      retryDelayMs(this.settings, attempts),
+    );
     this.retries.set(key, retry);
   }
 }

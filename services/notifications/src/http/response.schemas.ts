@@ -16,10 +16,7 @@ const ChannelSchema = z
   .openapi('DeliveryChannel', { description: "One channel's state: Pushover's is the delivery's own, then each fallback target's" });
 
 const route = {
-  channels: z
-    .array(ChannelSchema)
-    .optional()
-    .openapi({ description: 'Only for a recipient with fallback targets: where Pushover and each fallback stand' }),
+  channels: z.array(ChannelSchema).optional().openapi({ description: 'Only for a recipient with fallback targets: where Pushover and each fallback stand' }),
   to: z.string().optional().openapi({ description: 'The recipient alias whose Pushover key it went to (default: PROVIDER_USER_KEY); never the key' }),
   resentAt: z.string().optional().openapi({ description: 'When it was resent with POST /notifications/{id}/resend' }),
 };
