@@ -299,7 +299,7 @@ export class DeliveryWorker {
 
   private async record(id: string, delivery: Delivery): Promise<AttemptResult> {
     this.remember(id, delivery);
-    const updated = await this.inOrder(id, () => this.ctx.repository.update(id, { delivery: this.withChannels(id, delivery) }));
+    const updated = await this.inOrder(id, async () => this.ctx.repository.update(id, { delivery: await this.withStoredChannels(id, delivery) }));
     this.remember(id, undefined);
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
@@ -322,6 +322,13 @@ export class DeliveryWorker {
   private withChannels<D extends Delivery>(id: string, delivery: D): D {
     if (!this.fallback?.covers(delivery.to) || delivery.status === 'skipped') return delivery;
     return { ...delivery, channels: this.fallback.channelsOf(id, delivery) };
+  }
+
+  /** `delivery` with its `channels`, the fallbacks' as last stored when they are not followed here. */
+  private async withStoredChannels(id: string, delivery: Delivery): Promise<Delivery> {
+    if (!this.fallback?.covers(delivery.to) || delivery.status === 'skipped') return delivery;
+    const stored = await this.ctx.repository.get(id);
+    return { ...delivery, channels: this.fallback.channelsOf(id, delivery, stored?.delivery.channels) };
   }
 
   /** Runs `write` after every earlier write of the same record's delivery. */

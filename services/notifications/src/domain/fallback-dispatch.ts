@@ -25,6 +25,9 @@ export class FallbackDispatch {
   /** Per notification: each fallback target's state, by target name. */
   private readonly states = new Map<string, Map<string, ChannelState>>();
   private readonly timers = new Map<string, Timer>();
+  /** Targets being sent or waiting for their retry here (`id\0name`), and their retry timers. */
+  private readonly followed = new Set<string>();
+  private readonly retries = new Map<string, Timer>();
   private stopped = false;
 
   constructor(
@@ -39,11 +42,14 @@ export class FallbackDispatch {
     return this.channels.targetsOf(alias ?? DEFAULT_RECIPIENT_ALIAS).length > 0;
   }
 
-  /** The `channels` of a delivery: Pushover's state, then each fallback target's (as stored, when not followed here). */
-  channelsOf(id: string, delivery: Delivery): ChannelState[] {
+  /**
+   * The `channels` of a delivery: Pushover's state, then each fallback target's, as followed here, else as `stored`
+   * (the record's channels when it was read), else as the delivery has them.
+   */
+  channelsOf(id: string, delivery: Delivery, stored?: ChannelState[]): ChannelState[] {
     const now = new Date(this.ctx.clock.now()).toISOString();
     const own = this.states.get(id);
-    const rest = own ? [...own.values()] : (delivery.channels ?? []).filter((c) => c.channel !== 'pushover');
+    const rest = own ? [...own.values()] : (stored ?? delivery.channels ?? []).filter((c) => c.channel !== 'pushover');
     return [pushoverChannel(delivery, now), ...rest];
   }
 
@@ -98,10 +104,6 @@ export class FallbackDispatch {
     this.retries.clear();
   }
 
-  /** Targets being sent or waiting for their retry here. */
-  private readonly followed = new Set<string>();
-  private readonly retries = new Map<string, Timer>();
-
   /** The states of `record`'s targets, taken from the store the first time. */
   private adopt(record: NotificationRecord): Map<string, ChannelState> {
     let own = this.states.get(record.id);
@@ -143,7 +145,10 @@ export class FallbackDispatch {
     await this.write(id, state).catch((err: unknown) => this.ctx.logger.error({ err, id }, 'a fallback result could not be recorded'));
     if (state.status !== 'pending' || this.stopped) {
       if (state.status === 'failed') this.ctx.logger.warn({ id, target: target.name, error: state.error }, 'fallback target failed for good');
-      return void this.followed.delete(key);
+      this.followed.delete(key);
+      // Every target has its final state in the store now: nothing of it is kept here.
+      if ([...own.values()].every((s) => s.status === 'sent' || s.status === 'failed')) this.states.delete(id);
+      return;
     }
     const retry = this.ctx.clock.setTimer(
       () => {
