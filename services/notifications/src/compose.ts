@@ -18,7 +18,7 @@ import type { Express } from 'express';
 import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { toEncryptionKey } from './adapters/pushover/field-cipher.js';
-import { FallbackSenders } from './adapters/fallback/fallback-senders.js';
+import type { FallbackSenders } from './adapters/fallback/fallback-senders.js';
 import type { FallbackSpec } from './adapters/fallback/fallback-target.js';
 import { loadRecipientMap, type RecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
@@ -104,12 +104,13 @@ function storageOf(config: Config, overrides: NotificationOverrides, clock: Cloc
   };
 }
 
-/** The recipients' fallback targets (ntfy, mail), or none when no recipient has one. */
-function fallbackOf(config: Config, recipients: RecipientMap, clock: Clock): FallbackSenders | undefined {
+/** The recipients' fallback targets (ntfy, mail), or none when no recipient has one (then nodemailer is never loaded). */
+async function fallbackOf(config: Config, recipients: RecipientMap, clock: Clock): Promise<FallbackSenders | undefined> {
   const targets = new Map<string, FallbackSpec[]>();
   for (const [name, target] of recipients.recipients) if (target.fallback?.length) targets.set(name, target.fallback);
   if (targets.size === 0) return undefined;
   const mail = config.SMTP_URL && config.SMTP_FROM ? { url: config.SMTP_URL, from: config.SMTP_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS } : undefined;
+  const { FallbackSenders } = await import('./adapters/fallback/fallback-senders.js');
   return new FallbackSenders({ targets, mail, timeoutMs: config.PROVIDER_TIMEOUT_MS, clock });
 }
 
@@ -162,7 +163,7 @@ export async function composeNotifications(settings: Config, overrides: Notifica
     const provider = overrides.provider ?? providerOf(config, recipients, clock);
     resources.add('push provider', () => provider.stop?.());
     // Only beside Pushover: without a provider every notification is `skipped`, never delivered anywhere.
-    const fallback = provider.enabled ? fallbackOf(config, recipients, clock) : undefined;
+    const fallback = provider.enabled ? await fallbackOf(config, recipients, clock) : undefined;
     if (fallback) resources.add('fallback senders', () => fallback.stop());
     if (!provider.enabled) {
       logger.warn(

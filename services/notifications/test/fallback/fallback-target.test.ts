@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FallbackSenders } from '../../src/adapters/fallback/fallback-senders.js';
 import { parseFallbackList, parseFallbackTarget } from '../../src/adapters/fallback/fallback-target.js';
 import { headerText, ntfyPriority, ntfyRequest } from '../../src/adapters/fallback/ntfy-request.js';
 import { parseRecipientsFile, RecipientMapError } from '../../src/adapters/pushover/recipient-map.js';
@@ -63,6 +64,21 @@ describe('fallback targets', () => {
     expect(() => parseRecipientsFile(bad, 'recipients.yaml')).toThrow(RecipientMapError);
     expect(() => parseRecipientsFile(bad, 'recipients.yaml')).toThrow(/recipients\.yaml: the fallback of recipient "alice" is not valid/);
     expect(() => parseRecipientsFile(bad, 'recipients.yaml')).not.toThrow(new RegExp(TOKEN));
+  });
+});
+
+describe('the fallback senders', () => {
+  it('refuse to start with a mailto: target but no SMTP_URL and SMTP_FROM, naming the recipient', () => {
+    const targets = new Map([['alice', [parseFallbackTarget('mailto:alice@example.com')]]]);
+    expect(() => new FallbackSenders({ targets, timeoutMs: 1000 })).toThrow('recipient "alice" has a mailto: fallback, so SMTP_URL and SMTP_FROM must be set');
+  });
+
+  it('list each target for /health without its token, before any send', () => {
+    const targets = new Map([['alice', [parseFallbackTarget(`ntfy+https://ntfy.sh/alerts?token=${TOKEN}`)]]]);
+    const senders = new FallbackSenders({ targets, timeoutMs: 1000 });
+    expect(senders.targetsOf('alice')).toEqual([{ channel: 'ntfy', name: 'ntfy.sh/alerts' }]);
+    expect(senders.targetsOf('bob')).toEqual([]);
+    expect(senders.status()).toEqual([{ recipient: 'alice', channel: 'ntfy', name: 'ntfy.sh/alerts', lastResult: null, at: null }]);
   });
 });
 
