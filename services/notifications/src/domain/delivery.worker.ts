@@ -304,7 +304,8 @@ export class DeliveryWorker {
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
     if (delivery.status === 'sent') this.fallback?.disarm(id);
-    else if (delivery.status === 'failed') this.fallback?.trigger(updated);
+    // An emergency Pushover may or may not ring (`unknown`) is not sent there again, but a second channel may ring.
+    else if (delivery.status === 'failed' || delivery.status === 'unknown') this.fallback?.trigger(updated);
     if (delivery.status === 'pending') {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
       this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now()));

@@ -116,7 +116,7 @@ export class FallbackDispatch {
 
   private async ifStillPending(id: string): Promise<void> {
     const record = await this.ctx.repository.get(id).catch(() => undefined);
-    if (record?.delivery.status !== 'pending') return;
+    if (record?.delivery.status !== 'pending' && record?.delivery.status !== 'unknown') return;
     this.ctx.logger.warn({ id, afterMs: this.settings.afterMs }, 'Pushover has not delivered in time; using the fallback targets');
     this.trigger(record);
   }

@@ -5,7 +5,7 @@ import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import type { FallbackChannels, FallbackTarget, FallbackTargetStatus } from '../../src/domain/fallback.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
-import type { PushMessage, PushReceipt } from '../../src/domain/push-provider.js';
+import { DeliveryError, type PushMessage, type PushReceipt } from '../../src/domain/push-provider.js';
 import { FakePushProvider } from '../fakes/fake-push.provider.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { InMemoryNotificationRepository } from '../fakes/in-memory-notification.repository.js';
@@ -35,7 +35,7 @@ const AFTER_MS = 60_000;
 function setup(channels: RecordingChannels) {
   const clock = new ManualClock(Date.parse('2026-11-28T12:00:00.000Z'));
   const repository = new InMemoryNotificationRepository();
-  let answer!: (receipt: PushReceipt) => void;
+  let answer!: (receipt: PushReceipt | PromiseLike<PushReceipt>) => void;
   const provider = new FakePushProvider().willAnswer(new Promise<PushReceipt>((resolve) => (answer = resolve)));
   const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock, logger: silentLogger };
   const worker = new DeliveryWorker(
@@ -55,7 +55,7 @@ function setup(channels: RecordingChannels) {
     createdAt: new Date(clock.now()).toISOString(),
     delivery: { status: 'pending', attempts: 0, to: 'alice' },
   };
-  return { clock, repository, provider, worker, record, answer: (r: PushReceipt) => answer(r) };
+  return { clock, repository, provider, worker, record, answer: (r: PushReceipt | PromiseLike<PushReceipt>) => answer(r) };
 }
 
 describe('the fallback after FALLBACK_AFTER_SECONDS', () => {
@@ -122,6 +122,27 @@ describe('the fallback after FALLBACK_AFTER_SECONDS', () => {
     await drainEventLoop();
     expect(channels.sent).toHaveLength(1);
     t.answer({ request: 'r' });
+    await t.worker.stop();
+  });
+
+  it('sends an emergency whose Pushover answer never came (unknown, not resent there) to the fallback at once', async () => {
+    const channels = new RecordingChannels();
+    const t = setup(channels);
+    const emergency: NotificationRecord = { ...t.record, priority: 2, emergency: { retry: 60, expire: 600 } };
+    await t.repository.insert(emergency);
+    t.answer(Promise.reject(new DeliveryError('Pushover did not answer within 10000 ms', true, { maybeDelivered: true })));
+    await t.worker.deliverNow(emergency);
+    await eventually(() => channels.sent.length === 1, 'the fallback sent');
+    const stored = await eventually(async () => {
+      const r = await t.repository.get('n-1');
+      return r?.delivery.channels?.[1]?.status === 'sent' && r;
+    });
+    expect(stored.delivery).toMatchObject({ status: 'unknown', attempts: 1 });
+    expect(stored.delivery.channels?.map((c) => [c.channel, c.status])).toEqual([
+      ['pushover', 'unknown'],
+      ['ntfy', 'sent'],
+    ]);
+    expect(t.provider.sent).toHaveLength(1);
     await t.worker.stop();
   });
 });
