@@ -334,6 +334,8 @@ export class DeliveryWorker {
 
   /** Runs `write` after every earlier write of the same record's delivery. */
   private inOrder<T>(id: string, write: () => Promise<T>): Promise<T> {
+    // Without fallbacks only the worker writes a delivery, one attempt at a time: nothing to order.
+    if (!this.fallback) return write();
     const before = this.writes.get(id) ?? Promise.resolve();
     const done = before.then(write, write);
     const settled = done.then(
