@@ -28,7 +28,16 @@ export const projects = [
   ...tiered(root, 'postgres', {
     include: [],
     // The alert-ownership suite too: the server-set alert field is what PostgreSQL's ringing lookup must keep.
-    slow: ['test/http/**/*.test.ts', 'test/pushover/**/*.test.ts', 'test/hooks/alert-ownership.test.ts', 'test/plans/escalation.test.ts', ...postgresOnly],
+    // The fallback suite too: delivery.channels must survive PostgreSQL's jsonb record as it does the YAML file; and the
+    // escalation suite: a stage's escalation field too.
+    slow: [
+      'test/http/**/*.test.ts',
+      'test/pushover/**/*.test.ts',
+      'test/hooks/alert-ownership.test.ts',
+      'test/fallback/fallback-delivery.test.ts',
+      'test/plans/escalation.test.ts',
+      ...postgresOnly,
+    ],
     env: { TEST_STORAGE: 'postgres' },
     setupFiles,
     globalSetup: ['test/support/postgres-global-setup.ts'],

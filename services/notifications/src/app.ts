@@ -33,6 +33,7 @@ export type AppConfig = Pick<
     Pick<
       Config,
       | 'DELIVERY_MAX_AGE_SECONDS'
+      | 'FALLBACK_AFTER_SECONDS'
       | 'EMERGENCY_RETRY_SECONDS'
       | 'EMERGENCY_EXPIRE_SECONDS'
       | 'EMERGENCY_POLL_SECONDS'

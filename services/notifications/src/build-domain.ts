@@ -14,6 +14,7 @@ import type { NotificationRepository } from './domain/notification-repository.js
 import type { PlanStore } from './domain/plans/plan.js';
 import { Planner } from './domain/plans/planner.js';
 import type { PushProvider } from './domain/push-provider.js';
+import type { FallbackChannels } from './domain/fallback.js';
 
 /** What the app needs from the outside world; tests pass fakes. `events` and `delivery` default to fresh ones. */
 export interface AppDeps {
@@ -21,6 +22,8 @@ export interface AppDeps {
   repository: NotificationRepository;
   attachments: AttachmentStore;
   provider: PushProvider;
+  /** The recipients' second channels (ntfy, mail), used when Pushover cannot deliver; none when absent. */
+  fallback?: FallbackChannels;
   hub?: EventStreamHub;
   /** Time and timers of the domain and its jobs; default the system clock. */
   clock?: Clock;
@@ -76,15 +79,29 @@ export function buildDomain(deps: AppDeps, config: AppConfig): Domain {
   };
   const delivery =
     deps.delivery ??
-    new DeliveryWorker(ctx, deps.provider, {
-      minDelayMs: config.DELIVERY_RETRY_MIN_MS,
-      maxDelayMs: config.DELIVERY_RETRY_MAX_MS,
-      maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
-      maxAgeMs: (config.DELIVERY_MAX_AGE_SECONDS ?? 86_400) * 1000,
-      concurrency: config.DELIVERY_CONCURRENCY,
-      // The adapter times out first; this only bounds an adapter that hangs regardless.
-      attemptTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
-    });
+    new DeliveryWorker(
+      ctx,
+      deps.provider,
+      {
+        minDelayMs: config.DELIVERY_RETRY_MIN_MS,
+        maxDelayMs: config.DELIVERY_RETRY_MAX_MS,
+        maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+        maxAgeMs: (config.DELIVERY_MAX_AGE_SECONDS ?? 86_400) * 1000,
+        concurrency: config.DELIVERY_CONCURRENCY,
+        // The adapter times out first; this only bounds an adapter that hangs regardless.
+        attemptTimeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+      },
+      deps.fallback && {
+        channels: deps.fallback,
+        settings: {
+          afterMs: (config.FALLBACK_AFTER_SECONDS ?? 60) * 1000,
+          timeoutMs: config.PROVIDER_TIMEOUT_MS + 2_000,
+          minDelayMs: config.DELIVERY_RETRY_MIN_MS,
+          maxDelayMs: config.DELIVERY_RETRY_MAX_MS,
+          maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+        },
+      },
+    );
   const receipts = deps.provider.enabled ? deps.provider.receipts : undefined;
   const emergencies =
     deps.emergencies ??

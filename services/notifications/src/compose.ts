@@ -18,7 +18,9 @@ import type { Express } from 'express';
 import { MustacheHookTemplates } from './adapters/hooks/hook-template.js';
 import { createPushProvider } from './adapters/pushover/create-push-provider.js';
 import { toEncryptionKey } from './adapters/pushover/field-cipher.js';
-import { loadRecipientMap } from './adapters/pushover/recipient-map.js';
+import type { FallbackSenders } from './adapters/fallback/fallback-senders.js';
+import type { FallbackSpec } from './adapters/fallback/fallback-target.js';
+import { loadRecipientMap, type RecipientMap } from './adapters/pushover/recipient-map.js';
 import { FileAttachmentStore } from './adapters/storage/file-attachment.store.js';
 import { InMemoryPlanStore } from './adapters/storage/in-memory-plan-store.js';
 import { nodeStorageFs } from './adapters/storage/storage-fs.js';
@@ -102,14 +104,24 @@ function storageOf(config: Config, overrides: NotificationOverrides, clock: Cloc
   };
 }
 
+/** The recipients' fallback targets (ntfy, mail), or none when no recipient has one (then nodemailer is never loaded). */
+async function fallbackOf(config: Config, recipients: RecipientMap, clock: Clock): Promise<FallbackSenders | undefined> {
+  const targets = new Map<string, FallbackSpec[]>();
+  for (const [name, target] of recipients.recipients) if (target.fallback?.length) targets.set(name, target.fallback);
+  if (targets.size === 0) return undefined;
+  const mail = config.SMTP_URL && config.SMTP_FROM ? { url: config.SMTP_URL, from: config.SMTP_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS } : undefined;
+  const { FallbackSenders } = await import('./adapters/fallback/fallback-senders.js');
+  return new FallbackSenders({ targets, mail, timeoutMs: config.PROVIDER_TIMEOUT_MS, clock });
+}
+
 /** Pushover with the configured keys and recipient map, or the disabled provider without keys. */
-function providerOf(config: Config, clock: Clock): PushProvider {
+function providerOf(config: Config, recipients: RecipientMap, clock: Clock): PushProvider {
   return createPushProvider({
     userKey: config.PROVIDER_USER_KEY,
     apiToken: config.PROVIDER_API_TOKEN,
     apiUrl: config.PROVIDER_API_URL,
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
-    recipients: loadRecipientMap({ file: config.RECIPIENTS_FILE, variable: config.RECIPIENTS, unmapped: config.UNMAPPED_RECIPIENTS }),
+    recipients,
     maxRejections: config.PROVIDER_MAX_REJECTIONS,
     emergencyRetrySeconds: config.EMERGENCY_RETRY_SECONDS,
     emergencyExpireSeconds: config.EMERGENCY_EXPIRE_SECONDS,
@@ -147,8 +159,12 @@ export async function composeNotifications(settings: Config, overrides: Notifica
     await plans.open();
     resources.add('plans', () => plans.close());
     if (relay) resources.add('event relay', () => relay.stop());
-    const provider = overrides.provider ?? providerOf(config, clock);
+    const recipients = loadRecipientMap({ file: config.RECIPIENTS_FILE, variable: config.RECIPIENTS, unmapped: config.UNMAPPED_RECIPIENTS });
+    const provider = overrides.provider ?? providerOf(config, recipients, clock);
     resources.add('push provider', () => provider.stop?.());
+    // Only beside Pushover: without a provider every notification is `skipped`, never delivered anywhere.
+    const fallback = provider.enabled ? await fallbackOf(config, recipients, clock) : undefined;
+    if (fallback) resources.add('fallback senders', () => fallback.stop());
     if (!provider.enabled) {
       logger.warn(
         'PUSH DELIVERY IS OFF: PROVIDER_USER_KEY and PROVIDER_API_TOKEN (or PUSHOVER_USER_KEY and PUSHOVER_API_TOKEN) ' +
@@ -160,7 +176,7 @@ export async function composeNotifications(settings: Config, overrides: Notifica
       new FileAttachmentStore(config.ATTACHMENTS_DIR ?? attachmentDirOf(config.STORAGE_PATH), nodeStorageFs, { maxBytes: config.ATTACHMENTS_MAX_BYTES });
     const hub = createStreamHub(config, clock);
     resources.add('event streams', () => hub.closeAll());
-    const domain = buildDomain({ logger, repository, attachments, provider, clock, plans }, config);
+    const domain = buildDomain({ logger, repository, attachments, provider, clock, plans, ...(fallback ? { fallback } : {}) }, config);
     const { ctx, delivery, emergencies, planner } = domain;
     resources.add('delivery', () => delivery.stop());
     if (emergencies) resources.add('emergency watch', () => emergencies.stop());

@@ -51,6 +51,15 @@ export const ConfigSchema = z
     PROVIDER_APP_NAME: z.string().trim().min(1).max(250).default('homeops'),
     PROVIDER_API_URL: httpUrl.default('https://api.pushover.net'),
     PROVIDER_TIMEOUT_MS: positiveInt().default(10_000),
+    // A recipient's fallback targets (ntfy, mail) step in when Pushover has not delivered this long after creation.
+    FALLBACK_AFTER_SECONDS: positiveInt().default(60),
+    // Mail fallbacks go out through this server (smtp://user:password@host:587 or smtps://…:465); never shown.
+    SMTP_URL: z
+      .string()
+      .trim()
+      .regex(/^smtps?:\/\/[^/]+/i, 'SMTP_URL must be smtp://host:port or smtps://host:port (user:password@ before the host when needed)')
+      .optional(),
+    SMTP_FROM: z.string().trim().min(3).optional(),
     RETENTION_MAX_AGE_DAYS: positiveInt().optional(),
     RETENTION_MAX_PER_RECIPIENT: positiveInt().optional(),
     RETENTION_INTERVAL_MS: positiveInt().default(60 * 60 * 1000),

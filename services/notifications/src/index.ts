@@ -11,6 +11,8 @@ export type {
   NotificationContent,
   ReadStatus,
   Delivery,
+  ChannelState,
+  ChannelName,
   AttachmentMeta,
   AlertIdentity,
   Priority,

@@ -4,7 +4,9 @@ import type { CoverReading } from '../../src/families/cover/domain/cover.types.j
 import type { GarageDoorReading } from '../../src/families/garage-door/domain/garage-door.types.js';
 import type { HubSubDeviceReading, ValveChange } from '../../src/families/hub/domain/hub.types.js';
 import type { LightChange, LightReading } from '../../src/families/light/domain/light.types.js';
-import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb } from '../fakes/fake-device-cloud.js';
+import type { ThermostatReading } from '../../src/families/thermostat/domain/thermostat.types.js';
+import { THERMOSTATS } from '../../src/families/thermostat/domain/thermostats.js';
+import { cloudDevice, FakeDeviceCloud, garageDoorOpener, hub, rollerShutter, smartBulb, thermostat } from '../fakes/fake-device-cloud.js';
 import { LanFakeCloud, lanLink } from '../meross/lan-fake-cloud.js';
 import { buildTestApp, type TestApp } from '../support/test-app.js';
 import { COVERS } from '../../src/families/cover/domain/covers.js';
@@ -18,6 +20,7 @@ const DOOR = 'door-1';
 const BLINDS = 'blinds-1';
 const HUB = 'hub-1';
 const BULB = 'bulb-1';
+const MTS = 'mts-1';
 const LIMIT = 15;
 
 /** Messages of the account the service did not send (the phone app, another integration). */
@@ -34,7 +37,8 @@ function announce(cloud: FakeDeviceCloud, what: string): void {
 /**
  * Sends as many messages as the Meross adapter does: the abilities (Appliance.System.Ability) before a device's first
  * family call (a switch or light command, a light read, a door, cover or hub call; never a switch's state read), a
- * cover read in two, a hub read in three, a valve target as target and mode (the mode unknown here).
+ * cover read in two, a hub read in three, an MTS200B read in three (Mode, Overheat, Sensor), a valve target as target
+ * and mode (the mode unknown here).
  */
 class MerossCountingCloud extends FakeDeviceCloud {
   private readonly knownAbilities = new Set<string>();
@@ -88,6 +92,11 @@ class MerossCountingCloud extends FakeDeviceCloud {
     return super.readHub(uuid);
   }
 
+  override async readThermostats(uuid: string): Promise<ThermostatReading[]> {
+    this.firstCall(uuid, 2);
+    return super.readThermostats(uuid);
+  }
+
   override async setValve(uuid: string, id: string, change: ValveChange): Promise<void> {
     this.firstCall(uuid, (change.on !== undefined ? 1 : 0) + (change.targetTemperature !== undefined ? 2 : 0) - 1);
     return super.setValve(uuid, id, change);
@@ -137,6 +146,7 @@ describe('the first call to a device of every family, within a budget of 15 mess
       rollerShutter({ uuid: BLINDS }),
       hub({ uuid: HUB }),
       smartBulb({ uuid: BULB }),
+      thermostat({ uuid: MTS }),
     ]);
     built = await buildTestApp({ cloud, clock, service: { maxMessagesPerMinute: LIMIT, maxMessagesPerHour: 180 } });
     sendElsewhere(cloud, used - cloud.sentCount);
@@ -183,6 +193,17 @@ describe('the first call to a device of every family, within a budget of 15 mess
       await built?.close();
       built = undefined;
     }
+  });
+
+  it('reads an MTS200B first with 11 sent (abilities, Mode, Overheat, Sensor) and refuses its read with 12', async () => {
+    const full = await withUsed(12);
+    await expect(full.devices.use(THERMOSTATS).read(MTS)).rejects.toMatchObject({ code: 'COMMAND_BUDGET_EXHAUSTED' });
+    expect(full.cloud.sentCount).toBe(12);
+    await built?.close();
+
+    const room = await withUsed(11);
+    await room.devices.use(THERMOSTATS).read(MTS);
+    expect(room.cloud.sentCount).toBe(LIMIT);
   });
 
   it('sends the first position of a cover whose position is unknown with 11 sent (abilities, two reads, the move) and refuses it with 12', async () => {

@@ -44,6 +44,8 @@ describe('thermostats through the service (src/main.ts against the emulated clou
     expect(mts200.body.thermostats).toEqual([
       expect.objectContaining({ on: true, mode: 'auto', currentTemperature: 20, targetTemperature: 21, heating: true, minTemperature: 5, maxTemperature: 35 }),
     ]);
+    expect(mts200.body.thermostats[0]).toMatchObject({ overheat: { enabled: true, warning: 'ok', threshold: 33.5, temperature: 35.5 }, sensor: 'external' });
+    expect(mts960.body.thermostats[0]).toMatchObject({ overheat: null, sensor: null });
     expect(mts960.body.thermostats).toEqual([
       expect.objectContaining({ on: true, mode: 'auto', currentTemperature: 17.23, targetTemperature: 18, minTemperature: 3, maxTemperature: 36 }),
     ]);

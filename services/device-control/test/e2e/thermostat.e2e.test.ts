@@ -59,9 +59,13 @@ describe('thermostats (adapter against the emulated cloud)', { timeout: 30_000 }
         cooling: false,
         minTemperature: 5,
         maxTemperature: 35,
+        overheat: { enabled: true, warning: 'ok', threshold: 33.5, temperature: 35.5 },
+        sensor: 'external',
       },
     ]);
     expect(emulator.requests('Appliance.Control.Thermostat.Mode', 'GET').map((r) => r.payload)).toEqual([{ mode: [{ channel: 0 }] }]);
+    expect(emulator.requests('Appliance.Control.Thermostat.Overheat', 'GET').map((r) => r.payload)).toEqual([{ overheat: [{ channel: 0 }] }]);
+    expect(emulator.requests('Appliance.Control.Thermostat.Sensor', 'GET').map((r) => r.payload)).toEqual([{ sensor: [{ channel: 0 }] }]);
     expect(switched).toMatchObject({ code: 'DEVICE_NOT_CONTROLLABLE' });
     expect(emulator.requests('Appliance.Control.ToggleX')).toEqual([]);
     expect((await adapter.listDevices()).find((d) => d.uuid === MTS200)).toMatchObject({ capabilities: ['thermostat'], switchable: false });
@@ -103,10 +107,15 @@ describe('thermostats (adapter against the emulated cloud)', { timeout: 30_000 }
         cooling: false,
         minTemperature: 3,
         maxTemperature: 36,
+        overheat: null,
+        sensor: null,
       },
     ]);
     expect(emulator.requests('Appliance.Control.Thermostat.CtlRange', 'GET').map((r) => r.payload)).toEqual([{ ctlRange: [{ channel: 0 }] }]);
     expect(emulator.requests('Appliance.Control.Thermostat.ModeB', 'GET').map((r) => r.payload)).toEqual([{ modeB: [{ channel: 0 }] }]);
+    // It declares neither overheat protection nor a sensor choice: nothing asked, null told.
+    expect(emulator.requests('Appliance.Control.Thermostat.Overheat')).toEqual([]);
+    expect(emulator.requests('Appliance.Control.Thermostat.Sensor')).toEqual([]);
     expect(target).toMatchObject({ mode: 'heat', targetTemperature: 21.5 });
     expect(off).toMatchObject({ on: false, heating: false });
     expect(timer).toMatchObject({ on: true, mode: 'timer', targetTemperature: null });
@@ -125,6 +134,28 @@ describe('thermostats (adapter against the emulated cloud)', { timeout: 30_000 }
 
     expect(read).toEqual([expect.objectContaining({ currentTemperature: 17.23, minTemperature: 5, maxTemperature: 35 })]);
     expect(emulator.requests('Appliance.Control.Thermostat.CtlRange', 'GET')).toHaveLength(1);
+  });
+
+  it('reads an MTS200B whose Overheat answers an ERROR with overheat null, its sensor as told', async () => {
+    emulator.device(MTS200).thermostat!.overheatError = true;
+
+    const read = await adapter.readThermostats(MTS200);
+
+    expect(read).toEqual([expect.objectContaining({ currentTemperature: 20, overheat: null, sensor: 'external' })]);
+    expect(emulator.requests('Appliance.Control.Thermostat.Overheat', 'GET')).toHaveLength(1);
+  });
+
+  it('hears the floor overheating and the sensor switched to internal as pushes of Overheat and Sensor', async () => {
+    await adapter.readThermostats(MTS200);
+
+    emulator.changeThermostat(MTS200, { warning: 1, currentTemp: 362 }, 'overheat');
+    emulator.changeThermostat(MTS200, { mode: 0 }, 'sensor');
+    const pushed = (check: (e: Record<string, unknown>) => boolean) =>
+      adapter.events.find((e) => e.type === 'thermostat' && e.uuid === MTS200 && e.source === 'push' && check(e as never));
+    await eventually(() => pushed((e) => e.sensor === 'internal') !== undefined, 'the Sensor push');
+
+    expect(pushed(() => true)).toMatchObject({ overheat: { enabled: true, warning: 'overheating', threshold: 33.5, temperature: 36.2 }, sensor: 'external' });
+    expect(pushed((e) => e.sensor === 'internal')).toMatchObject({ overheat: { warning: 'overheating' }, targetTemperature: 21 });
   });
 
   it("hears a change at the thermostat as a push: the room warming, the MTS960's cooling", async () => {

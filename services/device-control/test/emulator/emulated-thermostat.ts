@@ -1,9 +1,12 @@
 // An emulated Meross thermostat, its payloads as meross_lan's traces show them: an mts200b (Thermostat.Mode, tenths
 // of °C; its GET asked with an empty list answers an empty list) and an mts960 (Thermostat.ModeB, hundredths of °C;
-// onoff 1 on, 2 off; heating or cooling in `working`; its range in Thermostat.CtlRange).
+// onoff 1 on, 2 off; heating or cooling in `working`; its range in Thermostat.CtlRange). The mts200b's overheat
+// protection and sensor are not in its digest: asked by GET, and pushed when they change.
 
 /** The thermostats the emulator knows. */
 export type ThermostatModel = 'mts200b' | 'mts960';
+/** What changes at a thermostat: its Mode/ModeB entry, its overheat protection or the sensor it regulates on. */
+export type ThermostatPart = 'mode' | 'overheat' | 'sensor';
 
 type Entry = Record<string, number>;
 type Reply = (method: string, payload: unknown) => void;
@@ -21,9 +24,15 @@ export class EmulatedThermostat {
   entry: Entry;
   summerMode = 1;
   windowOpen = 0;
+  /** Thermostat.Overheat as the mts200b trace answers it: on, threshold 33.5 °C, its floor sensor at 35.5 °C, warning 0. */
+  overheat: Entry = { channel: 0, warning: 0, value: 335, onoff: 1, min: 200, max: 700, currentTemp: 355 };
+  /** Thermostat.Sensor's mode (1: the external sensor, as in the trace). */
+  sensorMode = 1;
   readonly ctlRange = { channel: 0, max: 11000, min: -3000, ctlMax: 3600, ctlMin: 300 };
   /** Its CtlRange GET is answered with an ERROR (a firmware that declares it and does not serve it). */
   rangeError = false;
+  /** Its Overheat GET is answered with an ERROR. */
+  overheatError = false;
 
   constructor(readonly model: ThermostatModel) {
     this.key = model === 'mts960' ? 'modeB' : 'mode';
@@ -72,10 +81,22 @@ export class EmulatedThermostat {
     return { ...this.entry };
   }
 
-  /** A change at the device (its buttons, its schedule, the room): the payload of the push it sends. */
-  change(fields: Entry): { namespace: string; payload: unknown } {
+  /** A change at the device (its buttons, its schedule, the room, its floor): the payload of the push it sends. */
+  change(fields: Entry, part: ThermostatPart = 'mode'): { namespace: string; payload: unknown } {
+    if (part === 'overheat') {
+      Object.assign(this.overheat, fields);
+      return { namespace: `${NS}Overheat`, payload: { overheat: [this.overheatNow()] } };
+    }
+    if (part === 'sensor') {
+      this.sensorMode = fields.mode ?? this.sensorMode;
+      return { namespace: `${NS}Sensor`, payload: { sensor: [{ channel: 0, mode: this.sensorMode }] } };
+    }
     Object.assign(this.entry, fields);
     return { namespace: this.namespace, payload: { [this.key]: [this.now()] } };
+  }
+
+  private overheatNow(): Entry {
+    return { ...this.overheat, lmTime: Math.floor(Date.now() / 1000) };
   }
 
   /** Answers a Thermostat.* request; false for a namespace it does not have. */
@@ -87,12 +108,15 @@ export class EmulatedThermostat {
     // Asked with an empty list (or an object), the devices answer an empty list.
     const forChannel0 = asked.some((e) => e.channel === 0);
     if (method === 'GET' && key === 'ctlRange' && this.rangeError) return (reply('ERROR', { error: { code: 5000, detail: 'unsupported' } }), true);
+    if (method === 'GET' && key === 'overheat' && this.overheatError) return (reply('ERROR', { error: { code: 5000, detail: 'unsupported' } }), true);
     if (method === 'GET') {
       const state: Record<string, unknown> = {
         [this.key]: this.now(),
         summerMode: { channel: 0, mode: this.summerMode },
         windowOpened: { channel: 0, status: this.windowOpen, detect: 1 },
         ctlRange: this.ctlRange,
+        overheat: this.overheatNow(),
+        sensor: { channel: 0, mode: this.sensorMode },
       };
       reply('GETACK', { [key]: forChannel0 && state[key] ? [state[key]] : [] });
       return true;

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { EmulatorBroker, MQTT_PORT } from './emulator-broker.js';
 import { EmulatorLan, type LanRequest } from './emulator-lan.js';
 import type { TestPki } from './pki.js';
+import type { ThermostatPart } from './emulated-thermostat.js';
 
 export type { EmulatedAccount } from './emulator-api.js';
 export type { EmulatedDeviceSpec } from './emulated-device.js';
@@ -159,11 +160,11 @@ export class MerossEmulator {
     this.brokerOf(hub).push(hubUuid, 'Appliance.Hub.Mts100.Mode', { mode: [{ id, state: mode }] });
   }
 
-  /** A change at a thermostat (its buttons, its schedule, the room warming up): it pushes its Mode/ModeB entry. */
-  changeThermostat(uuid: string, fields: Record<string, number>): void {
+  /** A change at a thermostat (its buttons, its schedule, the room warming up): it pushes that part's entry. */
+  changeThermostat(uuid: string, fields: Record<string, number>, part?: ThermostatPart): void {
     const device = this.device(uuid);
     if (!device.thermostat) throw new Error(`${uuid} is no thermostat`);
-    const { namespace, payload } = device.thermostat.change(fields);
+    const { namespace, payload } = device.thermostat.change(fields, part);
     this.brokerOf(device).push(uuid, namespace, payload);
   }
 

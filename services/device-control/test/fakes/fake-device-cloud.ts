@@ -100,7 +100,7 @@ export function thermostat(overrides: Partial<CloudDevice> & { uuid: string }): 
   return cloudDevice({ name: 'Thermostat', type: 'mts200b', switchable: false, capabilities: ['thermostat'], ...overrides });
 }
 
-/** An MTS200's channel as the fake reports it at first: manual at 21 °C, 5–35 °C, heating. */
+/** An MTS200's channel as the fake reports it at first: manual at 21 °C, 5–35 °C, heating, its floor protection on. */
 export const MTS200_READING: ThermostatReading = {
   channel: 0,
   on: true,
@@ -113,6 +113,8 @@ export const MTS200_READING: ThermostatReading = {
   minTemperature: 5,
   maxTemperature: 35,
   windowOpen: false,
+  overheat: { enabled: true, warning: 'ok', threshold: 33.5, temperature: 24 },
+  sensor: 'internal',
 };
 
 /** A roller shutter (mrs100) that takes any position, closed at first. */

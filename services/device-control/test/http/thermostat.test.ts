@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createLogger, serve } from '@homeops/common';
 import { describe, expect, it } from 'vitest';
 import { SseClient } from '../support/sse-client.js';
-import { metricValue } from '@homeops/test-kit';
+import { eventually, metricValue } from '@homeops/test-kit';
 import type { DeviceEvent } from '../../src/domain/device-events.js';
 import { cloudDevice, FakeDeviceCloud, MTS200_READING, thermostat } from '../fakes/fake-device-cloud.js';
 import { buildTestApp } from '../support/test-app.js';
@@ -44,10 +44,12 @@ describe('GET /devices/:uuid/thermostat', () => {
     expect(cloud.callsOf('readThermostats')).toHaveLength(1);
   });
 
-  it('takes a complete push before any read, and waits for a read on a partial one', async () => {
+  it('takes a complete push before any read, and waits for a read on a partial one (overheat untold is partial)', async () => {
     const { app, cloud, thermostatEvents } = await setup();
 
     cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18 });
+    const { overheat: _overheat, ...untoldOverheat } = MTS200_READING;
+    cloud.emit({ type: 'thermostat', uuid: MTS, source: 'push', ...untoldOverheat, currentTemperature: 16 });
     const partial = thermostatEvents().length;
     cloud.emit({ type: 'thermostat', uuid: MTS, source: 'push', ...MTS200_READING, currentTemperature: 17 });
     const res = await request(app).get(`/devices/${MTS}/thermostat`);
@@ -55,6 +57,42 @@ describe('GET /devices/:uuid/thermostat', () => {
     expect(partial).toBe(0);
     expect(res.body.thermostats[0]).toMatchObject({ currentTemperature: 17 });
     expect(cloud.callsOf('readThermostats')).toEqual([]);
+  });
+
+  it('reads a thermostat once when a partial push comes before any read, and streams what it read', async () => {
+    const { cloud, thermostatEvents } = await setup();
+
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18 });
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', currentTemperature: 18.5 });
+    await eventually(() => thermostatEvents().length === 1, 'the read after the push');
+
+    expect(cloud.callsOf('readThermostats')).toEqual([[MTS]]);
+    expect(thermostatEvents()[0]).toMatchObject({ uuid: MTS, channel: 0, source: 'read', currentTemperature: MTS200_READING.currentTemperature });
+  });
+
+  it('shows the overheat protection and sensor it read, a tripped protection pushed, and null on a thermostat without them', async () => {
+    const MTS960 = 'mts-960';
+    const cloud = new FakeDeviceCloud([thermostat({ uuid: MTS, name: 'Living room' }), thermostat({ uuid: MTS960, name: 'Heater socket', type: 'mts960' })]);
+    const { app, devices } = await buildTestApp({ cloud });
+    const seen: DeviceEvent[] = [];
+    devices.onEvent((e) => seen.push(e));
+    await request(app).get(`/devices/${MTS}/thermostat`);
+
+    const overheating = { enabled: true, warning: 'overheating', threshold: 33.5, temperature: 34 } as const;
+    cloud.emit({ type: 'thermostat', uuid: MTS, channel: 0, source: 'push', overheat: overheating });
+    const res = await request(app).get(`/devices/${MTS}/thermostat`);
+    cloud.thermostatReading = { ...MTS200_READING, overheat: null, sensor: null };
+    const without = await request(app).get(`/devices/${MTS960}/thermostat`);
+
+    expect(res.body.thermostats[0]).toMatchObject({ overheat: overheating, sensor: 'internal', windowOpen: false });
+    expect(seen.filter((e) => e.type === 'thermostat' && e.uuid === MTS).at(-1)).toMatchObject({
+      uuid: MTS,
+      source: 'push',
+      overheat: overheating,
+      sensor: 'internal',
+    });
+    expect(without.body.thermostats[0]).toMatchObject({ overheat: null, sensor: null });
+    expect(cloud.callsOf('readThermostats')).toEqual([[MTS], [MTS960]]);
   });
 
   it('refuses a device without a thermostat with 409, reading nothing', async () => {

@@ -3,7 +3,7 @@ import { newEntry } from '../../src/adapters/meross/meross-device-entry.js';
 import type { MerossDeviceAccess } from '../../src/adapters/meross/meross-family.js';
 import type { CloudEvent } from '../../src/domain/device-cloud.js';
 import { THERMOSTAT_MEROSS } from '../../src/families/thermostat/adapters/thermostat.meross.js';
-import { afterSet, modeEntries, readingOf, setEntry } from '../../src/families/thermostat/adapters/thermostat.payloads.js';
+import { afterSet, modeEntries, readingOf, setEntry, sideStates } from '../../src/families/thermostat/adapters/thermostat.payloads.js';
 
 // Entries as meross_lan's mts200b and mts960 traces show them.
 const MTS200 = {
@@ -20,6 +20,9 @@ const MTS200 = {
   min: 50,
   max: 350,
 };
+// Thermostat.Overheat entries of the mts200b traces: a floor sensor at 35.5 °C under a 33.5 °C threshold, and none.
+const OVERHEAT = { warning: 0, value: 335, onoff: 1, min: 200, max: 700, lmTime: 1674121910, currentTemp: 355, channel: 0 };
+const DISCONNECTED = { channel: 0, currentTemp: 0, onoff: 1, value: 250, min: 200, max: 700, warning: 2, lmTime: 1700842238 };
 const MTS960 = { channel: 0, mode: 1, targetTemp: 2600, working: 2, currentTemp: 1949, state: 2, onoff: 1, sensorStatus: 1 };
 
 describe('the thermostat payloads', () => {
@@ -59,6 +62,54 @@ describe('the thermostat payloads', () => {
     expect([withoutRange.minTemperature, withoutRange.maxTemperature]).toEqual([undefined, undefined]);
     expect(readingOf('modeB', 0, { entry: { ...MTS960, mode: 3, targetTemp: 0 } })).toMatchObject({ mode: 'timer', targetTemperature: null });
     expect(readingOf('modeB', 0, { entry: { ...MTS960, mode: 2, state: 1, working: 1 } })).toMatchObject({ mode: 'auto', heating: true });
+  });
+
+  it('reads Thermostat.Overheat in the scale of the protocol: warning 1 overheating, 2 disconnected without a temperature', () => {
+    const [told] = sideStates('Appliance.Control.Thermostat.Overheat', { overheat: [OVERHEAT] });
+    const [gone] = sideStates('Appliance.Control.Thermostat.Overheat', { overheat: [DISCONNECTED] });
+
+    expect(readingOf('mode', 0, { entry: MTS200, overheat: told!.overheat! }).overheat).toEqual({
+      enabled: true,
+      warning: 'ok',
+      threshold: 33.5,
+      temperature: 35.5,
+    });
+    expect(readingOf('mode', 0, { entry: MTS200, overheat: { ...OVERHEAT, warning: 1, onoff: 0 } }).overheat).toMatchObject({
+      enabled: false,
+      warning: 'overheating',
+    });
+    expect(readingOf('mode', 0, { entry: MTS200, overheat: gone!.overheat! }).overheat).toEqual({
+      enabled: true,
+      warning: 'disconnected',
+      threshold: 25,
+      temperature: null,
+    });
+    expect(readingOf('modeB', 0, { entry: MTS960, overheat: { ...OVERHEAT, value: 3350 } }).overheat).toMatchObject({ threshold: 33.5, temperature: 3.55 });
+  });
+
+  it('reads Thermostat.Sensor mode 0 as the internal sensor and 1 as the external one; leaves out what it cannot read', () => {
+    const sensors = sideStates('Appliance.Control.Thermostat.Sensor', {
+      sensor: [
+        { channel: 0, mode: 1 },
+        { channel: 1, mode: 0 },
+        { channel: 2, mode: 7 },
+      ],
+    });
+    const unreadable = sideStates('Appliance.Control.Thermostat.Overheat', {
+      overheat: [
+        { ...OVERHEAT, warning: 9 },
+        { channel: 1, onoff: 1 },
+      ],
+    });
+
+    expect(sensors).toEqual([
+      { channel: 0, sensor: 1 },
+      { channel: 1, sensor: 0 },
+    ]);
+    expect(readingOf('mode', 0, { entry: MTS200, sensor: 1 }).sensor).toBe('external');
+    expect(readingOf('mode', 0, { entry: MTS200, sensor: 0 }).sensor).toBe('internal');
+    expect(unreadable).toEqual([]);
+    expect(sideStates('Appliance.Control.Thermostat.Sensor', { sensor: [] })).toEqual([]);
   });
 
   it('ignores the empty answer and the bare channel a GET asked with the wrong list gets back', () => {
@@ -113,6 +164,44 @@ describe('THERMOSTAT_MEROSS push and poll', () => {
       expect.objectContaining({ type: 'thermostat', uuid: 'mts', channel: 0, source: 'push', targetTemperature: 21.5 }),
       expect.objectContaining({ type: 'thermostat', channel: 0, windowOpen: true, targetTemperature: 21.5 }),
     ]);
+  });
+
+  it('announces an Overheat push and a Sensor push on the thermostat it knows', () => {
+    const device = entry();
+    const events: CloudEvent[] = [];
+
+    THERMOSTAT_MEROSS.push!(device, 'Appliance.Control.Thermostat.Mode', { mode: [MTS200] }, access(events));
+    const overheat = THERMOSTAT_MEROSS.push!(device, 'Appliance.Control.Thermostat.Overheat', { overheat: [{ ...OVERHEAT, warning: 1 }] }, access(events));
+    const sensor = THERMOSTAT_MEROSS.push!(device, 'Appliance.Control.Thermostat.Sensor', { sensor: [{ channel: 0, mode: 0 }] }, access(events));
+
+    expect([overheat, sensor]).toEqual([true, true]);
+    expect(events.slice(1)).toEqual([
+      expect.objectContaining({
+        type: 'thermostat',
+        channel: 0,
+        source: 'push',
+        overheat: { enabled: true, warning: 'overheating', threshold: 33.5, temperature: 35.5 },
+      }),
+      expect.objectContaining({ type: 'thermostat', channel: 0, sensor: 'internal', overheat: expect.objectContaining({ warning: 'overheating' }) }),
+    ]);
+  });
+
+  it('tells null for what the abilities do not declare, and leaves out what they declare until it is told', () => {
+    const declared = (names: string[]) => new Map(['Appliance.Control.Thermostat.Mode', ...names].map((n) => [n, {}]));
+    const events: CloudEvent[] = [];
+    const plain = Object.assign(entry(), { abilities: declared([]) });
+    const floor = Object.assign(entry(), { abilities: declared(['Appliance.Control.Thermostat.Overheat', 'Appliance.Control.Thermostat.Sensor']) });
+
+    THERMOSTAT_MEROSS.push!(plain, 'Appliance.Control.Thermostat.Mode', { mode: [MTS200] }, access(events));
+    THERMOSTAT_MEROSS.push!(floor, 'Appliance.Control.Thermostat.Mode', { mode: [MTS200] }, access(events));
+    THERMOSTAT_MEROSS.push!(floor, 'Appliance.Control.Thermostat.Sensor', { sensor: [{ channel: 0, mode: 1 }] }, access(events));
+
+    expect(events[0]).toMatchObject({ overheat: null, sensor: null });
+    expect([events[1]!, events[2]!].map((e) => ['overheat' in e, 'sensor' in e])).toEqual([
+      [false, false],
+      [false, true],
+    ]);
+    expect(events[2]).toMatchObject({ sensor: 'external' });
   });
 
   it("tells what System.All's digest shows on the LAN poll, once per change", () => {

@@ -83,3 +83,13 @@ export function failedDelivery(
   const nextAttemptAt = new Date(failedAt.getTime() + retryDelayMs(policy, attempts)).toISOString();
   return { status: 'pending', attempts, error: text, lastAttemptAt, nextAttemptAt };
 }
+
+/**
+ * Pushover said to wait (a spent quota, the circuit open) and the recipient has a fallback: this Pushover attempt ends
+ * failed, its error starting with the reason (`quota` or `paused`), and the fallback carries the notification.
+ */
+export function handedOverDelivery(err: DeliveryError, attempts: number, at: Date): FailedDelivery {
+  const { text } = describe(err);
+  const reason = err.details.quotaExhausted ? 'quota' : 'paused';
+  return { status: 'failed', attempts, error: `${reason}: ${text}; handed to the fallback`, lastAttemptAt: at.toISOString() };
+}

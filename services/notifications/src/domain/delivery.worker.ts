@@ -1,9 +1,11 @@
 import { setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { failedDelivery, interruptedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
+import { failedDelivery, handedOverDelivery, interruptedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
+import { FallbackDispatch } from './fallback-dispatch.js';
+import type { FallbackChannels, FallbackSettings, FallbackTargetStatus } from './fallback.js';
 import type { NotificationContext } from './notification-context.js';
-import type { Delivery, ExpiredDelivery, NotificationRecord, PendingDelivery } from './notification.js';
-import type { PushMessage, PushProvider } from './push-provider.js';
+import type { ChannelState, Delivery, ExpiredDelivery, NotificationRecord, PendingDelivery } from './notification.js';
+import { DeliveryError, type PushMessage, type PushProvider } from './push-provider.js';
 import { toPushMessage } from './push-message.js';
 
 /** The longest delay one Node timer holds (2^31 - 1 ms, about 24.8 days). */
@@ -46,14 +48,20 @@ export class DeliveryWorker {
   private readonly pipeline: ConcurrencyLimit;
   /** The worker's own life cycle: running, also sweeping for deliveries left by other instances, or stopped. */
   private phase: { kind: 'running' } | { kind: 'sweeping'; sweeper: Timer } | { kind: 'stopped' } = { kind: 'running' };
+  /** The recipients' second channels, when any recipient has one. */
+  private readonly fallback: FallbackDispatch | undefined;
+  /** The last write of each record's delivery: Pushover's and the fallbacks' writes of one record go in order. */
+  private readonly writes = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly ctx: NotificationContext,
     private readonly provider: PushProvider,
     private readonly settings: DeliverySettings,
+    fallback?: { channels: FallbackChannels; settings: FallbackSettings },
   ) {
     this.limit = new ConcurrencyLimit(settings.concurrency);
     this.pipeline = new ConcurrencyLimit(settings.concurrency * 2);
+    this.fallback = fallback && new FallbackDispatch(ctx, fallback.channels, fallback.settings, (id, changed) => this.writeChannels(id, changed));
   }
 
   /**
@@ -114,10 +122,16 @@ export class DeliveryWorker {
     return count;
   }
 
+  /** Each fallback target's last result (none without fallback targets), for /health. */
+  get fallbackTargets(): FallbackTargetStatus[] {
+    return this.fallback?.targets() ?? [];
+  }
+
   /** Cancels timers and waits for attempts in progress; pending records stay pending for the next start. */
   async stop(): Promise<void> {
     if (this.phase.kind === 'sweeping') this.phase.sweeper.cancel();
     this.phase = { kind: 'stopped' };
+    this.fallback?.stop();
     const flights: Promise<AttemptResult>[] = [];
     for (const [id, state] of this.tracked) {
       if (state.kind === 'scheduled') {
@@ -223,8 +237,10 @@ export class DeliveryWorker {
     const startedAt = new Date(this.ctx.clock.now());
     const { error: _error, nextAttemptAt: _next, ...rest } = pending;
     // Another instance may have taken it (or sent it) since it was read: only the claim's winner sends.
-    const claimed = await this.ctx.repository.claimAttempt(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
+    const claim = this.withChannels(id, { ...rest, status: 'pending', attempts, lastAttemptAt: startedAt.toISOString() });
+    const claimed = await this.inOrder(id, () => this.ctx.repository.claimAttempt(id, claim));
     if (!claimed) return { kind: 'done', result: await this.ctx.repository.get(id) };
+    this.fallback?.arm(record);
     let delivery: Delivery;
     try {
       const message: PushMessage = await toPushMessage(this.ctx, record);
@@ -235,7 +251,11 @@ export class DeliveryWorker {
       );
       delivery = sentDelivery(receipt, attempts, startedAt.toISOString());
     } catch (err) {
-      delivery = failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);
+      // Waiting (a spent quota, the circuit open) helps nobody when a fallback can deliver now.
+      const handOver = err instanceof DeliveryError && err.details.waitUntil !== undefined && this.fallback?.covers(pending.to);
+      delivery = handOver
+        ? handedOverDelivery(err, attempts, startedAt)
+        : failedDelivery(err, attempts, startedAt, this.settings, new Date(this.ctx.clock.now()), record.priority);
     }
     // Where it goes and when it was resent stay on the record whatever the outcome.
     const { to, resentAt } = pending;
@@ -279,10 +299,13 @@ export class DeliveryWorker {
 
   private async record(id: string, delivery: Delivery): Promise<AttemptResult> {
     this.remember(id, delivery);
-    const updated = await this.ctx.repository.update(id, { delivery });
+    const updated = await this.inOrder(id, async () => this.ctx.repository.update(id, { delivery: await this.withStoredChannels(id, delivery) }));
     this.remember(id, undefined);
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
+    if (delivery.status === 'sent') this.fallback?.disarm(id);
+    // An emergency Pushover may or may not ring (`unknown`) is not sent there again, but a second channel may ring.
+    else if (delivery.status === 'failed' || delivery.status === 'unknown') this.fallback?.trigger(updated);
     if (delivery.status === 'pending') {
       const at = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) : NaN;
       this.schedule(id, this.untilDue(updated, Number.isNaN(at) ? retryDelayMs(this.settings, delivery.attempts) : at - this.ctx.clock.now()));
@@ -294,5 +317,46 @@ export class DeliveryWorker {
       );
     }
     return updated;
+  }
+
+  /** `delivery` with its `channels` when its recipient has fallback targets; unchanged otherwise. */
+  private withChannels<D extends Delivery>(id: string, delivery: D): D {
+    if (!this.fallback?.covers(delivery.to) || delivery.status === 'skipped') return delivery;
+    return { ...delivery, channels: this.fallback.channelsOf(id, delivery) };
+  }
+
+  /** `delivery` with its `channels`, the fallbacks' as last stored when they are not followed here. */
+  private async withStoredChannels(id: string, delivery: Delivery): Promise<Delivery> {
+    if (!this.fallback?.covers(delivery.to) || delivery.status === 'skipped') return delivery;
+    const stored = await this.ctx.repository.get(id);
+    return { ...delivery, channels: this.fallback.channelsOf(id, delivery, stored?.delivery.channels) };
+  }
+
+  /** Runs `write` after every earlier write of the same record's delivery. */
+  private inOrder<T>(id: string, write: () => Promise<T>): Promise<T> {
+    // Without fallbacks only the worker writes a delivery, one attempt at a time: nothing to order.
+    if (!this.fallback) return write();
+    const before = this.writes.get(id) ?? Promise.resolve();
+    const done = before.then(write, write);
+    const settled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writes.set(id, settled);
+    void settled.then(() => {
+      if (this.writes.get(id) === settled) this.writes.delete(id);
+    });
+    return done;
+  }
+
+  /** A fallback target's state changed: the record's channels are written again and the change is announced. */
+  private writeChannels(id: string, changed?: ChannelState): Promise<NotificationRecord | undefined> {
+    return this.inOrder(id, async () => {
+      const record = await this.ctx.repository.get(id);
+      if (!record || record.delivery.status === 'skipped') return record;
+      const updated = await this.ctx.repository.update(id, { delivery: this.withChannels(id, record.delivery) });
+      if (updated) this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated, ...(changed ? { channel: changed } : {}) });
+      return updated;
+    });
   }
 }

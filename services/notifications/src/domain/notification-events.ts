@@ -1,5 +1,5 @@
 import { EventReplay, type ReplayedEvent } from '@homeops/common/core';
-import type { NotificationRecord } from './notification.js';
+import type { ChannelState, NotificationRecord } from './notification.js';
 
 /** What the live feed of one recipient carries. */
 export type NotificationEvent =
@@ -7,6 +7,8 @@ export type NotificationEvent =
       type: 'created' | 'read' | 'unread' | 'delivery' | 'acknowledged' | 'alarm-ended';
       recipient: string;
       notification: NotificationRecord;
+      /** A `delivery` event about one fallback target's state (Pushover's own state is the delivery's status). */
+      channel?: ChannelState;
     }
   | { type: 'deleted'; recipient: string; id: string }
   | { type: 'read-all'; recipient: string; updated: number; readAt: string };

@@ -5,7 +5,7 @@ export type Priority = -2 | -1 | 0 | 1 | 2;
 type Only<T, Keys extends PropertyKey> = T & { [K in Exclude<Keys, keyof T>]?: never };
 
 /** Every field a delivery may hold; each status below holds its own and none of the others. */
-type DeliveryKey = 'status' | 'attempts' | 'to' | 'resentAt' | 'receipt' | 'request' | 'error' | 'lastAttemptAt' | 'nextAttemptAt' | 'note';
+type DeliveryKey = 'status' | 'attempts' | 'to' | 'resentAt' | 'receipt' | 'request' | 'error' | 'lastAttemptAt' | 'nextAttemptAt' | 'note' | 'channels';
 
 /** Where a delivery goes and since when: kept through every attempt and outcome. */
 interface DeliveryRoute {
@@ -13,6 +13,24 @@ interface DeliveryRoute {
   to?: string;
   /** When it was resent by request: its maximum age counts from then. */
   resentAt?: string;
+  /** Only for a recipient with fallback targets: where each channel (Pushover first) stands. */
+  channels?: ChannelState[];
+}
+
+/** The channels a notification can go through: Pushover, and a recipient's fallback targets. */
+export type ChannelName = 'pushover' | 'ntfy' | 'email';
+
+/**
+ * One channel's state. Pushover's status is the delivery's own; a fallback target is `pending` (being sent or
+ * waiting for its retry), `sent` or `failed` (out of attempts). `target` names a fallback target, never its token.
+ */
+export interface ChannelState {
+  channel: ChannelName;
+  target?: string;
+  status: 'pending' | 'sent' | 'failed' | 'unknown' | 'expired';
+  attempts: number;
+  at: string;
+  error?: string;
 }
 
 /**

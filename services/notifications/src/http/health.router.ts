@@ -55,6 +55,18 @@ const HealthDetails = {
       .optional()
       .openapi({ description: 'Open after repeated 4xx answers: nothing is sent until a key validation succeeds' }),
     retriesScheduled: z.number(),
+    fallback: z
+      .array(
+        z.object({
+          recipient: z.string(),
+          channel: z.enum(['ntfy', 'email']),
+          name: z.string().openapi({ description: 'host/topic or the mail address; never the access token' }),
+          lastResult: z.enum(['sent', 'failed']).nullable(),
+          at: z.string().nullable(),
+          error: z.string().optional(),
+        }),
+      )
+      .openapi({ description: "Each recipient's fallback target and its last result (empty without fallback targets)" }),
     emergenciesRinging: z.number().openapi({ description: 'Emergency notifications whose receipt is being followed' }),
   }),
   streams: z.number(),
@@ -75,6 +87,10 @@ async function assess(deps: HealthDeps) {
   for (const check of provider.recipients ?? []) {
     if (check.state === 'invalid') problems.push(`recipient ${check.recipient}: ${check.problem ?? 'its key is not valid'}`);
   }
+  const fallback = deps.delivery.fallbackTargets;
+  for (const target of fallback) {
+    if (target.lastResult === 'failed') problems.push(`fallback ${target.name} of recipient ${target.recipient}: ${target.error ?? 'failed'}`);
+  }
   const mqtt = deps.mqtt?.() ?? MQTT_OFF;
   if (mqtt.state === 'disconnected') problems.push(`the MQTT broker ${mqtt.broker ?? ''} cannot be reached: ${mqtt.lastError ?? 'no answer'}`);
   return {
@@ -82,7 +98,7 @@ async function assess(deps: HealthDeps) {
     problems,
     details: {
       storage,
-      provider: { ...provider, retriesScheduled: deps.delivery.scheduled, emergenciesRinging: deps.emergencies() },
+      provider: { ...provider, retriesScheduled: deps.delivery.scheduled, fallback, emergenciesRinging: deps.emergencies() },
       streams: deps.streams(),
       mqtt,
       process: processInfo(),

@@ -29,6 +29,12 @@ export const DELIVERY_LABELS = { status: ['sent', 'failed', 'expired', 'unknown'
 /** Outcomes of an attempt just made (an expiry or a resend is none); each starts with empty buckets. */
 export const ATTEMPT_LABELS = { outcome: ['sent', 'failed', 'unknown', 'pending'] } as const satisfies KnownLabels<'outcome'>;
 
+/** Each channel's final results: Pushover's deliveries, and each send to a fallback target (ntfy, mail). */
+export const CHANNEL_LABELS = {
+  channel: ['pushover', 'ntfy', 'email'],
+  status: ['sent', 'failed', 'expired', 'unknown'],
+} as const satisfies KnownLabels<'channel' | 'status'>;
+
 const FINAL: ReadonlySet<DeliveryStatus> = new Set(['sent', 'failed', 'expired', 'unknown']);
 const ATTEMPTED: ReadonlySet<DeliveryStatus> = new Set(ATTEMPT_LABELS.outcome);
 
@@ -66,14 +72,28 @@ export function registerNotificationMetrics(metrics: AppMetrics, deps: Notificat
     },
     ATTEMPT_LABELS,
   );
+  const channels = metrics.counter(
+    {
+      name: 'homeops_channel_deliveries_total',
+      help: 'Final results by channel: each Pushover delivery, and each send to a fallback target (failed: out of attempts)',
+      labelNames: ['channel', 'status'],
+    },
+    CHANNEL_LABELS,
+  );
   events.subscribeAll((event, _id, remote) => {
     if (remote) return;
-    if (event.type === 'created') {
+    if (event.type === 'delivery' && event.channel) {
+      const { channel, status } = event.channel;
+      if (status === 'sent' || status === 'failed') channels.inc({ channel, status });
+    } else if (event.type === 'created') {
       created.inc();
       if (event.notification.delivery.status === 'skipped') deliveries.inc({ status: 'skipped' });
     } else if (event.type === 'delivery') {
       const { status, attempts: made } = event.notification.delivery;
-      if (FINAL.has(status)) deliveries.inc({ status });
+      if (FINAL.has(status)) {
+        deliveries.inc({ status });
+        if (status !== 'skipped' && status !== 'pending') channels.inc({ channel: 'pushover', status });
+      }
       const startedAt = 'lastAttemptAt' in event.notification.delivery ? event.notification.delivery.lastAttemptAt : undefined;
       if (ATTEMPTED.has(status) && made > 0 && startedAt !== undefined) {
         attempts.observe({ outcome: status }, Math.max(0, clock.now() - Date.parse(startedAt)) / 1000);

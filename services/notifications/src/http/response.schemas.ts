@@ -4,7 +4,19 @@ import { z } from '@homeops/common';
 // them as (z.infer, imported as types only), so a change here breaks the dashboard's typecheck, not its users.
 
 const attempts = z.number().int();
+const ChannelSchema = z
+  .object({
+    channel: z.enum(['pushover', 'ntfy', 'email']),
+    target: z.string().optional().openapi({ description: 'A fallback target: host/topic or the mail address (never a token)' }),
+    status: z.enum(['pending', 'sent', 'failed', 'unknown', 'expired']),
+    attempts,
+    at: z.string(),
+    error: z.string().optional(),
+  })
+  .openapi('DeliveryChannel', { description: "One channel's state: Pushover's is the delivery's own, then each fallback target's" });
+
 const route = {
+  channels: z.array(ChannelSchema).optional().openapi({ description: 'Only for a recipient with fallback targets: where Pushover and each fallback stand' }),
   to: z.string().optional().openapi({ description: 'The recipient alias whose Pushover key it went to (default: PROVIDER_USER_KEY); never the key' }),
   resentAt: z.string().optional().openapi({ description: 'When it was resent with POST /notifications/{id}/resend' }),
 };

@@ -21,6 +21,30 @@ function deliveryText({ delivery }: Notification): { text: string; tone: string 
   }
 }
 
+const CHANNEL_NAME: Record<string, string> = { pushover: 'Pushover', ntfy: 'ntfy', email: 'Mail' };
+const CHANNEL_TONE: Record<string, string> = { sent: 'ok', failed: 'bad', pending: 'warn', unknown: 'warn', expired: 'warn' };
+
+/** Each channel a recipient with fallback targets was reached through (Pushover first); nothing for others. */
+function Channels({ n }: { n: Notification }) {
+  const channels = 'channels' in n.delivery ? n.delivery.channels : undefined;
+  if (!channels || channels.length === 0) return null;
+  return (
+    <ul class="channels" aria-label="Channels">
+      {channels.map((c) => (
+        <li key={`${c.channel} ${c.target ?? ''}`}>
+          {CHANNEL_NAME[c.channel] ?? c.channel}
+          {c.target ? ` (${c.target})` : ''}: <span class={`badge ${CHANNEL_TONE[c.status] ?? 'warn'}`}>{c.status}</span>
+          <span class="muted">
+            {' '}
+            {c.attempts} {c.attempts === 1 ? 'attempt' : 'attempts'}, {timeFromNow(c.at)}
+            {c.error ? ` · ${c.error}` : ''}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** Where an emergency's alarm stands; null for other priorities and alarms that never started. */
 function alarmText({ priority, emergency: e, delivery }: Notification): { text: string; tone: string } | null {
   if (priority !== 2 || !e) return null;
@@ -111,6 +135,7 @@ export function NotificationItem({ client, n, resendLock, onChanged, onDeleted }
           </button>
         </span>
       </div>
+      <Channels n={n} />
       <ErrorNote problem={problem} />
     </li>
   );

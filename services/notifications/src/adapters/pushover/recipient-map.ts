@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { parseFallbackList, type FallbackSpec } from '../fallback/fallback-target.js';
 import { isEncryptionKey, toEncryptionKey } from './field-cipher.js';
 
 /** Where one recipient's pushes go: a Pushover user or group key, optionally only to some of its devices. */
@@ -9,6 +10,8 @@ export interface RecipientTarget {
   devices: string[];
   /** The key set in the recipient's Pushover apps: their messages are sent end-to-end encrypted. */
   encryptionKey?: KeyObject;
+  /** Where the recipient's notifications also go when Pushover cannot deliver them (ntfy, mail). */
+  fallback?: FallbackSpec[];
 }
 
 /** The recipient map as configured: names to targets, and what to do with a name that is not in it. */
@@ -48,6 +51,16 @@ function encryptionKeyOf(source: string, name: string, value: unknown): KeyObjec
     throw new RecipientMapError(`${source}: the encryptionKey of recipient "${name}" must be 64 hexadecimal characters (the key set in their Pushover app)`);
   }
   return toEncryptionKey(value.trim());
+}
+
+/** The recipient's fallback targets; a malformed one is refused naming the recipient, never showing a token. */
+function fallbackOf(source: string, name: string, value: unknown): FallbackSpec[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  try {
+    return parseFallbackList(value);
+  } catch (err) {
+    throw new RecipientMapError(`${source}: the fallback of recipient "${name}" is not valid: ${(err as Error).message}`);
+  }
 }
 
 // A misspelt encryptionKey would silently send in clear: a setting that looks like one is refused.
@@ -100,7 +113,8 @@ export function parseRecipientsFile(text: string, source: string): { recipients:
     assertNoLookalike(source, name, entry);
     const found = target(source, name, entry.key, entry.devices);
     const encryptionKey = encryptionKeyOf(source, name, entry.encryptionKey);
-    map.set(name, encryptionKey ? { ...found, encryptionKey } : found);
+    const fallback = fallbackOf(source, name, entry.fallback);
+    map.set(name, { ...found, ...(encryptionKey ? { encryptionKey } : {}), ...(fallback ? { fallback } : {}) });
   }
   return unmapped === undefined ? { recipients: map } : { recipients: map, unmapped };
 }
@@ -116,6 +130,11 @@ export function loadRecipientMap(settings: { file: string; variable?: string | u
     if (fromFile.recipients.get(name)?.encryptionKey) {
       throw new RecipientMapError(`RECIPIENTS: recipient "${name}" has an encryptionKey in ${settings.file}; set it in one place, the file`);
     }
+  }
+  // The variable has no fallback: the file's stays with the name.
+  for (const [name, target] of fromVariable) {
+    const fallback = fromFile.recipients.get(name)?.fallback;
+    if (fallback) fromVariable.set(name, { ...target, fallback });
   }
   const recipients = new Map([...fromFile.recipients, ...fromVariable]);
   return { recipients, unmapped: settings.unmapped ?? fromFile.unmapped ?? 'default' };

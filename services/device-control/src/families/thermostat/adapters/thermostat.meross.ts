@@ -10,9 +10,11 @@ import {
   MODE,
   MODE_B,
   modeEntries,
+  OVERHEAT,
   parseRanges,
   PROTOCOL,
   readingOf,
+  SENSOR,
   setEntry,
   sideStates,
   type ThermostatKind,
@@ -21,7 +23,7 @@ import {
 
 declare module '../../../adapters/meross/meross-device-entry.js' {
   interface FamilyMemory {
-    /** Each thermostat channel's last Mode/ModeB entry, summer mode, window and range, as read, set or pushed. */
+    /** Each thermostat channel's last Mode/ModeB entry, summer mode, window, range, overheat and sensor, as read, set or pushed. */
     thermostats?: Map<number, ThermostatRaw>;
   }
 }
@@ -42,11 +44,22 @@ function learnModes(entry: DeviceEntry, kind: ThermostatKind, payload: unknown):
   });
 }
 
+/**
+ * A channel's reading with null for the overheat protection and sensor its abilities do not declare. One it declares
+ * and has not told yet stays out, as do both while its abilities are unknown: the service then waits for a read.
+ */
+function readingFor(entry: DeviceEntry, kind: ThermostatKind, channel: number) {
+  const reading = readingOf(kind, channel, rawOf(entry, channel));
+  if (entry.abilities && !entry.abilities.has(OVERHEAT)) reading.overheat = null;
+  if (entry.abilities && !entry.abilities.has(SENSOR)) reading.sensor = null;
+  return reading;
+}
+
 const event = (entry: DeviceEntry, kind: ThermostatKind, channel: number): CloudEvent => ({
   type: 'thermostat',
   uuid: entry.def.uuid,
   source: 'push',
-  ...readingOf(kind, channel, rawOf(entry, channel)),
+  ...readingFor(entry, kind, channel),
 });
 
 /** Which protocol the device speaks: from its abilities, else from what it already sent. */
@@ -58,15 +71,21 @@ function kindOf(entry: DeviceEntry): ThermostatKind {
 /** A GET per protocol asks each channel by name (`[{ channel: 0 }]`): asked with `[]`, the devices answer an empty list. */
 const channelsOf = (entry: DeviceEntry) => (entry.def.channels?.length ? entry.def.channels : [null]).map((_, channel) => ({ channel }));
 
-/** A device that declares CtlRange yet answers its GET with an ERROR gets the usual range; any other failure stands. */
-async function rangeAnswer(access: MerossDeviceAccess, entry: DeviceEntry, asked: Array<{ channel: number }>): Promise<unknown> {
+/** A namespace's answer; null where the device declares it yet answers its GET with an ERROR (any other failure stands). */
+async function optionalAnswer(access: MerossDeviceAccess, entry: DeviceEntry, namespace: string, payload: unknown): Promise<unknown> {
   try {
-    return await access.send(entry, `reading ${CTL_RANGE}`, get(CTL_RANGE, { ctlRange: asked }));
+    return await access.send(entry, `reading ${namespace}`, get(namespace, payload));
   } catch (err) {
     if (err instanceof AppError && err.code === 'CLOUD_ERROR') return null;
     throw err;
   }
 }
+
+/** Overheat protection and the sensor, as declared: not in the System.All digest, so a read asks them (a message each). */
+const SIDE_READS = [
+  [OVERHEAT, 'overheat'],
+  [SENSOR, 'sensor'],
+] as const;
 
 async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   const entry = access.reachable(uuid);
@@ -76,12 +95,21 @@ async function readThermostats(access: MerossDeviceAccess, uuid: string) {
   const { namespace, key } = PROTOCOL[kind];
   const asked = channelsOf(entry);
   if (kind === 'modeB' && asked.some(({ channel }) => !entry.memory.thermostats?.get(channel)?.range)) {
-    const ranges = abilities.has(CTL_RANGE) ? parseRanges(await rangeAnswer(access, entry, asked)) : [];
+    const ranges = abilities.has(CTL_RANGE) ? parseRanges(await optionalAnswer(access, entry, CTL_RANGE, { ctlRange: asked })) : [];
     for (const { channel } of asked) rawOf(entry, channel).range = ranges.find((r) => r.channel === channel) ?? DEFAULT_RANGE;
   }
   const channels = learnModes(entry, kind, await access.send(entry, `reading ${namespace}`, get(namespace, { [key]: asked })));
   if (channels.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} sent an unreadable ${namespace} answer`);
-  return channels.map((channel) => readingOf(kind, channel, rawOf(entry, channel)));
+  for (const [side, sideKey] of SIDE_READS) {
+    if (!abilities.has(side)) continue;
+    const told = sideStates(side, await optionalAnswer(access, entry, side, { [sideKey]: asked }));
+    // A declared namespace that answers ERROR or nothing readable shows null rather than keep the thermostat unread.
+    for (const { channel } of asked) {
+      const { channel: _channel, ...state } = told.find((t) => t.channel === channel) ?? { channel, [sideKey]: null };
+      Object.assign(rawOf(entry, channel), state);
+    }
+  }
+  return channels.map((channel) => readingFor(entry, kind, channel));
 }
 
 /** Thermostats (mts200, mts960) over Meross: Thermostat.Mode / ModeB read, set in one SET, pushed and polled. */
@@ -128,7 +156,7 @@ export const THERMOSTAT_MEROSS: MerossFamily = {
       const answer = await access.send(entry, `setting ${namespace}`, set(namespace, { [key]: [sent] }));
       // The SETACK of an MTS200 carries the whole entry; where it carries none, the change is what is known.
       if (learnModes(entry, kind, answer).length === 0) rawOf(entry, channel).entry = afterSet(kind, raw, sent);
-      return readingOf(kind, channel, rawOf(entry, channel));
+      return readingFor(entry, kind, channel);
     },
   }),
 };

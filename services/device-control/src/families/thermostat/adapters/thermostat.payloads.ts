@@ -1,5 +1,5 @@
 import { channelOf, entries, record } from '../../../adapters/meross/meross-abilities.js';
-import type { ThermostatChange, ThermostatMode, ThermostatReading } from '../domain/thermostat.types.js';
+import type { ThermostatChange, ThermostatMode, ThermostatOverheat, ThermostatReading } from '../domain/thermostat.types.js';
 
 /** The two Meross thermostat protocols: Thermostat.Mode (mts200, tenths of °C) and Thermostat.ModeB (mts960, hundredths). */
 export type ThermostatKind = 'mode' | 'modeB';
@@ -9,6 +9,8 @@ export const MODE_B = 'Appliance.Control.Thermostat.ModeB';
 export const SUMMER_MODE = 'Appliance.Control.Thermostat.SummerMode';
 export const WINDOW_OPENED = 'Appliance.Control.Thermostat.WindowOpened';
 export const CTL_RANGE = 'Appliance.Control.Thermostat.CtlRange';
+export const OVERHEAT = 'Appliance.Control.Thermostat.Overheat';
+export const SENSOR = 'Appliance.Control.Thermostat.Sensor';
 
 /** Each protocol's namespace, the key of its payload's list and its scale (device units per °C). */
 export const PROTOCOL = {
@@ -38,7 +40,15 @@ export interface ThermostatRaw {
   summerMode?: number;
   windowOpen?: boolean;
   range?: { min: number; max: number };
+  /** The last Thermostat.Overheat entry, in device units; null where a read of it told nothing. */
+  overheat?: Record<string, number> | null;
+  /** Thermostat.Sensor's mode: 0 its own sensor, 1 the external one; null where a read of it told nothing. */
+  sensor?: number | null;
 }
+
+/** Thermostat.Overheat's `warning`, by code (as meross_lan names them): 2 is an external sensor that does not answer. */
+const OVERHEAT_WARNINGS: readonly ThermostatOverheat['warning'][] = ['ok', 'overheating', 'disconnected'];
+const SENSOR_MODES = ['internal', 'external'] as const;
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -85,7 +95,16 @@ export function readingOf(kind: ThermostatKind, channel: number, raw: Thermostat
     }
   }
   if (raw.windowOpen !== undefined) reading.windowOpen = raw.windowOpen;
+  if (raw.overheat !== undefined) reading.overheat = raw.overheat && overheatOf(raw.overheat, scale);
+  if (raw.sensor !== undefined) reading.sensor = raw.sensor === null ? null : SENSOR_MODES[raw.sensor]!;
   return reading;
+}
+
+/** An Overheat entry in °C: `value` is the threshold, `currentTemp` the external sensor's (0 while it is disconnected). */
+function overheatOf(e: Record<string, number>, scale: number): ThermostatOverheat {
+  const warning = OVERHEAT_WARNINGS[e.warning!]!;
+  const temperature = warning === 'disconnected' || num(e.currentTemp) === undefined ? null : e.currentTemp! / scale;
+  return { enabled: e.onoff === 1, warning, threshold: e.value! / scale, temperature };
 }
 
 /**
@@ -130,15 +149,38 @@ export function afterSet(kind: ThermostatKind, raw: ThermostatRaw | undefined, s
   return after;
 }
 
-/** Summer modes (`{ summerMode: [{ channel, mode }] }`) and open windows (`{ windowOpened: [{ channel, status }] }`). */
-export function sideStates(namespace: string, payload: unknown): Array<{ channel: number; summerMode?: number; windowOpen?: boolean }> {
+/** What a side namespace told of each channel (the Mode/ModeB entry aside). */
+export interface SideState {
+  channel: number;
+  summerMode?: number;
+  windowOpen?: boolean;
+  overheat?: Record<string, number>;
+  sensor?: number;
+}
+
+/**
+ * Summer modes (`{ summerMode: [{ channel, mode }] }`), open windows (`{ windowOpened: [{ channel, status }] }`),
+ * overheat protection (`{ overheat: [{ channel, onoff, value, warning, currentTemp, min, max }] }`) and the sensor
+ * regulated on (`{ sensor: [{ channel, mode }] }`); an entry with a code meross_lan does not know is left out.
+ */
+export function sideStates(namespace: string, payload: unknown): SideState[] {
   const body = record(payload);
   if (namespace === SUMMER_MODE)
     return entries(body?.summerMode).flatMap((e) => (num(e.mode) === undefined ? [] : [{ channel: channelOf(e), summerMode: e.mode as number }]));
   if (namespace === WINDOW_OPENED)
     return entries(body?.windowOpened).flatMap((e) => (num(e.status) === undefined ? [] : [{ channel: channelOf(e), windowOpen: e.status === 1 }]));
+  if (namespace === OVERHEAT)
+    return entries(body?.overheat).flatMap((e) =>
+      num(e.onoff) === undefined || num(e.value) === undefined || OVERHEAT_WARNINGS[num(e.warning) ?? -1] === undefined
+        ? []
+        : [{ channel: channelOf(e), overheat: numbersOf(e) }],
+    );
+  if (namespace === SENSOR)
+    return entries(body?.sensor).flatMap((e) => (SENSOR_MODES[num(e.mode) ?? -1] === undefined ? [] : [{ channel: channelOf(e), sensor: e.mode as number }]));
   return [];
 }
+
+const numbersOf = (e: Record<string, unknown>) => Object.fromEntries(Object.entries(e).filter(([, v]) => num(v) !== undefined)) as Record<string, number>;
 
 /** An MTS960's control range (`{ ctlRange: [{ channel, ctlMin, ctlMax }] }`), in °C. */
 export function parseRanges(payload: unknown): Array<{ channel: number; min: number; max: number }> {

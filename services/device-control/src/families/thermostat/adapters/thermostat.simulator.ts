@@ -5,7 +5,7 @@ import type { ThermostatReading } from '../domain/thermostat.types.js';
 
 declare module '../../../adapters/simulator/simulated-devices.js' {
   interface SimulatedHardware {
-    /** Thermostat channels (an MTS200 following its schedule at first). */
+    /** Thermostat channels (an MTS200B following its schedule at first, its floor protection on and not tripped). */
     thermostats?: Map<number, ThermostatReading>;
   }
 }
@@ -27,13 +27,15 @@ function thermostatsOf({ device, hardware }: SimulatedDevice): Map<number, Therm
             minTemperature: 5,
             maxTemperature: 35,
             windowOpen: false,
+            overheat: { enabled: true, warning: 'ok' as const, threshold: 33.5, temperature: 22 },
+            sensor: 'internal' as const,
           },
         ])
       : [],
   ));
 }
 
-const copy = (t: ThermostatReading): ThermostatReading => ({ ...t, modes: [...t.modes] });
+const copy = (t: ThermostatReading): ThermostatReading => ({ ...t, modes: [...t.modes], overheat: t.overheat && { ...t.overheat } });
 
 /** Simulated thermostats (mts200): like the real one, a target set while it follows its schedule puts it in manual. */
 export const THERMOSTAT_SIMULATOR: SimulatorFamily = {

@@ -22,7 +22,26 @@ export interface ThermostatReading {
   maxTemperature: number;
   /** An open window detected (MTS200 declaring Thermostat.WindowOpened); null where the device has no such detection. */
   windowOpen: boolean | null;
+  /** Over-temperature protection (Thermostat.Overheat, an MTS200B's floor sensor); null where the device has none. */
+  overheat: ThermostatOverheat | null;
+  /** The sensor it regulates on (Thermostat.Sensor); null where the device cannot choose. */
+  sensor: ThermostatSensor | null;
 }
+
+/** A thermostat's over-temperature protection, temperatures in °C. */
+export interface ThermostatOverheat {
+  /** The protection is turned on. */
+  enabled: boolean;
+  /** ok; overheating (the external sensor is above the threshold); disconnected (no external sensor answers). */
+  warning: 'ok' | 'overheating' | 'disconnected';
+  /** Above this the protection stops the heating. */
+  threshold: number;
+  /** What the external (floor) sensor measures; null while it is disconnected. */
+  temperature: number | null;
+}
+
+/** The sensor a thermostat regulates on: its own, or an external (floor) one. */
+export type ThermostatSensor = 'internal' | 'external';
 
 /** What a thermostat command changes (at least one field). */
 export interface ThermostatChange {
@@ -33,7 +52,10 @@ export interface ThermostatChange {
 
 /** What the thermostats need from a backend. */
 export interface ThermostatCloud {
-  /** Reads every thermostat channel of the device (Thermostat.Mode or .ModeB, and its range where separate), as far as it tells. */
+  /**
+   * Reads every thermostat channel of the device (Thermostat.Mode or .ModeB; its range, overheat protection and sensor
+   * where declared apart: up to three messages), as far as it tells.
+   */
   readThermostats(uuid: string): Promise<Array<Partial<ThermostatReading> & { channel: number }>>;
   /** One SET of the change; resolves with what the device then reports (or what the change made of the last reading). */
   setThermostat(uuid: string, channel: number, change: ThermostatChange): Promise<Partial<ThermostatReading> & { channel: number }>;

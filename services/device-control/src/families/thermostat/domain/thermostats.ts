@@ -17,6 +17,9 @@ interface Known {
   at: number;
 }
 
+/** The most messages a read sends: Mode with Overheat and Sensor (an MTS200B), or ModeB with CtlRange (an MTS960). */
+const READ_MESSAGES = 3;
+
 /** Modes whose target is not their own: a target given with them is refused (a target alone leaves them). */
 const NO_OWN_TARGET = new Set(['auto', 'timer']);
 
@@ -29,15 +32,23 @@ export class Thermostats extends DeviceActions {
   protected readonly capability = 'thermostat' as const;
   protected readonly actionText = 'run a thermostat';
   private readonly states = new Map<string, Map<number, Known>>();
+  /** Thermostats read because a push came before any read (a change at the device must not wait for someone to ask). */
+  private readonly pushReads = new Map<string, Promise<void>>();
 
-  /** What the thermostat told: a push before the first read waits for it unless it says everything a read does. */
+  /**
+   * What the thermostat told. A push before the first read that does not say everything a read does starts one read
+   * (in the background share, free over the LAN), which tells the state the push changed.
+   */
   apply(uuid: string, told: Partial<ThermostatReading> & { channel: number }, source: 'command' | 'push' | 'read'): void {
     const device = this.deps.registry.get(uuid);
     if (!device) return;
     const known = this.states.get(uuid) ?? new Map<number, Known>();
     const before = known.get(told.channel)?.reading;
     const merged = { ...before, ...defined(told) } as Partial<ThermostatReading>;
-    if (!isComplete(merged)) return;
+    if (!isComplete(merged)) {
+      if (source === 'push') this.readAfterPush(uuid);
+      return;
+    }
     const reading: ThermostatReading = { windowOpen: null, ...merged };
     this.states.set(uuid, known);
     known.set(told.channel, { reading, at: this.deps.clock.now() });
@@ -54,10 +65,14 @@ export class Thermostats extends DeviceActions {
     this.states.delete(uuid);
   }
 
-  /** Every thermostat channel, as last told; read from the device (one message, two for an MTS960's range) when unknown. */
+  /**
+   * Every thermostat channel, as last told; read from the device when unknown: one message, and one more for each of an
+   * MTS960's range or an MTS200B's overheat protection and sensor (at most three).
+   */
   async read(uuid: string): Promise<Aged<ThermostatReading[]>> {
     this.deviceWith(uuid);
-    if (!this.states.has(uuid)) await this.admitted(uuid, 2 + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
+    await this.pushReads.get(uuid);
+    if (!this.states.has(uuid)) await this.admitted(uuid, READ_MESSAGES + this.deps.routes.abilitiesReadBefore(uuid), () => this.readNow(uuid));
     const known = [...(this.states.get(uuid)?.values() ?? [])].sort((a, b) => a.reading.channel - b.reading.channel);
     if (known.length === 0) throw new AppError('CLOUD_ERROR', `Device ${uuid} reported no thermostat`);
     const at = Math.max(...known.map((k) => k.at));
@@ -71,7 +86,7 @@ export class Thermostats extends DeviceActions {
     assertCoherent(change);
     const known = this.states.get(uuid)?.get(channel)?.reading;
     if (known) assertFits(known, change);
-    return this.admitted(uuid, (known ? 1 : 3) + this.deps.routes.abilitiesReadBefore(uuid), async (current) => {
+    return this.admitted(uuid, (known ? 1 : 1 + READ_MESSAGES) + this.deps.routes.abilitiesReadBefore(uuid), async (current) => {
       if (!known) await this.readNow(uuid);
       const before = this.states.get(uuid)?.get(channel)?.reading;
       if (!before) throw new AppError('CLOUD_ERROR', `Thermostat ${uuid} did not report channel ${channel}`);
@@ -91,6 +106,18 @@ export class Thermostats extends DeviceActions {
     );
   }
 
+  private readAfterPush(uuid: string): void {
+    if (this.states.has(uuid) || this.pushReads.has(uuid) || this.deps.registry.get(uuid)?.capabilities.includes(this.capability) !== true) return;
+    const admission = this.deps.routes.tryAdmit(uuid, READ_MESSAGES + this.deps.routes.abilitiesReadBefore(uuid), 'background');
+    if (!admission) return;
+    const read = this.deps.queue
+      .run(uuid, () => this.deps.routes.run(admission, uuid, () => (this.states.has(uuid) ? Promise.resolve() : this.readNow(uuid))))
+      // A failed read leaves the thermostat unread: the next push tries again.
+      .catch(() => undefined)
+      .finally(() => this.pushReads.delete(uuid));
+    this.pushReads.set(uuid, read);
+  }
+
   private async readNow(uuid: string): Promise<void> {
     const readings = await this.call(`reading thermostat ${uuid}`, () => this.deps.cloud.readThermostats(uuid));
     for (const r of readings) this.apply(uuid, r, 'read');
@@ -104,7 +131,20 @@ export const THERMOSTATS: DomainFamily<Thermostats> = {
   refusal: { is: 'a thermostat', instead: (at) => `Read it with GET ${at}/thermostat; change it with PUT ${at}/thermostat/{channel}` },
 };
 
-const REQUIRED = ['on', 'mode', 'modes', 'currentTemperature', 'targetTemperature', 'heating', 'cooling', 'minTemperature', 'maxTemperature'] as const;
+/** What a reading must say before it is shown; overheat and sensor are null where the thermostat has none. */
+const REQUIRED = [
+  'on',
+  'mode',
+  'modes',
+  'currentTemperature',
+  'targetTemperature',
+  'heating',
+  'cooling',
+  'minTemperature',
+  'maxTemperature',
+  'overheat',
+  'sensor',
+] as const;
 
 function isComplete(r: Partial<ThermostatReading>): r is Omit<ThermostatReading, 'windowOpen'> & Partial<ThermostatReading> {
   return REQUIRED.every((key) => r[key] !== undefined);
@@ -114,7 +154,7 @@ function defined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const copy = (r: ThermostatReading): ThermostatReading => ({ ...r, modes: [...r.modes] });
+const copy = (r: ThermostatReading): ThermostatReading => ({ ...r, modes: [...r.modes], overheat: r.overheat && { ...r.overheat } });
 
 const refuse = (path: string, message: string, text: string) => new AppError('VALIDATION_FAILED', text, { details: [{ path, message }] });
 

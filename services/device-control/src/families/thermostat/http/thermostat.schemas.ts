@@ -6,6 +6,17 @@ const ModeSchema = z.enum(THERMOSTAT_MODES).openapi({
   description: 'heat, cool, economy and manual hold their own target; auto follows the schedule; timer (MTS960) has no target',
 });
 
+const OverheatSchema = z
+  .object({
+    enabled: z.boolean().openapi({ description: 'The protection is turned on' }),
+    warning: z.enum(['ok', 'overheating', 'disconnected']).openapi({
+      description: 'overheating: the external sensor is above the threshold; disconnected: no external sensor answers',
+    }),
+    threshold: z.number().openapi({ description: '°C; above it the protection stops the heating' }),
+    temperature: z.number().nullable().openapi({ description: "The external (floor) sensor's temperature, °C; null while disconnected" }),
+  })
+  .openapi('ThermostatOverheat');
+
 /** GET /devices/:uuid/thermostat. */
 export const ThermostatsSchema = z
   .object({
@@ -24,6 +35,11 @@ export const ThermostatsSchema = z
         minTemperature: z.number().openapi({ description: 'The lowest target it takes, °C' }),
         maxTemperature: z.number().openapi({ description: 'The highest target it takes, °C' }),
         windowOpen: z.boolean().nullable().openapi({ description: 'An open window detected; null where the thermostat has no detection' }),
+        overheat: OverheatSchema.nullable().openapi({ description: 'Over-temperature protection (an MTS200B); null where the thermostat has none' }),
+        sensor: z
+          .enum(['internal', 'external'])
+          .nullable()
+          .openapi({ description: 'The sensor it regulates on: its own or the external (floor) one; null where it cannot choose' }),
       }),
     ),
     ...READING_AGE,
