@@ -54,6 +54,11 @@ const RESULT_FILES: readonly [file: string, what: string, command: string][] = [
   ['token-auth-bench.json', 'Create throughput with a scoped token against the API key', `${BENCH} bench/token-auth.ts`],
   ['alerts-bench.json', 'Webhook ingestion against plain creates; an alert storm against a slow Pushover', `${BENCH} bench/alerts.ts`],
   [
+    'fallback-storm.json',
+    'An alert storm (1,000 alerts) while Pushover answers 429 and the recipient has an ntfy fallback: time until all reached ntfy, none twice',
+    'npx tsx --conditions=source bench/fallback-storm.ts',
+  ],
+  [
     'e2ee-bench.json',
     'Create throughput to a recipient with Pushover end-to-end encryption against one without; the encryption alone per message',
     `${BENCH} bench/e2ee.ts`,
