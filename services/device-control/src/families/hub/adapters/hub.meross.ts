@@ -2,7 +2,7 @@ import { entries, record } from '../../../adapters/meross/meross-abilities.js';
 import type { DeviceEntry } from '../../../adapters/meross/meross-device-entry.js';
 import { get, set, type MerossFamily } from '../../../adapters/meross/meross-family.js';
 import type { CloudEvent } from '../../../domain/device-cloud.js';
-import type { HubSubDeviceReading } from '../domain/hub.types.js';
+import { NO_HUB_READINGS, type HubSubDeviceReading } from '../domain/hub.types.js';
 import { safetyReadingOf, SENSOR_PUSHES } from './hub-sensors.meross.js';
 
 declare module '../../../adapters/meross/meross-device-entry.js' {
@@ -103,15 +103,7 @@ export function parseHub(
     model: names.get(id)?.model ?? fallbackModel,
     online: onlineOf(e),
     battery: battery.get(id) ?? null,
-    temperature: null,
-    humidity: null,
-    on: null,
-    targetTemperature: null,
-    minTemperature: null,
-    maxTemperature: null,
-    leak: null,
-    smoke: null,
-    open: null,
+    ...NO_HUB_READINGS,
   });
   const found: HubSubDeviceReading[] = [];
   for (const v of entries(record(valvesPayload)?.all)) {

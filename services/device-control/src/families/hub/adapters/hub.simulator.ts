@@ -1,7 +1,7 @@
 import { AppError } from '@homeops/common';
 import type { SimulatedDevice } from '../../../adapters/simulator/simulated-devices.js';
 import type { SimulatorFamily } from '../../../adapters/simulator/simulator-family.js';
-import type { HubSubDeviceReading } from '../domain/hub.types.js';
+import { NO_HUB_READINGS, type HubSubDeviceReading } from '../domain/hub.types.js';
 
 declare module '../../../adapters/simulator/simulated-devices.js' {
   interface SimulatedHardware {
@@ -10,22 +10,10 @@ declare module '../../../adapters/simulator/simulated-devices.js' {
   }
 }
 
-const NO_READINGS = {
-  temperature: null,
-  humidity: null,
-  on: null,
-  targetTemperature: null,
-  minTemperature: null,
-  maxTemperature: null,
-  leak: null,
-  smoke: null,
-  open: null,
-} as const;
-
 /** A hub's devices at first: a valve, a temperature sensor, and a leak, a smoke and a door/window sensor, all quiet. */
 function initialSubdevices(): HubSubDeviceReading[] {
   const device = (id: string, name: string, kind: HubSubDeviceReading['kind'], model: string, battery: number) =>
-    ({ ...NO_READINGS, id, name, kind, model, online: true, battery }) satisfies HubSubDeviceReading;
+    ({ ...NO_HUB_READINGS, id, name, kind, model, online: true, battery }) satisfies HubSubDeviceReading;
   return [
     {
       ...device('01008C11', 'Living room valve', 'valve', 'mts100v3', 85),

@@ -64,3 +64,16 @@ declare module '../../../domain/device-events.js' {
     hub: { type: 'hub'; uuid: string; name: string; at: string; subdevices: HubSubDeviceReading[]; source: 'command' | 'push' | 'read' };
   }
 }
+
+/** The readings of a hub device before any is known: what its kind has is filled in from what the hub tells. */
+export const NO_HUB_READINGS = {
+  temperature: null,
+  humidity: null,
+  on: null,
+  targetTemperature: null,
+  minTemperature: null,
+  maxTemperature: null,
+  leak: null,
+  smoke: null,
+  open: null,
+} as const;
