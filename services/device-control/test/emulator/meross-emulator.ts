@@ -305,11 +305,23 @@ export class MerossEmulator {
   }
 }
 
+/**
+ * Each vitest worker draws its brokers' addresses from its own slice of 127.0.0.2–251: a broker that restarts (or a
+ * cloud that comes back) listens again on its address, and a file in another worker must not have taken it meanwhile.
+ */
+function brokerAddressSlice(): { first: number; size: number } {
+  const workers = 4;
+  const worker = (Number(process.env.VITEST_POOL_ID ?? 1) - 1) % workers;
+  const size = Math.floor(250 / workers);
+  return { first: 2 + worker * size, size };
+}
+
 /** `count` loopback addresses whose port 2001 is free (each broker needs its own). */
 async function freeLoopbackHosts(count: number): Promise<string[]> {
   const hosts: string[] = [];
+  const slice = brokerAddressSlice();
   for (let attempt = 0; hosts.length < count && attempt < 40; attempt += 1) {
-    const host = `127.0.0.${2 + Math.floor(Math.random() * 250)}`;
+    const host = `127.0.0.${slice.first + Math.floor(Math.random() * slice.size)}`;
     if (!hosts.includes(host) && (await isPortFree(host, MQTT_PORT))) hosts.push(host);
   }
   if (hosts.length < count) throw new Error('no free loopback address with port 2001');
