@@ -1,5 +1,5 @@
-import { ManualClock, systemClock } from '@homeops/common';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '@homeops/common';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@homeops/test-kit';
 import { DeliveryWorker } from '../../src/domain/delivery.worker.js';
 import { NotificationEvents } from '../../src/domain/notification-events.js';
@@ -94,13 +94,12 @@ describe('stale deliveries', () => {
     expect(provider.sent).toHaveLength(1);
   });
 
-  describe('with a quota reset weeks away (fake timers)', () => {
-    afterEach(() => {
-      vi.useRealTimers();
-    });
+  describe('with a quota reset weeks away', () => {
+    /** Settles what the last timers started (the attempt's reads and writes) before the test looks. */
+    const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
     async function quotaWait(resetInDays: number, maxAgeMs: number) {
-      vi.useFakeTimers({ now: NOW });
+      const clock = new ManualClock(NOW);
       const repository = new InMemoryNotificationRepository();
       await repository.open();
       await repository.insert({ ...pending('quota', 0), delivery: { status: 'pending', attempts: 0 } });
@@ -108,31 +107,41 @@ describe('stale deliveries', () => {
       const provider = new FakePushProvider().willAnswer(
         new DeliveryError('Pushover message quota exhausted (HTTP 429)', false, { status: 429, quotaExhausted: true, waitUntil: reset }),
       );
-      const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock: systemClock, logger: silentLogger };
+      const ctx = { repository, attachments: new InMemoryAttachmentStore(), events: new NotificationEvents(), clock, logger: silentLogger };
       const worker = new DeliveryWorker(ctx, provider, { minDelayMs: 10, maxDelayMs: 100, maxAttempts: 5, concurrency: 2, attemptTimeoutMs: 500, maxAgeMs });
       await worker.resume();
-      await vi.advanceTimersByTimeAsync(10);
-      return { repository, provider, worker };
+      await advance(clock, 10);
+      return { repository, provider, worker, clock };
+    }
+
+    /** Moves the clock a day at a time, letting each fired attempt finish, as Node's timers would. */
+    async function advance(clock: ManualClock, ms: number): Promise<void> {
+      for (let left = ms; left > 0; left -= 86_400_000) {
+        clock.advance(Math.min(left, 86_400_000));
+        await settle();
+      }
     }
 
     it('waits past what one timer holds (40 days) without sending again, then sends once the quota is reset', async () => {
-      const { repository, provider, worker } = await quotaWait(40, 60 * 86_400_000);
+      const { repository, provider, worker, clock } = await quotaWait(40, 60 * 86_400_000);
       expect(provider.sent).toHaveLength(1);
 
-      await vi.advanceTimersByTimeAsync(39 * 86_400_000);
+      await advance(clock, 39 * 86_400_000);
       expect(provider.sent).toHaveLength(1);
       expect((await repository.get('quota'))?.delivery.status).toBe('pending');
 
-      await vi.advanceTimersByTimeAsync(86_400_000);
+      await advance(clock, 86_400_000);
+      await eventually(() => provider.sent.length === 2);
       await worker.stop();
       expect(provider.sent).toHaveLength(2);
       expect((await repository.get('quota'))?.delivery).toMatchObject({ status: 'sent', attempts: 2 });
     });
 
     it('expires a delivery at its maximum age while it waits for a later quota reset', async () => {
-      const { repository, provider, worker } = await quotaWait(6 / 24, 3_600_000);
+      const { repository, provider, worker, clock } = await quotaWait(6 / 24, 3_600_000);
 
-      await vi.advanceTimersByTimeAsync(3_600_000 + 10);
+      await advance(clock, 3_600_000 + 10);
+      await eventually(async () => (await repository.get('quota'))?.delivery.status === 'expired');
       const delivery = (await repository.get('quota'))?.delivery;
       await worker.stop();
 
