@@ -1,5 +1,5 @@
 import { DeliveryError, type PushReceipt } from './push-provider.js';
-import type { FailedDelivery, PendingDelivery, SentDelivery, UnknownDelivery } from './notification.js';
+import type { CancelledDelivery, FailedDelivery, NotificationRecord, PendingDelivery, SentDelivery, UnknownDelivery } from './notification.js';
 
 /** How retries are spaced and bounded. */
 export interface RetryPolicy {
@@ -92,4 +92,14 @@ export function handedOverDelivery(err: DeliveryError, attempts: number, at: Dat
   const { text } = describe(err);
   const reason = err.details.quotaExhausted ? 'quota' : 'paused';
   return { status: 'failed', attempts, error: `${reason}: ${text}; handed to the fallback`, lastAttemptAt: at.toISOString() };
+}
+
+/**
+ * A stage of an escalation chain still waiting for its (next) attempt when the chain ended: the chain's end marks every
+ * stage read, and a read stage is never sent. Undefined for any other record.
+ */
+export function cancelledStage(record: NotificationRecord, pending: PendingDelivery): CancelledDelivery | undefined {
+  if (!record.escalation || !record.read) return undefined;
+  const { nextAttemptAt: _next, error: _error, ...rest } = pending;
+  return { ...rest, status: 'cancelled', error: 'Not sent: its escalation chain ended (acknowledged, read, deleted or resolved) before it went out' };
 }

@@ -1,10 +1,10 @@
 import { setRepeatingTimer, withTimeout, type Timer } from '@homeops/common/core';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { failedDelivery, handedOverDelivery, interruptedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
+import { cancelledStage, failedDelivery, handedOverDelivery, interruptedDelivery, retryDelayMs, sentDelivery, type RetryPolicy } from './delivery-outcome.js';
 import { FallbackDispatch } from './fallback-dispatch.js';
 import type { FallbackChannels, FallbackSettings, FallbackTargetStatus } from './fallback.js';
 import type { NotificationContext } from './notification-context.js';
-import type { ChannelState, Delivery, ExpiredDelivery, NotificationRecord, PendingDelivery } from './notification.js';
+import { hasPendingFallback, type ChannelState, type Delivery, type ExpiredDelivery, type NotificationRecord, type PendingDelivery } from './notification.js';
 import { DeliveryError, type PushMessage, type PushProvider } from './push-provider.js';
 import { toPushMessage } from './push-message.js';
 
@@ -66,7 +66,8 @@ export class DeliveryWorker {
 
   /**
    * Schedules every delivery a previous run left pending, each at its planned time. An emergency whose attempt was
-   * under way when the process stopped may be ringing already: it becomes `unknown` instead of being sent again.
+   * under way when the process stopped may be ringing already: it becomes `unknown` instead of being sent again. A
+   * fallback target left pending (handed over, or cut off before its send was recorded) is sent again now.
    */
   async resume(): Promise<number> {
     const pending = await this.ctx.repository.pending();
@@ -74,6 +75,8 @@ export class DeliveryWorker {
     let scheduled = 0;
     for (const record of pending) {
       const { delivery } = record;
+      if (hasPendingFallback(delivery)) this.fallback?.trigger(record);
+      if (delivery.status !== 'pending') continue;
       const state = this.tracked.get(record.id);
       if (state && state.kind !== 'unrecorded') continue;
       if (record.priority === 2 && delivery.status === 'pending' && delivery.attempts > 0 && delivery.nextAttemptAt === undefined) {
@@ -113,6 +116,17 @@ export class DeliveryWorker {
   /** Starts the first attempt of a new record behind the urgent ones, without waiting for it (a batch of alerts). */
   deliverSoon(record: NotificationRecord): void {
     void this.attempt(record.id);
+  }
+
+  /**
+   * A stage of an ended escalation chain (marked read) that may still be pending: one waiting for its attempt is ended
+   * now as `cancelled` and never sent; one under way is waited for (what it sent, the chain's cancel_by_tag stops).
+   * Resolves the record as stored then.
+   */
+  async settleEndedStage(id: string): Promise<NotificationRecord | undefined> {
+    const record = await this.ctx.repository.get(id);
+    if (!record || record.delivery.status !== 'pending' || !cancelledStage(record, record.delivery)) return record;
+    return (await this.attempt(id)) ?? this.ctx.repository.get(id);
   }
 
   /** Deliveries waiting for a retry timer, for /health. */
@@ -231,8 +245,8 @@ export class DeliveryWorker {
     // Deleted, already sent or failed, or shutting down: nothing to send, and never a second send.
     if (!record || record.delivery.status !== 'pending' || this.phase.kind === 'stopped') return { kind: 'done', result: record };
     const pending = record.delivery;
-    const expired = this.expiry(record, pending);
-    if (expired) return { kind: 'sent', delivery: expired };
+    const ended = cancelledStage(record, pending) ?? this.expiry(record, pending);
+    if (ended) return { kind: 'sent', delivery: ended };
     const attempts = pending.attempts + 1;
     const startedAt = new Date(this.ctx.clock.now());
     const { error: _error, nextAttemptAt: _next, ...rest } = pending;
@@ -303,7 +317,7 @@ export class DeliveryWorker {
     this.remember(id, undefined);
     if (!updated) return undefined;
     this.ctx.events.publish({ type: 'delivery', recipient: updated.recipient, notification: updated });
-    if (delivery.status === 'sent') this.fallback?.disarm(id);
+    if (delivery.status === 'sent' || delivery.status === 'cancelled') this.fallback?.disarm(id);
     // An emergency Pushover may or may not ring (`unknown`) is not sent there again, but a second channel may ring.
     else if (delivery.status === 'failed' || delivery.status === 'unknown') this.fallback?.trigger(updated);
     if (delivery.status === 'pending') {
@@ -325,11 +339,16 @@ export class DeliveryWorker {
     return { ...delivery, channels: this.fallback.channelsOf(id, delivery) };
   }
 
-  /** `delivery` with its `channels`, the fallbacks' as last stored when they are not followed here. */
+  /**
+   * `delivery` with its `channels`, the fallbacks' as last stored when they are not followed here. A delivery that
+   * hands over to the fallbacks (failed or unknown) is written with every target not started yet as pending: a stop
+   * right after this write still leaves the targets for the next start.
+   */
   private async withStoredChannels(id: string, delivery: Delivery): Promise<Delivery> {
     if (!this.fallback?.covers(delivery.to) || delivery.status === 'skipped') return delivery;
     const stored = await this.ctx.repository.get(id);
-    return { ...delivery, channels: this.fallback.channelsOf(id, delivery, stored?.delivery.channels) };
+    const handOver = delivery.status === 'failed' || delivery.status === 'unknown';
+    return { ...delivery, channels: this.fallback.channelsOf(id, delivery, stored?.delivery.channels, handOver) };
   }
 
   /** Runs `write` after every earlier write of the same record's delivery. */

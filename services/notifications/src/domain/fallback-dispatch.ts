@@ -44,10 +44,12 @@ export class FallbackDispatch {
 
   /**
    * The `channels` of a delivery: Pushover's state, then each fallback target's, as followed here, else as `stored`
-   * (the record's channels when it was read), else as the delivery has them.
+   * (the record's channels when it was read), else as the delivery has them. With `handOver`, every target without a
+   * state yet becomes pending (0 attempts): the send to it is due.
    */
-  channelsOf(id: string, delivery: Delivery, stored?: ChannelState[]): ChannelState[] {
+  channelsOf(id: string, delivery: Delivery, stored?: ChannelState[], handOver = false): ChannelState[] {
     const now = new Date(this.ctx.clock.now()).toISOString();
+    if (handOver && !this.stopped) this.handOver(id, delivery.to ?? DEFAULT_RECIPIENT_ALIAS, stored ?? delivery.channels ?? [], now);
     const own = this.states.get(id);
     const rest = own ? [...own.values()] : (stored ?? delivery.channels ?? []).filter((c) => c.channel !== 'pushover');
     return [pushoverChannel(delivery, now), ...rest];
@@ -106,12 +108,26 @@ export class FallbackDispatch {
 
   /** The states of `record`'s targets, taken from the store the first time. */
   private adopt(record: NotificationRecord): Map<string, ChannelState> {
-    let own = this.states.get(record.id);
+    return this.adoptStates(record.id, record.delivery.channels ?? []);
+  }
+
+  private adoptStates(id: string, channels: ChannelState[]): Map<string, ChannelState> {
+    let own = this.states.get(id);
     if (!own) {
-      own = new Map((record.delivery.channels ?? []).filter((c) => c.channel !== 'pushover').map((c) => [c.target ?? c.channel, c]));
-      this.states.set(record.id, own);
+      own = new Map(channels.filter((c) => c.channel !== 'pushover').map((c) => [c.target ?? c.channel, c]));
+      this.states.set(id, own);
     }
     return own;
+  }
+
+  /** Every target of `alias` without a state yet is due: pending, not tried. */
+  private handOver(id: string, alias: string, stored: ChannelState[], at: string): void {
+    const targets = this.channels.targetsOf(alias);
+    if (targets.length === 0) return;
+    const own = this.adoptStates(id, stored);
+    for (const target of targets) {
+      if (!own.has(target.name)) own.set(target.name, { channel: target.channel, target: target.name, status: 'pending', attempts: 0, at });
+    }
   }
 
   private async ifStillPending(id: string): Promise<void> {

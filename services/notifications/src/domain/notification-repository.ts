@@ -64,7 +64,10 @@ export interface NotificationRepository {
   list(recipient: string, query: ListQuery): Promise<NotificationPage>;
   /** Every recipient with at least one stored notification, by name, with its counts (no scan of records). */
   recipients(): Promise<RecipientSummary[]>;
-  /** Records whose delivery is still pending and not held by another instance (resumed after a restart). */
+  /**
+   * Records with something left to send (the delivery pending, or a fallback target pending) and not held by another
+   * instance: resumed after a restart.
+   */
   pending(): Promise<NotificationRecord[]>;
   /** Emergencies that may still be ringing (see `isRinging`): followed again after a restart. */
   ringing(): Promise<NotificationRecord[]>;

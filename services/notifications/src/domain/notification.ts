@@ -27,7 +27,7 @@ export type ChannelName = 'pushover' | 'ntfy' | 'email';
 export interface ChannelState {
   channel: ChannelName;
   target?: string;
-  status: 'pending' | 'sent' | 'failed' | 'unknown' | 'expired';
+  status: 'pending' | 'sent' | 'failed' | 'unknown' | 'expired' | 'cancelled';
   attempts: number;
   at: string;
   error?: string;
@@ -61,14 +61,27 @@ export type UnknownDelivery = Only<{ status: 'unknown'; attempts: number; error:
 /** Still pending when it became too old to be worth sending (DELIVERY_MAX_AGE_SECONDS or its ttl). */
 export type ExpiredDelivery = Only<{ status: 'expired'; attempts: number; error: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
 
+/** Never sent: a stage of an escalation chain that ended (acknowledged, read, deleted or resolved) before it went out. */
+export type CancelledDelivery = Only<{ status: 'cancelled'; attempts: number; error: string; lastAttemptAt?: string } & DeliveryRoute, DeliveryKey>;
+
 /** Never sent: no push provider was configured when it was created. */
 export type SkippedDelivery = Only<{ status: 'skipped'; attempts: number }, DeliveryKey>;
 
 /** Where delivery of one notification stands: one variant per status, each with exactly the fields that status has. */
-export type Delivery = PendingDelivery | SentDelivery | FailedDelivery | UnknownDelivery | ExpiredDelivery | SkippedDelivery;
+export type Delivery = PendingDelivery | SentDelivery | FailedDelivery | UnknownDelivery | ExpiredDelivery | CancelledDelivery | SkippedDelivery;
 
 /** The statuses a delivery can have. */
 export type DeliveryStatus = Delivery['status'];
+
+/** True while a fallback target (ntfy, mail) is still to be sent: a restart picks it up as it does a pending delivery. */
+export function hasPendingFallback(delivery: Delivery): boolean {
+  return delivery.channels?.some((c) => c.channel !== 'pushover' && c.status === 'pending') === true;
+}
+
+/** True while something of the delivery is left to send: Pushover's attempt, or a fallback target. */
+export function hasWorkLeft(delivery: Delivery): boolean {
+  return delivery.status === 'pending' || hasPendingFallback(delivery);
+}
 
 /** Priority 2's settings: how the alarm repeats. */
 interface AlarmSettings {

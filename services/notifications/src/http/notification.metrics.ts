@@ -25,17 +25,17 @@ interface PoolCounts {
 }
 
 /** The statuses a delivery is counted under (final ones, and `skipped`); each starts at 0. */
-export const DELIVERY_LABELS = { status: ['sent', 'failed', 'expired', 'unknown', 'skipped'] } as const satisfies KnownLabels<'status'>;
+export const DELIVERY_LABELS = { status: ['sent', 'failed', 'expired', 'unknown', 'cancelled', 'skipped'] } as const satisfies KnownLabels<'status'>;
 /** Outcomes of an attempt just made (an expiry or a resend is none); each starts with empty buckets. */
 export const ATTEMPT_LABELS = { outcome: ['sent', 'failed', 'unknown', 'pending'] } as const satisfies KnownLabels<'outcome'>;
 
 /** Each channel's final results: Pushover's deliveries, and each send to a fallback target (ntfy, mail). */
 export const CHANNEL_LABELS = {
   channel: ['pushover', 'ntfy', 'email'],
-  status: ['sent', 'failed', 'expired', 'unknown'],
+  status: ['sent', 'failed', 'expired', 'unknown', 'cancelled'],
 } as const satisfies KnownLabels<'channel' | 'status'>;
 
-const FINAL: ReadonlySet<DeliveryStatus> = new Set(['sent', 'failed', 'expired', 'unknown']);
+const FINAL: ReadonlySet<DeliveryStatus> = new Set(['sent', 'failed', 'expired', 'unknown', 'cancelled']);
 const ATTEMPTED: ReadonlySet<DeliveryStatus> = new Set(ATTEMPT_LABELS.outcome);
 
 /** The PostgreSQL repository's pool, when the history is there (found by shape: the domain names no driver). */
@@ -58,7 +58,7 @@ export function registerNotificationMetrics(metrics: AppMetrics, deps: Notificat
   const deliveries = metrics.counter(
     {
       name: 'homeops_deliveries_total',
-      help: 'Deliveries that reached a final status (sent, failed, expired, unknown; skipped while delivery is off)',
+      help: 'Deliveries that reached a final status (sent, failed, expired, unknown, cancelled; skipped while delivery is off)',
       labelNames: ['status'],
     },
     DELIVERY_LABELS,

@@ -8,7 +8,7 @@ const ChannelSchema = z
   .object({
     channel: z.enum(['pushover', 'ntfy', 'email']),
     target: z.string().optional().openapi({ description: 'A fallback target: host/topic or the mail address (never a token)' }),
-    status: z.enum(['pending', 'sent', 'failed', 'unknown', 'expired']),
+    status: z.enum(['pending', 'sent', 'failed', 'unknown', 'expired', 'cancelled']),
     attempts,
     at: z.string(),
     error: z.string().optional(),
@@ -48,6 +48,9 @@ const DeliverySchema = z
       .object({ status: z.literal('unknown'), attempts, ...route, error: z.string(), lastAttemptAt: z.string().optional() })
       .openapi({ description: 'An emergency got no answer and may be ringing; it is never sent twice (resend it if it did not arrive)' }),
     z.object({ status: z.literal('expired'), attempts, ...route, error: z.string(), lastAttemptAt: z.string().optional() }),
+    z
+      .object({ status: z.literal('cancelled'), attempts, ...route, error: z.string(), lastAttemptAt: z.string().optional() })
+      .openapi({ description: 'A stage of an escalation chain that ended before it went out: never sent' }),
     z.object({ status: z.literal('skipped'), attempts }).openapi({ description: 'No push provider was configured' }),
   ])
   .openapi('Delivery', { description: 'Outcome of the delivery: the response to POST is sent after the first attempt finished or timed out' });

@@ -4,10 +4,13 @@ import { eventually, metricValue } from '@homeops/test-kit';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRecipientsFile } from '../../src/adapters/pushover/recipient-map.js';
+import { newNotificationId } from '../../src/domain/notification-id.js';
 import type { NotificationRecord } from '../../src/domain/notification.js';
 import { startFakePushover, type FakeAnswer } from '../faults/fake-pushover.js';
 import { startHouseholdApp } from '../pushover/household-kit.js';
-import { makeTempDir } from '../support/test-app.js';
+import type { Config } from '../../src/config.js';
+import type { NotificationRepository } from '../../src/domain/notification-repository.js';
+import { makeTempDir, openRealStorage } from '../support/test-app.js';
 import { startFakeNtfy } from './fake-ntfy.js';
 import { startSmtpSink } from './smtp-sink.js';
 
@@ -21,13 +24,28 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** Pushover answering `answer` to every message, a fake ntfy, an SMTP sink, and alice with both as fallbacks. */
-async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: number } = {}, smtpPassword = SMTP_PASSWORD) {
+/** Pushover answering `answer` to every message, a fake ntfy and an SMTP sink. */
+async function startFakes(answer: () => FakeAnswer, ntfyOptions: { failures?: number } = {}) {
   // Key validations (no message) succeed; every message gets `answer`.
   const pushover = await startFakePushover((form) => (form.fields.message === undefined ? { status: 200, body: { status: 1, devices: [] } } : answer()));
   const ntfy = await startFakeNtfy({ token: NTFY_TOKEN, ...ntfyOptions });
   const smtp = await startSmtpSink({ user: 'homeops', pass: SMTP_PASSWORD });
   closers.push(pushover.close, ntfy.close, smtp.close);
+  return { pushover, ntfy, smtp };
+}
+
+/** Pushover answering `answer` to every message, a fake ntfy, an SMTP sink, and alice with both as fallbacks. */
+async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: number } = {}, smtpPassword = SMTP_PASSWORD) {
+  return startAlice(await startFakes(answer, ntfyOptions), { smtpPassword });
+}
+
+/** The service with alice's fallbacks on `fakes`; on `repository` when given (a restart on the same history). */
+async function startAlice(
+  fakes: Awaited<ReturnType<typeof startFakes>>,
+  options: { smtpPassword?: string; repository?: NotificationRepository; config?: Partial<Config> } = {},
+) {
+  const { pushover, ntfy, smtp } = fakes;
+  const smtpPassword = options.smtpPassword ?? SMTP_PASSWORD;
   const ntfyTarget = `${ntfy.url.replace(/^http/, 'ntfy+http')}/alice-alarms?token=${NTFY_TOKEN}`;
   const text = `recipients:\n  alice:\n    key: ${ALICE}\n    fallback:\n      - ${ntfyTarget}\n      - mailto:alice@example.com\n  bob: ${BOB}\n`;
   const file = join(await makeTempDir(), 'recipients.yaml');
@@ -42,7 +60,9 @@ async function household(answer: () => FakeAnswer, ntfyOptions: { failures?: num
         DELIVERY_MAX_ATTEMPTS: 2,
         SMTP_URL: `smtp://homeops:${smtpPassword}@127.0.0.1:${smtp.port}`,
         SMTP_FROM: 'homeops@example.com',
+        ...options.config,
       },
+      ...(options.repository ? { repository: options.repository } : {}),
     },
   );
   const messages = () => pushover.exchanges.filter((e) => e.form.fields.message !== undefined);
@@ -164,5 +184,76 @@ describe('fallback targets when Pushover cannot deliver', () => {
     expect(bob.body.delivery).toEqual({ status: 'sent', attempts: 1, request: 'r-1', lastAttemptAt: expect.any(String), to: 'bob' });
     expect(t.ntfy.published).toEqual([]);
     expect(t.smtp.mails).toEqual([]);
+  });
+
+  it('resumes a target still pending when the service stopped: sent once at the next start, the sent one never again', async () => {
+    const fakes = await startFakes(() => ({ status: 429, body: { status: 0, errors: ['quota'] } }), { failures: 1 });
+    const { repository } = await openRealStorage();
+    // Retries far apart: the service stops while ntfy waits for its second attempt.
+    const config = { DELIVERY_RETRY_MIN_MS: 600_000, DELIVERY_RETRY_MAX_MS: 1_200_000 };
+    const first = await startAlice(fakes, { repository, config });
+    const res = await request(first.app).post('/notifications').send({ recipient: 'alice', title: 'Leak', message: 'Water under the sink', priority: 1 });
+    await eventually(async () => {
+      const channels = (await stored(first, res.body.id)).delivery.channels;
+      return channels?.[1]?.status === 'pending' && channels[1].attempts === 1 && channels[2]?.status === 'sent';
+    }, 'ntfy waiting for its retry, the mail sent');
+    await first.stop();
+    expect(fakes.ntfy.published).toEqual([]);
+
+    const second = await startAlice(fakes, { repository, config });
+    const record = await eventually(async () => {
+      const r = await stored(second, res.body.id);
+      return bothSent(r) && r;
+    }, 'ntfy sent after the restart');
+    await second.stop();
+    // A third start finds nothing left to send.
+    await startAlice(fakes, { repository, config });
+
+    expect(record.delivery.channels).toEqual([
+      { channel: 'pushover', status: 'failed', attempts: 1, at: expect.any(String), error: expect.stringMatching(/^quota: /) },
+      { channel: 'ntfy', target: expect.stringMatching(/\/alice-alarms$/), status: 'sent', attempts: 2, at: expect.any(String) },
+      { channel: 'email', target: 'alice@example.com', status: 'sent', attempts: 1, at: expect.any(String) },
+    ]);
+    expect((await repository.pending()).map((r) => r.id)).toEqual([]);
+    expect(fakes.ntfy.published.map((p) => [p.title, p.priority, p.body])).toEqual([['Leak', '4', 'Water under the sink']]);
+    expect(fakes.smtp.mails.map((m) => m.subject)).toEqual(['Leak']);
+    expect(fakes.pushover.exchanges.filter((e) => e.form.fields.message !== undefined)).toHaveLength(1);
+  });
+
+  it('resumes the targets of a hand-over stored just before a stop, none of them tried yet', async () => {
+    const fakes = await startFakes(() => ({ status: 429, body: { status: 0, errors: ['quota'] } }));
+    const { repository } = await openRealStorage();
+    const at = new Date().toISOString();
+    const id = newNotificationId(new Date(at));
+    // As the hand-over's one write leaves it: Pushover failed, every target due and none tried.
+    await repository.insert({
+      id,
+      recipient: 'alice',
+      title: 'Smoke',
+      message: 'Kitchen smoke alarm',
+      priority: 0,
+      read: false,
+      readAt: null,
+      createdAt: at,
+      delivery: {
+        status: 'failed',
+        attempts: 1,
+        to: 'alice',
+        error: 'quota: Pushover answered 429; handed to the fallback',
+        lastAttemptAt: at,
+        channels: [
+          { channel: 'pushover', status: 'failed', attempts: 1, at, error: 'quota: Pushover answered 429; handed to the fallback' },
+          { channel: 'ntfy', target: `${new URL(fakes.ntfy.url).host}/alice-alarms`, status: 'pending', attempts: 0, at },
+          { channel: 'email', target: 'alice@example.com', status: 'pending', attempts: 0, at },
+        ],
+      },
+    });
+
+    const t = await startAlice(fakes, { repository });
+    await eventually(async () => bothSent(await stored(t, id)), 'both targets sent');
+
+    expect(fakes.ntfy.published.map((p) => p.body)).toEqual(['Kitchen smoke alarm']);
+    expect(fakes.smtp.mails.map((m) => m.subject)).toEqual(['Smoke']);
+    expect(fakes.pushover.exchanges.filter((e) => e.form.fields.message !== undefined)).toEqual([]);
   });
 });

@@ -142,7 +142,7 @@ describe('the plans migration', () => {
     const again = await history(url);
     const store = new PgPlanStore(again.pool);
 
-    expect((await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3]);
+    expect((await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3, 4]);
     expect(await again.get(record.id)).toEqual(record);
     expect(await store.put(send('reminder'))).toMatchObject({ version: 1 });
   });
@@ -155,7 +155,7 @@ describe('the plans migration', () => {
 
     await Promise.all([store.open(), history(url)]);
 
-    expect((await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3]);
+    expect((await queryRows<{ version: number }>(url, 'SELECT version FROM schema_migrations ORDER BY version')).map((r) => r.version)).toEqual([1, 2, 3, 4]);
     expect(await store.list()).toEqual([]);
   });
 });

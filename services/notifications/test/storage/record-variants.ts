@@ -24,6 +24,13 @@ export const DELIVERY_VARIANTS: Record<Delivery['status'], Delivery> = {
     error: 'Not sent: still pending 700 s after creation, past the 600 s it may wait',
     lastAttemptAt: at(7),
   },
+  cancelled: {
+    status: 'cancelled',
+    attempts: 1,
+    to: 'bob',
+    error: 'Not sent: its escalation chain ended (acknowledged by alice) before it went out',
+    lastAttemptAt: at(7),
+  },
   skipped: { status: 'skipped', attempts: 0 },
 };
 

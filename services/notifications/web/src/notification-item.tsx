@@ -14,6 +14,8 @@ function deliveryText({ delivery }: Notification): { text: string; tone: string 
       return { text: `Failed: ${delivery.error ?? 'no reason given'}`, tone: 'bad' };
     case 'expired':
       return { text: 'Expired: too old to send', tone: 'warn' };
+    case 'cancelled':
+      return { text: 'Not sent: its escalation chain ended first', tone: '' };
     case 'unknown':
       return { text: 'May be ringing: no answer from Pushover; not resent. Resend it if it did not arrive', tone: 'warn' };
     default:
@@ -22,7 +24,7 @@ function deliveryText({ delivery }: Notification): { text: string; tone: string 
 }
 
 const CHANNEL_NAME: Record<string, string> = { pushover: 'Pushover', ntfy: 'ntfy', email: 'Mail' };
-const CHANNEL_TONE: Record<string, string> = { sent: 'ok', failed: 'bad', pending: 'warn', unknown: 'warn', expired: 'warn' };
+const CHANNEL_TONE: Record<string, string> = { sent: 'ok', failed: 'bad', pending: 'warn', unknown: 'warn', expired: 'warn', cancelled: '' };
 
 /** Each channel a recipient with fallback targets was reached through (Pushover first); nothing for others. */
 function Channels({ n }: { n: Notification }) {

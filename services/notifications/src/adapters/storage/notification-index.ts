@@ -1,5 +1,5 @@
 import { AppError } from '@homeops/common';
-import { isRinging, type NotificationRecord } from '../../domain/notification.js';
+import { hasWorkLeft, isRinging, type NotificationRecord } from '../../domain/notification.js';
 import type { ListQuery, NotificationPage, RecipientSummary } from '../../domain/notification-repository.js';
 import { hashId, IdTable } from './id-table.js';
 import { bytesAt, decodeAt, RecordArena } from './record-arena.js';
@@ -204,7 +204,7 @@ export class NotificationIndex {
     return records;
   }
 
-  /** Records whose delivery is pending, oldest first (the order to resume them in). */
+  /** Records with something left to send (Pushover's delivery or a fallback target pending), oldest first (the order to resume them in). */
   pending(): NotificationRecord[] {
     return this.inOrder(this.pendingSlots);
   }
@@ -396,7 +396,7 @@ export class NotificationIndex {
   }
 
   private attach(slot: number, record: NotificationRecord): void {
-    this.attachSlot(slot, record.delivery.status === 'pending', isRinging(record));
+    this.attachSlot(slot, hasWorkLeft(record.delivery), isRinging(record));
   }
 
   private attachSlot(slot: number, pending: boolean, ringing: boolean): void {

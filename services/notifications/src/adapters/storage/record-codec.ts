@@ -6,7 +6,7 @@ import type { Delivery, NotificationRecord, Priority, ReadStatus } from '../../d
  * (anything unusual, such as a non-canonical time, a lone surrogate or an unknown key, is kept as JSON).
  */
 
-const STATUSES: Array<Delivery['status']> = ['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown'];
+const STATUSES: Array<Delivery['status']> = ['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown', 'cancelled'];
 const STATUS_CODE = new Map(STATUSES.map((s, i) => [s, i]));
 
 // Field tags; the high bits say how the value is stored.

@@ -1,4 +1,4 @@
-const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown']);
+const DELIVERY_STATUSES = new Set(['sent', 'pending', 'failed', 'skipped', 'expired', 'unknown', 'cancelled']);
 const OPTIONAL_STRINGS = ['sound', 'url', 'urlTitle', 'device'] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {

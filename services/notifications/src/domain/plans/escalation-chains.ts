@@ -185,19 +185,30 @@ export class EscalationChains {
   }
 
   /**
-   * Every stage marked read and ended as the chain ended (so the emergency watch stops following them), then one
-   * cancel_by_tag for all that rang. Taken up again after a crash, it cancels by tag again (harmless at Pushover).
+   * Every stage marked read and ended as the chain ended (so the emergency watch stops following them); a stage not
+   * sent yet is ended `cancelled` and never sent, one being sent is waited for; then one cancel_by_tag for all that
+   * rang. Taken up again after a crash, it cancels by tag again (harmless at Pushover).
    */
   private async finish(plan: StoredChain): Promise<void> {
     const { ctx, receipts } = this.deps;
-    const stages = await this.stages(plan);
-    for (const stage of stages) await this.settle(stage, plan.end!);
+    const read = await this.stages(plan);
+    for (const stage of read) await this.settle(stage, plan.end!);
+    // As they were before they were settled (a ringing one still ringing), with each pending send as it landed.
+    const stages = await Promise.all(read.map(async (stage) => (stage.delivery.status === 'pending' ? this.settleSend(stage, plan.end!) : stage)));
     const rang = stages.filter((stage) => stage.emergency && stage.delivery.receipt !== undefined);
     const call = <T>(work: Promise<T>, what: string) => withTimeout(ctx.clock, work, this.deps.callTimeoutMs, what);
     // A provider without cancel by tag (a custom one) has each stage cancelled on its own.
     if (receipts?.cancelByTag && rang.length > 0) await call(receipts.cancelByTag(plan.tag), 'Cancel by tag');
     else if (receipts) for (const stage of rang.filter(isRinging)) await call(receipts.cancelReceipt(stage.delivery.receipt!), 'Receipt cancel');
     await this.deps.store.swap('escalation', plan.key, plan.version, undefined);
+  }
+
+  /** A stage pending when it was marked read: cancelled, or, when its send was under way, as it landed (its alarm then ended too). */
+  private async settleSend(stage: NotificationRecord, end: ChainEnd): Promise<NotificationRecord> {
+    const landed = await this.deps.create.delivery.settleEndedStage(stage.id);
+    if (!landed) return stage;
+    await this.settle(landed, end);
+    return landed;
   }
 
   /** Marks a stage read, its alarm ended as the chain ended (acknowledged by whom, or cancelled), and tells its streams. */

@@ -96,6 +96,15 @@ ALTER TABLE plans DROP CONSTRAINT plans_kind_check;
 ALTER TABLE plans ADD CONSTRAINT plans_kind_check CHECK (kind IN ('send', 'heartbeat', 'escalation'));
 `,
   },
+  {
+    version: 4,
+    name: 'fallback targets left to send',
+    // A delivery that is no longer pending may still have a fallback target (ntfy, mail) to send: resumed like one.
+    sql: `
+CREATE INDEX IF NOT EXISTS notifications_fallback_pending ON notifications (lease_until NULLS FIRST)
+  WHERE status <> 'pending' AND record->'delivery'->'channels' @> '[{"status": "pending"}]';
+`,
+  },
 ];
 
 /** Advisory lock keys (one namespace for this service): migrations, retention. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, isoNow, systemClock, TimeoutError, withTimeout, type Clock } from '@homeops/common';
 import pg from 'pg';
 import type { ListQuery, NotificationPage, NotificationRepository, RecipientSummary, StorageStats } from '../../../domain/notification-repository.js';
-import type { Delivery, NotificationPatch, NotificationRecord, PendingDelivery } from '../../../domain/notification.js';
+import { hasWorkLeft, type Delivery, type NotificationPatch, type NotificationRecord, type PendingDelivery } from '../../../domain/notification.js';
 import { describeRecordProblem } from '../record-shape.js';
 import { describeDatabase, isDuplicateKey, storageUnavailable } from './pg-errors.js';
 import { GroupWriter } from './group-writer.js';
@@ -189,7 +189,9 @@ export class PgNotificationRepository implements NotificationRepository {
       // A retry this instance planned keeps its longer lease; a lapsed one (its instance gone) starts a new one.
       `UPDATE notifications SET lease_owner = $1, lease_until = GREATEST(CASE WHEN lease_owner = $1 THEN lease_until END, now() + $2 * interval '1 millisecond')
        WHERE id IN (
-         SELECT id FROM notifications WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $1)
+         SELECT id FROM notifications
+         WHERE (status = 'pending' OR (status <> 'pending' AND record->'delivery'->'channels' @> '[{"status": "pending"}]'))
+           AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $1)
          ORDER BY lease_until NULLS FIRST LIMIT ${PENDING_BATCH} FOR UPDATE SKIP LOCKED
        ) RETURNING record`,
       [this.instanceId, this.settings.leaseMs],
@@ -262,9 +264,9 @@ export class PgNotificationRepository implements NotificationRepository {
 
   /** Where a delivery's claim ends: a pending one stays this instance's until its planned attempt and a lease beyond. */
   private leaseOf(delivery: Delivery): { owner: string | null; afterMs: number | null } {
-    if (delivery.status !== 'pending') return { owner: null, afterMs: null };
+    if (!hasWorkLeft(delivery)) return { owner: null, afterMs: null };
     const now = this.clock.now();
-    const next = delivery.nextAttemptAt === undefined ? now : Date.parse(delivery.nextAttemptAt);
+    const next = delivery.status !== 'pending' || delivery.nextAttemptAt === undefined ? now : Date.parse(delivery.nextAttemptAt);
     return { owner: this.instanceId, afterMs: Math.max(0, next - now) + this.settings.leaseMs };
   }
 
