@@ -177,7 +177,7 @@ export async function createNotification(
     ...(attachment === undefined ? {} : { attachment }),
     ...(emergency === undefined ? {} : { emergency }),
     ...(alert === undefined ? {} : { alert: { source: alert.source, key: alert.key, firedBy: alert.firedBy } }),
-    ...(chain === undefined ? {} : { escalation: { of: chain.of, step: chain.step } }),
+    ...(chain === undefined ? {} : { escalation: { of: chain.of, step: chain.step, ...(chain.steps ? { steps: chain.steps } : {}) } }),
     read: false,
     readAt: null,
     createdAt: isoTimestamp(now),

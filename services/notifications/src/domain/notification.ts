@@ -203,6 +203,16 @@ export interface NotificationContent {
 export interface EscalationStage {
   of: string;
   step: number;
+  /** On the first (step 0) only: each later step, and the id its stage has once it went out (what the inbox shows). */
+  steps?: PlannedStage[];
+}
+
+/** A later step of a chain as its first notification lists it. */
+export interface PlannedStage {
+  recipient: string;
+  afterSeconds: number;
+  /** The id the stage's notification gets when the step goes out (none exists before, nor when the chain ended first). */
+  id: string;
 }
 
 /** One stored notification. */

@@ -101,7 +101,14 @@ export const NotificationSchema = z
     emergency: EmergencySchema.optional(),
     alert: AlertSchema.optional(),
     escalation: z
-      .object({ of: z.string(), step: z.number().int() })
+      .object({
+        of: z.string(),
+        step: z.number().int(),
+        steps: z
+          .array(z.object({ recipient: z.string(), afterSeconds: z.number().int(), id: z.string() }))
+          .optional()
+          .openapi({ description: 'On the first notification (step 0) only: each later step, and the id its stage gets once it goes out' }),
+      })
       .optional()
       .openapi({ description: 'Set by the server: stage `step` of the escalation chain that notification `of` (step 0) started' }),
     read: z.boolean(),

@@ -70,7 +70,16 @@ describe('POST /notifications with escalate', () => {
       });
     expect(created.status).toBe(201);
     const first = created.body.id as string;
-    expect(created.body.escalation).toEqual({ of: first, step: 0 });
+    const planned = created.body.escalation.steps as Array<{ id: string }>;
+    expect(created.body.escalation).toEqual({
+      of: first,
+      step: 0,
+      steps: [
+        { recipient: 'bob', afterSeconds: 60, id: expect.any(String) },
+        { recipient: 'family', afterSeconds: 180, id: expect.any(String) },
+        { recipient: 'carol', afterSeconds: 600, id: expect.any(String) },
+      ],
+    });
     const tag = messages()[0]!.fields.tags!;
     expect(tag).toMatch(/^alert-chain-/);
 
@@ -89,6 +98,8 @@ describe('POST /notifications with escalate', () => {
     ]);
     const [stage1] = await inbox('bob');
     const [stage2] = await inbox('family');
+    // The first lists each stage by the id it got when its step went out.
+    expect([stage1!.id, stage2!.id]).toEqual([planned[0]!.id, planned[1]!.id]);
     expect([stage1!.escalation, stage2!.escalation]).toEqual([
       { of: first, step: 1 },
       { of: first, step: 2 },

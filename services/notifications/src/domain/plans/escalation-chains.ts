@@ -86,7 +86,9 @@ export class EscalationChains {
     };
     await this.deps.store.put(chain);
     try {
-      const record = await createNotification(this.deps.ctx, this.deps.create, input, { ...given, id, escalation: { of: id, step: 0, tag: chain.tag } });
+      const planned = steps.map(({ recipient, afterSeconds }, i) => ({ recipient, afterSeconds, id: stageId(chain, i + 1) }));
+      const escalation = { of: id, step: 0, tag: chain.tag, steps: planned };
+      const record = await createNotification(this.deps.ctx, this.deps.create, input, { ...given, id, escalation });
       this.deps.arm(chain.startedAt + steps[0]!.afterSeconds * 1000);
       return record;
     } catch (err) {
