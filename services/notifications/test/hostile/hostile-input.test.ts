@@ -41,6 +41,20 @@ const notificationLike = fc.record(
     ),
     channel: anyJsonField,
     on: anyJsonField,
+    // An escalation chain: steps near the rules (60 s and more, increasing, at most 5) and anything else.
+    escalate: fc.oneof(
+      anyJsonField,
+      fc.array(
+        fc.record(
+          {
+            recipient: fc.oneof(fc.constantFrom('alice', 'bob', '', '__proto__'), anyJsonField),
+            afterSeconds: fc.oneof(fc.integer({ min: -1, max: 20_000 }), fc.constantFrom(59, 60, 1e308, 0.5), anyJsonField),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 7 },
+      ),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -199,6 +213,41 @@ describe('notifications under hostile input (real service, real YAML history)', 
       });
     }
     expect((await sendRaw(service.port, { method: 'GET', target: '/health' })).status).toBe(200);
+  });
+
+  it('answers emergencies with hostile escalation steps with 201 or the error body, never a 5xx', { timeout: 60_000 }, async () => {
+    const step = fc.record(
+      {
+        recipient: fc.oneof(fc.constantFrom('alice', 'bob', '', ' ', '__proto__', 'constructor', 'x'.repeat(300)), anyJsonField),
+        afterSeconds: fc.oneof(fc.integer({ min: -1, max: 20_000 }), fc.constantFrom(59, 60, 61, 0.5, 1e308, -0), anyJsonField),
+        extra: anyJsonField,
+      },
+      { requiredKeys: ['recipient', 'afterSeconds'] },
+    );
+    const valid = fc
+      .uniqueArray(fc.integer({ min: 60, max: 10_800 }), { minLength: 1, maxLength: 5 })
+      .chain((waits) =>
+        fc
+          .tuple(...waits.map(() => fc.constantFrom('alice', 'bob')))
+          .map((who) => [...waits].sort((a, b) => a - b).map((afterSeconds, i) => ({ recipient: who[i], afterSeconds }))),
+      );
+    const chains = fc.oneof(valid, fc.array(step, { maxLength: 7 }), anyJsonField);
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(chains, fc.constantFrom(2, 1, '2'), async (escalate, priority) => {
+        const res = await assertSafe({
+          method: 'POST',
+          target: '/notifications',
+          headers: [['Content-Type', 'application/json']],
+          body: JSON.stringify({ recipient: 'alice', title: 'Leak', message: 'Water', priority, escalate }),
+        });
+        statuses.add(res.status);
+        if (res.status === 201) expect(JSON.parse(res.body.toString('utf8'))).toMatchObject({ escalation: { step: 0 } });
+      }),
+      { numRuns: 200 },
+    );
+    // Both sides of the rules were reached: some chains were started, some refused.
+    expect([...statuses].sort()).toEqual([201, 400]);
   });
 
   it('answers an empty body with a JSON content type as a validation failure, not a crash', async () => {
