@@ -12,6 +12,8 @@ import {
   type RawRequest,
   type RawResponse,
 } from '@homeops/test-kit';
+import { THERMOSTAT_MODES } from '../../src/families/thermostat/domain/thermostat.types.js';
+import { FakeDeviceCloud, thermostat } from '../fakes/fake-device-cloud.js';
 import { serveTestApp, type ServedApp } from './served-app.js';
 
 interface Route {
@@ -19,10 +21,12 @@ interface Route {
   path: string;
 }
 
-const pathParam = hostilePathSegment(['sync', 'plug-1', 'strip-1', 'offline-1', 'sensor-1']);
+const pathParam = hostilePathSegment(['sync', 'plug-1', 'strip-1', 'offline-1', 'sensor-1', 'thermo-1']);
 const query = hostileQuery(['channel', 'on']);
 const body = hostileBody(
-  fc.record({ channel: anyJsonField, on: anyJsonField, uuid: anyJsonField }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  fc
+    .record({ channel: anyJsonField, on: anyJsonField, uuid: anyJsonField, mode: anyJsonField, targetTemperature: anyJsonField }, { requiredKeys: [] })
+    .map((v) => JSON.stringify(v)),
   ['{"channel":1,}', '{"channel":1e999999}', '{"__proto__":{"channel":2}}', 'channel=2', '{"on":"false"}'],
 );
 const contentType = hostileContentType;
@@ -32,7 +36,9 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
   let routes: Route[];
 
   beforeAll(async () => {
-    app = await serveTestApp({ service: { maxMessagesPerMinute: 100_000, maxMessagesPerHour: 100_000 } });
+    const cloud = FakeDeviceCloud.withDefaults();
+    cloud.addDevice(thermostat({ uuid: 'thermo-1', name: 'Hall' }));
+    app = await serveTestApp({ cloud, service: { maxMessagesPerMinute: 100_000, maxMessagesPerHour: 100_000 } });
     routes = await fetchDocumentedRoutes(app.port);
   });
 
@@ -74,7 +80,7 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
       fc.asyncProperty(
         fc.integer({ min: 0, max: 1_000 }),
         fc.oneof(fc.constant(undefined), fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD')),
-        fc.constantFrom('plug-1', 'strip-1', 'offline-1', 'unready-1', 'sensor-1', 'nope'),
+        fc.constantFrom('plug-1', 'strip-1', 'offline-1', 'unready-1', 'sensor-1', 'thermo-1', 'nope'),
         body,
         contentType,
         query,
@@ -100,6 +106,45 @@ describe('device-control under hostile input (fake cloud, shared server)', () =>
       });
       expect(res.status, `${route.method} ${target}`).toBe(413);
     }
+  });
+
+  it('answers hostile thermostat reads and changes with the error body or an applied change, never a 5xx', { timeout: 60_000 }, async () => {
+    const change = fc.record(
+      {
+        on: fc.oneof(fc.boolean(), anyJsonField),
+        mode: fc.oneof(fc.constantFrom(...THERMOSTAT_MODES, 'HEAT', '', '__proto__', 'toString'), anyJsonField),
+        targetTemperature: fc.oneof(fc.constantFrom(5, 21.5, 21.3, 35, 35.5, 4.5, -0, 1e308, -1e308), fc.double({ noNaN: true }), anyJsonField),
+        extra: anyJsonField,
+      },
+      { requiredKeys: [] },
+    );
+    const payload = fc.oneof(
+      change.map((v) => JSON.stringify(v)),
+      fc.constantFrom('{"targetTemperature":1e999999}', '{"mode":"heat",}', '{"__proto__":{"on":true}}', '{}', 'null', '[]', '"heat"'),
+    );
+    const uuid = fc.oneof(fc.constantFrom('thermo-1', 'plug-1', 'sensor-1', 'offline-1', 'nope'), pathParam);
+    const channel = fc.oneof(fc.constantFrom('0', '1', '-1', '00', '0.5', '1e3', '9007199254740993', ' 0'), pathParam);
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(uuid, channel, payload, fc.boolean(), async (device, ch, body, read) => {
+        const path = `/devices/${encodeURIComponent(device)}/thermostat`;
+        const res = read
+          ? await assertSafe({ method: 'GET', target: Buffer.from(path, 'utf8') })
+          : await assertSafe({
+              method: 'PUT',
+              target: Buffer.from(`${path}/${encodeURIComponent(ch)}`, 'utf8'),
+              headers: [['Content-Type', 'application/json']],
+              body,
+            });
+        statuses.add(res.status);
+        if (!read && res.status === 200) expect(JSON.parse(res.body.toString('utf8'))).toMatchObject({ status: 'success', device });
+      }),
+      { numRuns: 300 },
+    );
+    // Both sides were reached: changes applied and refusals.
+    expect(statuses.has(200) && statuses.has(400)).toBe(true);
+    const after = await sendRaw(app.port, { method: 'GET', target: '/devices/thermo-1/thermostat' });
+    expect(after.status).toBe(200);
   });
 
   it('answers requests that Node refuses to parse with a 4xx and the error body', async () => {
