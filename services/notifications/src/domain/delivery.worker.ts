@@ -120,13 +120,17 @@ export class DeliveryWorker {
 
   /**
    * A stage of an ended escalation chain (marked read) that may still be pending: one waiting for its attempt is ended
-   * now as `cancelled` and never sent; one under way is waited for (what it sent, the chain's cancel_by_tag stops).
-   * Resolves the record as stored then.
+   * now as `cancelled` and never sent; one under way is waited for (what it sent, the chain's cancel_by_tag stops; if
+   * it failed, it is cancelled instead of retried). Resolves the record as stored then.
    */
   async settleEndedStage(id: string): Promise<NotificationRecord | undefined> {
-    const record = await this.ctx.repository.get(id);
-    if (!record || record.delivery.status !== 'pending' || !cancelledStage(record, record.delivery)) return record;
-    return (await this.attempt(id)) ?? this.ctx.repository.get(id);
+    // Twice at most: an attempt under way that fails leaves it pending for a retry, which the next attempt cancels.
+    for (let round = 0; round < 2; round++) {
+      const record = await this.ctx.repository.get(id);
+      if (!record || record.delivery.status !== 'pending' || !cancelledStage(record, record.delivery)) return record;
+      await this.attempt(id);
+    }
+    return this.ctx.repository.get(id);
   }
 
   /** Deliveries waiting for a retry timer, for /health. */

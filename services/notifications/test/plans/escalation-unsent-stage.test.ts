@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { NotificationRecord } from '../../src/domain/notification.js';
-import { DeliveryError } from '../../src/domain/push-provider.js';
+import { DeliveryError, type PushReceipt } from '../../src/domain/push-provider.js';
 import { FakePushProvider, retryable } from '../fakes/fake-push.provider.js';
 import { buildTestApp } from '../support/test-app.js';
 
@@ -75,5 +75,42 @@ describe('an escalation chain that ends while a stage waits for its send', () =>
     await pass(10 * 60_000, 10_000);
     expect(provider.sent).toHaveLength(2);
     expect((await request(t.app).get('/notifications/bob')).body[0].delivery.status).toBe('cancelled');
+  });
+
+  it('a stage whose send is under way when the chain ends is waited for, and cancelled instead of retried when it fails', async () => {
+    const clock = new ManualClock(Date.parse('2026-11-28T08:00:00Z'));
+    const provider = new FakePushProvider();
+    const t = await buildTestApp({ provider, clock, config: { DELIVERY_RETRY_MIN_MS: RETRY_MS, DELIVERY_RETRY_MAX_MS: RETRY_MS * 4 } });
+    await t.domain.planner.start();
+    const created = await request(t.app)
+      .post('/notifications')
+      .send({ ...emergency, escalate: [{ recipient: 'bob', afterSeconds: 60 }] })
+      .expect(201);
+    let fail!: (err: DeliveryError) => void;
+    provider.willAnswer(new Promise<PushReceipt>((_resolve, reject) => (fail = reject)));
+    for (let s = 0; s < 60; s++) {
+      clock.advance(1_000);
+      await drainEventLoop();
+    }
+    await eventually(() => provider.sent.length === 2, "the stage's send under way");
+
+    const reading = request(t.app)
+      .patch(`/notifications/${created.body.id}/read`)
+      .then((res) => res.status);
+    await drainEventLoop();
+    fail(retryable());
+    expect(await reading).toBe(200);
+
+    const [stage] = await eventually(async () => {
+      const list = (await request(t.app).get('/notifications/bob')).body as NotificationRecord[];
+      return list[0]?.delivery.status === 'cancelled' && list;
+    }, 'the stage cancelled without waiting for its retry');
+    expect(stage!.delivery).toMatchObject({ status: 'cancelled', attempts: 1 });
+    for (let s = 0; s < 20; s++) {
+      clock.advance(RETRY_MS);
+      await drainEventLoop();
+      await t.domain.planner.settled();
+    }
+    expect(provider.sent).toHaveLength(2);
   });
 });

@@ -152,15 +152,25 @@ export class EscalationChains {
     else await this.settleLate(plan.key, id);
   }
 
-  /** A stage created while the chain ended: its end may have missed it, so it is stopped on its own (if it rings). */
+  /**
+   * A stage created while the chain ended: its end may have missed it, so it is stopped on its own: cancelled if its
+   * send has not gone out, its alarm cancelled if it rings.
+   */
   private async settleLate(key: string, id: string): Promise<void> {
     const current = await this.deps.store.get('escalation', key);
     const end: ChainEnd | undefined = current?.kind === 'escalation' ? current.end : { kind: 'cancelled', at: isoNow(this.deps.ctx.clock) };
-    const stage = end && (await this.deps.ctx.repository.get(id));
-    if (!end || !stage || !isRinging(stage)) return;
+    let stage = end && (await this.deps.ctx.repository.get(id));
+    if (!end || !stage) return;
+    const pending = stage.delivery.status === 'pending';
+    if (pending) {
+      await this.settle(stage, end);
+      stage = await this.settleSend(stage, end);
+    }
+    if (!isRinging(stage)) return;
     const { receipts } = this.deps;
     if (receipts) await withTimeout(this.deps.ctx.clock, receipts.cancelReceipt(stage.delivery.receipt!), this.deps.callTimeoutMs, 'Receipt cancel');
-    await this.settle(stage, end);
+    // A send that landed was settled with it.
+    if (!pending) await this.settle(stage, end);
   }
 
   /** An end the events did not bring (lost in a crash): the first read or gone, or a stage acknowledged. */
