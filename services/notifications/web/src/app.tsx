@@ -202,6 +202,7 @@ export function App({ client }: { client: ApiClient }) {
                     client={client}
                     n={n}
                     resendLock={recipientBlock(access, 'notifications:send', n.recipient)}
+                    mayRead={(r) => recipientBlock(access, 'notifications:read', r) === null}
                     onChanged={upsert}
                     onDeleted={remove}
                   />

@@ -6,15 +6,15 @@ import type { Notification } from './types.js';
 /** How often the stages are fetched again while a step may still go out: they reach other recipients' streams. */
 const REFRESH_MS = 5_000;
 
-/** A stage as fetched: its notification, not sent (yet), or not readable with this key. */
+/** A stage as fetched: its notification, not sent (yet), or of a recipient this key may not read. */
 type Fetched = Notification | 'none' | 'hidden';
 
 async function fetchRecord(client: ApiClient, id: string): Promise<Fetched> {
   try {
     return (await client.json<Notification>('GET', `/notifications/single/${encodeURIComponent(id)}`)).body;
   } catch (err) {
+    // An id this key may not read answers 404 too (nothing is given away): the caller checks the recipient first.
     if (err instanceof ApiProblem && err.status === 404) return 'none';
-    if (err instanceof ApiProblem && err.status === 403) return 'hidden';
     throw err;
   }
 }
@@ -61,7 +61,7 @@ function StageLine({ step, recipient, stage, dueAt, ended }: { step: number; rec
 }
 
 /** On a chain's first notification: every stage, the first included, as the API has it now. */
-export function ChainStages({ client, first }: { client: ApiClient; first: Notification }) {
+export function ChainStages({ client, first, mayRead }: { client: ApiClient; first: Notification; mayRead(recipient: string): boolean }) {
   const [stages, setStages] = useState<Record<string, Fetched>>({});
   const [now, setNow] = useState(() => Date.now());
   const steps = first.escalation?.steps ?? [];
@@ -69,13 +69,13 @@ export function ChainStages({ client, first }: { client: ApiClient; first: Notif
   const endedAt = chainEndedAt(first);
   const dueAt = (afterSeconds: number) => startedAt + afterSeconds * 1000;
   // Due by now (and before the end): fetched; due later: not sent yet; due after the end: never sent.
-  const wanted = steps.filter((s) => dueAt(s.afterSeconds) + GRACE_MS <= Math.min(now, endedAt ?? Infinity)).map((s) => s.id);
+  const wanted = steps.filter((s) => mayRead(s.recipient) && dueAt(s.afterSeconds) + GRACE_MS <= Math.min(now, endedAt ?? Infinity)).map((s) => s.id);
   // Fetched again: a stage not there yet, one still pending, and after the end one not settled (read) yet.
   const stale = (st: Fetched | undefined) =>
     st === undefined ||
     (endedAt === undefined ? st === 'none' || (typeof st === 'object' && st.delivery.status === 'pending') : typeof st === 'object' && !st.read);
   const refetch = wanted.filter((id) => stale(stages[id])).join(' ');
-  const waiting = refetch !== '' || (endedAt === undefined && steps.some((s) => !wanted.includes(s.id)));
+  const waiting = refetch !== '' || (endedAt === undefined && steps.some((s) => mayRead(s.recipient) && !wanted.includes(s.id)));
   useEffect(() => {
     let live = true;
     if (refetch !== '')
@@ -101,7 +101,7 @@ export function ChainStages({ client, first }: { client: ApiClient; first: Notif
           key={s.id}
           step={i + 1}
           recipient={s.recipient}
-          stage={stages[s.id] ?? 'none'}
+          stage={mayRead(s.recipient) ? (stages[s.id] ?? 'none') : 'hidden'}
           dueAt={new Date(dueAt(s.afterSeconds)).toISOString()}
           ended={endedAt !== undefined && endedAt < dueAt(s.afterSeconds) + GRACE_MS}
         />

@@ -11,12 +11,14 @@ interface Props {
   n: Notification;
   /** Why this caller may not resend it (notifications:send for its recipient), or null. */
   resendLock: string | null;
+  /** Whether this caller may read a recipient's notifications (a chain's stages go to others). */
+  mayRead(recipient: string): boolean;
   onChanged(n: Notification): void;
   onDeleted(id: string): void;
 }
 
 /** One notification: text, time, delivery, attachment, and read/unread/delete. */
-export function NotificationItem({ client, n, resendLock, onChanged, onDeleted }: Props) {
+export function NotificationItem({ client, n, resendLock, mayRead, onChanged, onDeleted }: Props) {
   const { busy, problem, act } = useAction();
   const delivery = deliveryText(n);
   const alarm = alarmText(n);
@@ -86,7 +88,7 @@ export function NotificationItem({ client, n, resendLock, onChanged, onDeleted }
         </span>
       </div>
       <Channels n={n} />
-      {n.escalation?.step === 0 ? <ChainStages client={client} first={n} /> : null}
+      {n.escalation?.step === 0 ? <ChainStages client={client} first={n} mayRead={mayRead} /> : null}
       <ErrorNote problem={problem} />
     </li>
   );

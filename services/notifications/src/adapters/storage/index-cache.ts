@@ -9,7 +9,8 @@ import { isNotFound, type StorageFs } from './storage-fs.js';
  * and CRC-32, so a snapshot edited by hand is parsed again); anything else and the YAML is read as before.
  */
 
-const MAGIC = 'HOMEOPS-INDEX-1\n';
+// 2: a record's pending flag also covers a fallback target left to send; a cache of 1 would miss those once.
+const MAGIC = 'HOMEOPS-INDEX-2\n';
 const HEADER_BYTES = 64;
 const BLOCK_BYTES = 8 * 1024 * 1024;
 const ENTRY_HEAD = 17; // length u32, time f64, recipient u32, flags u8
