@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { recordChild } from './child-ledger.js';
 import { watchChild, type ExitStatus } from './child-watch.js';
 import { eventually } from './wait.js';
 
@@ -65,6 +66,7 @@ export class ServiceProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env, PORT: String(port) },
     });
+    recordChild(child, join(REPO_ROOT, 'services', options.service, 'src/main.ts'));
     return new ServiceProcess(child, port, ownedDir);
   }
 
