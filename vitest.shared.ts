@@ -24,7 +24,11 @@ export interface TieredProject extends Omit<ProjectTest, 'name' | 'include'> {
  * service or a tool as a child process, Mosquitto, PostgreSQL, Prometheus, Chromium, the library's pack, the
  * built dashboards. `pnpm test:fast` runs `fast:*`; `pnpm test` runs both.
  */
-export function tiered(root: string, name: string, { include, slow = [], exclude = [], setupFiles = [], ...test }: TieredProject): TestProjectInlineConfiguration[] {
+export function tiered(
+  root: string,
+  name: string,
+  { include, slow = [], exclude = [], setupFiles = [], ...test }: TieredProject,
+): TestProjectInlineConfiguration[] {
   // test-kit's afterTest cleanups run after each test of every file (see packages/test-kit/src/after-test.ts).
   const withSetup = { ...test, setupFiles: [AFTER_TEST_SETUP, ...(typeof setupFiles === 'string' ? [setupFiles] : setupFiles)] };
   // One module graph per worker across the files of a tier (each file still gets its own test state): loading
