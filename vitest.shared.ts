@@ -42,7 +42,9 @@ export function tiered(
   const slowProject: TestProjectInlineConfiguration = {
     ...resolveSource,
     root,
-    test: { isolate: false, ...withSetup, name: `slow:${name}`, include: slow, exclude },
+    // 15 s a test, not 5: each request of a slow test crosses a real process, disk or database, and the run keeps
+    // both cores busy; a test that hangs still fails, later.
+    test: { isolate: false, testTimeout: 15_000, ...withSetup, name: `slow:${name}`, include: slow, exclude },
   };
   return [...(include.length > 0 ? [fast] : []), ...(slow.length > 0 ? [slowProject] : [])];
 }
