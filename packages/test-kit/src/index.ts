@@ -16,6 +16,7 @@ export {
 } from './api-key-cases.js';
 export { documentedErrorCodes, undocumentedErrors, JSON_BODY_ERRORS, type OpenApiResponses } from './documented-errors.js';
 export { eventually, drainEventLoop, within, assertNoSlower, Timing, StopWaiting, OutOfTime, type EventuallyOptions } from './wait.js';
+export { afterTest } from './after-test.js';
 export { ServiceProcess, freePort, type ServiceProcessOptions } from './service-process.js';
 export { watchChild, type ExitStatus } from './child-watch.js';
 export { anyJsonField, hostileBody, hostileContentType, hostilePathSegment, hostileQuery } from './hostile-input.js';

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { recordChild } from './child-ledger.js';
 import { watchChild } from './child-watch.js';
 import { freePort } from './service-process.js';
 import { eventually } from './wait.js';
@@ -59,6 +60,7 @@ export class Mosquitto {
   /** Starts the broker process (again, on the same port) and waits until it accepts connections. */
   async run(): Promise<void> {
     const child = spawn(MOSQUITTO, ['-c', join(this.dir, 'mosquitto.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    recordChild(child, join(this.dir, 'mosquitto.conf'));
     this.exited = watchChild(child, (text) => (this.output += text)).then(() => undefined);
     this.child = child;
     await eventually(

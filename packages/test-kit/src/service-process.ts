@@ -1,18 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { recordChild } from './child-ledger.js';
+import { serviceBundle } from './service-build.js';
 import { watchChild, type ExitStatus } from './child-watch.js';
 import { eventually } from './wait.js';
 
-const REPO_ROOT = resolve(import.meta.dirname, '../../..');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
 export interface ServiceProcessOptions {
-  /** `device-control` or `notifications`: runs `services/<service>/src/main.ts` from source, as `pnpm start` does. */
+  /** `device-control` or `notifications`: runs `services/<service>/src/main.ts` from source (bundled once per test
+   * process, see service-build.ts), as `pnpm start` runs it. */
   service: 'device-control' | 'notifications';
   /** Variables beside PATH, HOST=127.0.0.1, PORT (a free one) and LOG_LEVEL=info; nothing else of the test's environment leaks in. */
   env?: Record<string, string>;
@@ -60,11 +58,12 @@ export class ServiceProcess {
   static async launch(options: ServiceProcessOptions): Promise<ServiceProcess> {
     const port = options.env?.PORT ? Number(options.env.PORT) : await freePort();
     const ownedDir = options.cwd ? undefined : mkdtempSync(join(tmpdir(), `${options.service}-`));
-    const child = spawn(process.execPath, ['--conditions=source', '--import', TSX, join(REPO_ROOT, 'services', options.service, 'src/main.ts')], {
+    const child = spawn(process.execPath, [await serviceBundle(options.service)], {
       cwd: options.cwd ?? ownedDir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env, PORT: String(port) },
     });
+    recordChild(child, `${options.service}.mjs`);
     return new ServiceProcess(child, port, ownedDir);
   }
 

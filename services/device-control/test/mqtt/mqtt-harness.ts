@@ -1,6 +1,5 @@
 import { systemClock } from '@homeops/common';
-import { eventually, Mosquitto, MqttRecorder } from '@homeops/test-kit';
-import { afterEach } from 'vitest';
+import { afterTest, eventually, Mosquitto, MqttRecorder } from '@homeops/test-kit';
 import { InMemoryWatchStore } from '../../src/adapters/watches/file-watch-store.js';
 import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
 import { startDeviceControl } from '../../src/compose.js';
@@ -12,15 +11,8 @@ export const PREFIX = 'homeassistant';
 export const configTopic = (uuid: string) => `${PREFIX}/device/homeops_device_control_${uuid.replace(/[^a-z0-9]+/g, '_')}/config`;
 export const deviceTopic = (uuid: string, rest: string) => `${BASE}/devices/${uuid.replace(/[^a-z0-9]+/g, '_')}/${rest}`;
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Runs `cleanup` after the test, in reverse order of registration. */
-export function afterTest(cleanup: () => Promise<unknown>): void {
-  cleanups.push(cleanup);
-}
+/** test-kit's, so a file may take every helper from here. */
+export { afterTest };
 
 /** A fresh broker, stopped after the test. */
 export async function startBroker(): Promise<Mosquitto> {

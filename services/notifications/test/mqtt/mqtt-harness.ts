@@ -1,5 +1,4 @@
-import { createTestPki, Mosquitto, MqttRecorder, ServiceProcess, eventually } from '@homeops/test-kit';
-import { afterEach } from 'vitest';
+import { afterTest, createTestPki, Mosquitto, MqttRecorder, ServiceProcess, eventually } from '@homeops/test-kit';
 
 export const BASE = 'homeops/notifications';
 export const PREFIX = 'homeassistant';
@@ -10,15 +9,8 @@ export const topicsOf = (slug: string) => {
 };
 export const configTopic = (deviceId: string) => `${PREFIX}/device/${deviceId}/config`;
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Runs `cleanup` after the test, in reverse order of registration. */
-export function afterTest(cleanup: () => Promise<unknown>): void {
-  cleanups.push(cleanup);
-}
+/** test-kit's, so a file may take every helper from here. */
+export { afterTest };
 
 /** A fresh broker, stopped after the test. */
 export async function startBroker(options: Parameters<typeof Mosquitto.start>[0] = {}): Promise<Mosquitto> {

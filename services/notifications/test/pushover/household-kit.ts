@@ -1,5 +1,5 @@
+import { afterTest } from '@homeops/test-kit';
 import type { Clock } from '@homeops/common';
-import { afterEach } from 'vitest';
 import { PushoverProvider, type PushoverProviderOptions } from '../../src/adapters/pushover/pushover.provider.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { NotificationEvent } from '../../src/domain/notification-events.js';
@@ -8,11 +8,6 @@ import type { PlanStore } from '../../src/domain/plans/plan.js';
 import { InMemoryAttachmentStore } from '../fakes/in-memory-attachment.store.js';
 import { composeTestService, lent, openRealStorage } from '../support/test-app.js';
 import { API_TOKEN } from './pushover-test-kit.js';
-
-const stops: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const stop of stops.splice(0).reverse()) await stop();
-});
 
 /**
  * The app with the real PushoverProvider against a fake Pushover at `url`, composed and started as the service starts
@@ -44,6 +39,6 @@ export async function startHouseholdApp(
   domain.ctx.events.subscribeAll((event) => events.push(event));
   await service.start();
   const stop = () => service.close();
-  stops.push(stop);
+  afterTest(stop);
   return { ...domain, app, repository, provider: pushover, events, stop };
 }

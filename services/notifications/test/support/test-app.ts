@@ -1,10 +1,10 @@
+import { afterTest } from '@homeops/test-kit';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, InMemoryTokenStore, systemClock, TokenRegistry, type Clock, type EventStreamHub, type Logger } from '@homeops/common';
-import { afterEach } from 'vitest';
 import { FileAttachmentStore } from '../../src/adapters/storage/file-attachment.store.js';
 import { PgNotificationRepository } from '../../src/adapters/storage/postgres/pg-notification.repository.js';
 import { YamlNotificationRepository } from '../../src/adapters/storage/yaml-notification.repository.js';
@@ -57,15 +57,10 @@ export interface TestAppOptions {
 
 export const silentLogger: Logger = createLogger({ service: 'test', level: 'silent' });
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 /** A fresh directory, removed after the test. */
 export async function makeTempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'notifications-routes-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  afterTest(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -95,7 +90,7 @@ async function realRepository(): Promise<{ repository: NotificationRepository; s
 export async function openRealStorage(): Promise<{ repository: NotificationRepository; attachments: FileAttachmentStore; storagePath: string }> {
   const { repository, storagePath } = await realRepository();
   await repository.open();
-  cleanups.push(() => repository.close());
+  afterTest(() => repository.close());
   return { repository, attachments: new FileAttachmentStore(attachmentDirOf(storagePath)), storagePath };
 }
 
@@ -149,7 +144,7 @@ export async function composeTestService(
     ...overrides,
     tokens: overrides.tokens ?? memoryTokens(overrides.clock),
   });
-  cleanups.push(composed.close);
+  afterTest(composed.close);
   return composed;
 }
 
@@ -157,7 +152,7 @@ export async function composeTestService(
 export async function listenOn(app: Express): Promise<number> {
   const server = app.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  cleanups.push(async () => {
+  afterTest(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
