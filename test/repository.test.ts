@@ -171,3 +171,16 @@ describe('docker-compose.yml', () => {
     });
   }
 });
+
+describe('package.json scripts', () => {
+  it('run TypeScript with the source condition, so a fresh clone needs no build to run them', () => {
+    // `pnpm bench` imports device-control's sources, which import @homeops/common: without the condition Node looks
+    // for packages/common/dist, which only `pnpm build` makes (a fresh clone's `pnpm bench` failed so).
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const tsxRuns = Object.entries(scripts).flatMap(([name, script]) =>
+      [...script.matchAll(/\btsx (?!(?:watch )?--conditions=source)[^"&]*/g)].map((m) => `${name}: ${m[0]}`),
+    );
+    expect(tsxRuns).toEqual([]);
+    expect(Object.values(scripts).some((script) => /\btsx --conditions=source bench\/run\.ts/.test(script))).toBe(true);
+  });
+});
