@@ -16,7 +16,7 @@ const tenths = (value: unknown) => (typeof value === 'number' ? value / 10 : nul
 const onlineOf = (e: Record<string, unknown>) => record(e.online)?.status === 1;
 
 /**
- * What a hub pushes about the devices behind it: a valve switched at the valve (Hub.ToggleX), its temperatures
+ * What a hub pushes about the devices behind it: a valve turned on or off at the valve (Hub.ToggleX), its temperatures
  * (Hub.Mts100.Temperature), a sensor's reading (Hub.Sensor.TempHum or .All), a battery (Hub.Battery), a leak, smoke
  * or door sensor (Hub.Sensor.WaterLeak, .Smoke, .DoorWindow), a device going on- or offline (Hub.Online).
  */
