@@ -13,7 +13,7 @@ import {
 import { type CoverReading } from '../../src/families/cover/domain/cover.types.js';
 import { type DailyEnergy, type PowerReading } from '../../src/families/energy/domain/energy.types.js';
 import { type GarageDoorReading, type GarageDoorState } from '../../src/families/garage-door/domain/garage-door.types.js';
-import { type HubSubDeviceReading, type ValveChange } from '../../src/families/hub/domain/hub.types.js';
+import { NO_HUB_READINGS, type HubSubDeviceReading, type ValveChange } from '../../src/families/hub/domain/hub.types.js';
 import { type LightChange, type LightFeatures, type LightReading } from '../../src/families/light/domain/light.types.js';
 import { type ThermostatChange, type ThermostatReading } from '../../src/families/thermostat/domain/thermostat.types.js';
 
@@ -274,15 +274,12 @@ export class FakeDeviceCloud implements DeviceCloud {
       model: 'mts100v3',
       online: true,
       battery: 80,
+      ...NO_HUB_READINGS,
       temperature: 19.5,
-      humidity: null,
       on: true,
       targetTemperature: 21,
       minTemperature: 5,
       maxTemperature: 35,
-      leak: null,
-      smoke: null,
-      open: null,
     },
     {
       id: 'sensor-1',
@@ -291,15 +288,9 @@ export class FakeDeviceCloud implements DeviceCloud {
       model: 'ms100',
       online: true,
       battery: 45,
+      ...NO_HUB_READINGS,
       temperature: 12.3,
       humidity: 71.5,
-      on: null,
-      targetTemperature: null,
-      minTemperature: null,
-      maxTemperature: null,
-      leak: null,
-      smoke: null,
-      open: null,
     },
   ];
 
