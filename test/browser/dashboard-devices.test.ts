@@ -571,8 +571,11 @@ describe('device-control dashboard with scoped tokens', () => {
 
     expect(narrowed.status).toBe(200);
     expect(await alert.textContent()).toMatch(/This token lacks the devices:control scope.*admin/);
-    // The refused command itself (and the browser's console line about it); nothing else.
-    expect(trouble.problems.filter((p) => !/401|status of 403/.test(p))).toEqual([expect.stringMatching(/^403 for .*\/devices\/sim-plug-0001\/channels\/0$/)]);
+    // The refused command itself (and the browser's console line about it); nothing else. Playwright may report the
+    // response after the page has already shown its body.
+    await expect
+      .poll(() => trouble.problems.filter((p) => !/401|status of 403/.test(p)))
+      .toEqual([expect.stringMatching(/^403 for .*\/devices\/sim-plug-0001\/channels\/0$/)]);
     await page.close();
   }, 60_000);
 
