@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 import { projects as common } from './packages/common/vitest.config.js';
 import { projects as deviceControl } from './services/device-control/vitest.config.js';
 import { projects as notifications } from './services/notifications/vitest.config.js';
+import LongestFirst from './vitest.sequencer.js';
 import { tiered } from './vitest.shared.js';
 
 // Every test of the repository in one run, as vitest projects in two tiers (docs/development.md): `fast:*`
@@ -30,5 +31,7 @@ export default defineConfig({
     // One worker more than cores, not vitest's cores - 1: much of a slow file's time is spent waiting on sockets and
     // child processes, so a third file keeps both cores busy (on two cores: 417 s → 333 s for the whole run).
     maxWorkers: availableParallelism() + 1,
+    // All projects' files in one queue, longest first (see vitest.sequencer.ts).
+    sequence: { sequencer: LongestFirst },
   },
 });
