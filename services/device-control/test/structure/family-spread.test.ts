@@ -25,7 +25,7 @@ const FAMILIES: Record<string, { folder: string; words: RegExp }> = {
  * the families stand with their domain, routes, schemas, Meross codec, simulator behaviour, MQTT entities and watch
  * conditions in their folders; the two registries count as two. Lower them as the rest moves; never raise them.
  */
-const MOST: Record<string, number> = { 'garage door': 3, cover: 3, light: 3, energy: 2, hub: 3, thermostat: 3, switch: 4 };
+const MOST: Record<string, number> = { 'garage door': 3, cover: 3, light: 3, energy: 2, hub: 3, thermostat: 3, switch: 3 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -49,6 +49,17 @@ describe('the spread of the device families over src/', () => {
     const naming = filesNaming(folder, words);
 
     expect(naming.length, `${family} is named outside src/families/${folder} in:\n  ${naming.join('\n  ')}`).toBeLessThanOrEqual(MOST[family]!);
+  });
+
+  it('has no family import another: what one needs of another is handed in by the registries', () => {
+    const folders = Object.values(FAMILIES).map(({ folder }) => folder);
+    const crossing = folders.flatMap((folder) =>
+      sourceFiles(join(src, 'families', folder))
+        .filter((path) => folders.some((other) => other !== folder && new RegExp(`from '(\\.\\./)+${other}/`).test(readFileSync(path, 'utf8'))))
+        .map((path) => relative(src, path)),
+    );
+
+    expect(crossing).toEqual([]);
   });
 
   it('counts a file that names a family and not one that only looks like it', () => {

@@ -2,9 +2,9 @@ import { AppError } from '@homeops/common/core';
 import type { DiscoveryComponent } from '@homeops/common/mqtt';
 import { channelOf } from '../../../adapters/mqtt/command-payloads.js';
 import { channelNameOf, type CommandOperations, type MqttFamily, type MqttFamilyEntities } from '../../../adapters/mqtt/mqtt-family.js';
+import type { DomainFamily, FamilyState } from '../../../domain/device-family.js';
 import type { LightReading } from '../domain/light.types.js';
 import { LIGHTS } from '../domain/lights.js';
-import { SWITCHES } from '../../switch/domain/switches.js';
 
 /** A light's topics under a device's `<base>/devices/<slug>`. */
 const lightState = (at: string, channel: number) => `${at}/lights/${channel}/state`;
@@ -41,8 +41,13 @@ export function lightStateOf(on: boolean | null, reading: LightReading | undefin
   return JSON.stringify(state);
 }
 
+/** What a light's on/off goes through: its channel's power, which another family owns (the registry names it). */
+export interface ChannelPower extends FamilyState {
+  set(uuid: string, channel: number, on: boolean): Promise<unknown>;
+}
+
 /** A JSON-schema light command: on/off through the channel, the rest through the light's change. */
-async function runLight(devices: CommandOperations, uuid: string, channel: number, text: string): Promise<void> {
+async function runLight(devices: CommandOperations, power: DomainFamily<ChannelPower>, uuid: string, channel: number, text: string): Promise<void> {
   let body: { state?: unknown; brightness?: unknown; color_temp?: unknown; color?: { r?: unknown; g?: unknown; b?: unknown } };
   try {
     body = JSON.parse(text) as typeof body;
@@ -56,18 +61,18 @@ async function runLight(devices: CommandOperations, uuid: string, channel: numbe
   const { r, g, b } = body.color ?? {};
   if (typeof r === 'number' && typeof g === 'number' && typeof b === 'number') change.rgb = ((r & 0xff) << 16) | ((g & 0xff) << 8) | (b & 0xff);
   if (body.state === 'OFF') {
-    await devices.use(SWITCHES).set(uuid, channel, false);
+    await devices.use(power).set(uuid, channel, false);
     return;
   }
   if (Object.keys(change).length > 0) await devices.use(LIGHTS).set(uuid, channel, change);
-  if (body.state === 'ON') await devices.use(SWITCHES).set(uuid, channel, true);
+  if (body.state === 'ON') await devices.use(power).set(uuid, channel, true);
 }
 
 /**
  * Lights: a JSON-schema `light` per channel with the features the light has (from its last reading); its state joins
- * the channel's on/off with the reading. Read once at the start over the LAN.
+ * the channel's on/off with the reading, and its on/off goes through `power`. Read once at the start over the LAN.
  */
-export const LIGHT_MQTT: MqttFamily = {
+export const lightMqtt = (power: DomainFamily<ChannelPower>): MqttFamily => ({
   entities: ({ at, state }): MqttFamilyEntities => {
     const lights = new Map<string, Map<number, LightReading>>();
     const channelsOn = new Map<string, boolean>();
@@ -126,8 +131,8 @@ export const LIGHT_MQTT: MqttFamily = {
   commands: [
     {
       suffix: 'lights/+/set',
-      run: (devices, uuid, key, text) => runLight(devices, uuid, channelOf(key), text),
+      run: (devices, uuid, key, text) => runLight(devices, power, uuid, channelOf(key), text),
       states: (at, _uuid, key) => [lightState(at, Number(key))],
     },
   ],
-};
+});
