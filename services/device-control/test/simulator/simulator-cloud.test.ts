@@ -1,3 +1,4 @@
+import { ManualClock } from '@homeops/common';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatorCloud } from '../../src/adapters/simulator/simulator-cloud.adapter.js';
@@ -125,5 +126,41 @@ describe('SimulatorCloud', () => {
     expect(set.body).toEqual({ status: 'success', device: 'Living Room Thermostat', channel: 0, applied: { targetTemperature: 22.5, mode: 'manual' } });
     expect(refused.status).toBe(400);
     expect(after.body.thermostats[0]).toMatchObject({ mode: 'manual', targetTemperature: 22.5, heating: true });
+  });
+
+  describe("dates the plug's days by the host's own calendar (the simulated plug stands in the same home)", () => {
+    const hostZone = process.env.TZ;
+    afterEach(() => {
+      if (hostZone === undefined) delete process.env.TZ;
+      else process.env.TZ = hostZone;
+    });
+
+    async function daysAt(zone: string, iso: string) {
+      process.env.TZ = zone;
+      await service?.close();
+      const app = await started(new SimulatorCloud({ clock: new ManualClock(Date.parse(iso)), latencyMs: 0 }));
+      const daily = await request(app).get('/devices/sim-plug-0001/energy/daily');
+      expect(daily.status).toBe(200);
+      return (daily.body as { days: Array<{ date: string }> }).days.map((d) => d.date);
+    }
+
+    it('ends on the local date, not the UTC one', async () => {
+      // 12:00 UTC is 02:00 of the next day at UTC+14.
+      expect((await daysAt('Pacific/Kiritimati', '2026-03-07T12:00:00Z')).at(-1)).toBe('2026-03-08');
+      expect((await daysAt('America/Los_Angeles', '2026-03-07T03:00:00Z')).at(-1)).toBe('2026-03-06');
+    });
+
+    it('keeps the 23-hour day of a DST change as one day, seven days in a row', async () => {
+      // 00:30 in New York on the day after the clocks went forward.
+      expect(await daysAt('America/New_York', '2026-03-09T04:30:00Z')).toEqual([
+        '2026-03-03',
+        '2026-03-04',
+        '2026-03-05',
+        '2026-03-06',
+        '2026-03-07',
+        '2026-03-08',
+        '2026-03-09',
+      ]);
+    });
   });
 });
