@@ -16,7 +16,7 @@ let tarball = '';
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function run(command: string, args: string[], cwd: string, timeout = 90_000): string {
-  return execFileSync(command, args, { cwd, timeout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(command, args, { cwd, timeout, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 beforeAll(() => {
