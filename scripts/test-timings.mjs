@@ -2,6 +2,7 @@
 // reads to start the longest files first on a fresh clone. Run after a whole `pnpm test` on a 2-core machine.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { URL } from 'node:url';
 
 const cacheDir = new URL('../node_modules/.vite/vitest/', import.meta.url);
 const [hash] = readdirSync(cacheDir);
