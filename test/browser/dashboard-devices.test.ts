@@ -693,6 +693,56 @@ describe('device-control dashboard with watches', () => {
     expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it("adds a leak watch on a sensor behind the hub: the Sensor select lists the hub's sensors of the kind, or says there is none", async () => {
+    const page = await lan.browser.newPage();
+    const trouble = watchTrouble(page);
+    // The page reads the hub as the service read it, less its door/window sensor. Read before the page opens: a read
+    // by the page itself would also reach it whole, as the hub event the read sends.
+    const hub = (await (await fetch(`http://127.0.0.1:${running.port}/devices/sim-hub-0001/hub`, { headers: { 'X-API-Key': KEY } })).json()) as {
+      subdevices: Array<{ kind: string }>;
+    };
+    await page.route('**/devices/sim-hub-0001/hub', (route) =>
+      route.fulfill({ json: { ...hub, subdevices: hub.subdevices.filter((d) => d.kind !== 'contact') } }),
+    );
+    await signIn(page, url, KEY);
+    const form = page.getByRole('form', { name: 'Add a watch' });
+    const choices = () =>
+      form
+        .getByLabel(/^Sensor/)
+        .locator('option')
+        .allTextContents();
+    const add = form.getByRole('button', { name: 'Add watch' });
+
+    await form.getByLabel('Name').fill('laundry-leak');
+    await form.getByLabel('Condition').selectOption('open');
+    await form.getByLabel('Device').selectOption({ label: 'Heating Hub' });
+    await expect.poll(choices).toEqual(['No door/window sensor behind Heating Hub']);
+    const withoutSensor = { disabled: await add.isDisabled(), seconds: await form.getByLabel('Seconds').inputValue() };
+    await form.getByLabel('Condition').selectOption('leak');
+    const leakChoices = await choices();
+    const leakForm = { priority: await form.getByLabel('Priority').inputValue(), minutes: await form.getByLabel('Minutes').count() };
+    const violations = await seriousAxeViolations(page);
+    await form.getByLabel('Recipient').fill('family');
+    await add.click();
+    const watch = watchOf(page, 'laundry-leak');
+    await watch.waitFor();
+    const listed = (await (await fetch(`http://127.0.0.1:${running.port}/watches`, { headers: { 'X-API-Key': KEY } })).json()) as {
+      watches: Array<{ name: string; condition: unknown; notify: { priority: number } }>;
+    };
+
+    expect(withoutSensor).toEqual({ disabled: true, seconds: '120' });
+    expect(leakChoices).toEqual(['Laundry leak sensor']);
+    expect(leakForm).toEqual({ priority: '2', minutes: 0 });
+    expect(violations).toEqual([]);
+    expect(listed.watches.find((w) => w.name === 'laundry-leak')).toMatchObject({
+      condition: { kind: 'leak', device: 'sim-hub-0001', sensor: '0000E5F6' },
+      notify: { priority: 2 },
+    });
+    expect(await watch.textContent()).toMatch(/^laundry-leak\w+Laundry leak sensor on Heating Hub finds waterNotifies family at priority 2/);
+    expect(trouble.problems.filter((p) => !/401/.test(p))).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
 
 describe('device-control dashboard against the emulated Meross cloud', () => {

@@ -229,7 +229,9 @@ export function App({ client }: { client: ApiClient }) {
             );
           })}
         </section>
-        {devices && readLock === null ? <WatchesPanel client={client} devices={devices} adminLock={adminLock} changes={watchChanges} /> : null}
+        {devices && readLock === null ? (
+          <WatchesPanel client={client} devices={devices} hubs={hubs} onHub={setHubOf} adminLock={adminLock} changes={watchChanges} />
+        ) : null}
       </main>
     </>
   );

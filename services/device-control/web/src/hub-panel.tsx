@@ -16,6 +16,11 @@ const reading = (d: SubDevice) =>
     .filter(Boolean)
     .join(' · ');
 
+/** GET /devices/:uuid/hub: the hub's devices with their readings (three cloud messages, cached a minute by the service). */
+export async function readHub(client: ApiClient, uuid: string): Promise<{ subdevices: SubDevice[]; at: string }> {
+  return (await client.json<{ subdevices: SubDevice[]; at: string }>('GET', `/devices/${encodeURIComponent(uuid)}/hub`)).body;
+}
+
 interface Props {
   client: ApiClient;
   device: Device;
@@ -38,14 +43,14 @@ export function HubPanel({ client, device, locked, subdevices, onSubdevices }: P
 
   const load = useCallback(async () => {
     try {
-      const { body } = await client.json<{ subdevices: SubDevice[]; at: string }>('GET', path);
+      const body = await readHub(client, device.uuid);
       onSubdevices(body.subdevices);
       setAt(body.at);
       setProblem(null);
     } catch (error) {
       setProblem(toErrorBody(error));
     }
-  }, [client, path, onSubdevices]);
+  }, [client, device.uuid, onSubdevices]);
 
   const setValve = async (id: string, change: { on?: boolean; targetTemperature?: number }) => {
     try {

@@ -1,5 +1,6 @@
 import { type ApiClient, type ErrorBody, ErrorNote, lockProps, toErrorBody, useAction } from '@homeops/web-kit';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { SubDevice } from './hub-panel.js';
 import type { Device, Watch } from './types.js';
 import { WatchForm } from './watch-form.js';
 import { conditionText, STATE_TEXT } from './watch-words.js';
@@ -11,6 +12,9 @@ const REFRESH_MS = 10_000;
 interface Props {
   client: ApiClient;
   devices: readonly Device[];
+  /** The hubs' devices as the page last read them, by hub uuid: the form's sensors, and the list's sensor names. */
+  hubs: Readonly<Record<string, SubDevice[]>>;
+  onHub(uuid: string, list: SubDevice[]): void;
   /** Why this caller may not add or remove watches (they need admin), or null. */
   adminLock: string | null;
   /** Grows with each device event that may move a watch (a door, presence): the list is read again. */
@@ -18,7 +22,7 @@ interface Props {
 }
 
 /** The device watches: each one's condition in words, where its episode stands and its cost; Remove and a form for admins. */
-export function WatchesPanel({ client, devices, adminLock, changes }: Props) {
+export function WatchesPanel({ client, devices, hubs, onHub, adminLock, changes }: Props) {
   const [watches, setWatches] = useState<Watch[] | null>(null);
   const [problem, setProblem] = useState<ErrorBody | null>(null);
   const load = useCallback(async () => {
@@ -35,6 +39,9 @@ export function WatchesPanel({ client, devices, adminLock, changes }: Props) {
   }, [load]);
   useEffect(() => void load(), [load, changes]);
   const nameOf = (uuid: string) => devices.find((d) => d.uuid === uuid)?.name ?? uuid;
+  // The form names a sensor by its id: the list says its name once the page has read the hub.
+  const named = (c: Watch['condition']): Watch['condition'] =>
+    'sensor' in c ? { ...c, sensor: hubs[c.device]?.find((s) => s.id === c.sensor)?.name ?? c.sensor } : c;
 
   return (
     <section class="card watches" aria-labelledby="watches-heading">
@@ -44,10 +51,17 @@ export function WatchesPanel({ client, devices, adminLock, changes }: Props) {
       {watches?.length === 0 ? <p class="muted">No watches yet.</p> : null}
       <ul class="watch-list">
         {(watches ?? []).map((w) => (
-          <WatchItem key={w.name} client={client} watch={w} deviceName={nameOf(w.condition.device)} lock={adminLock} onRemoved={load} />
+          <WatchItem
+            key={w.name}
+            client={client}
+            watch={{ ...w, condition: named(w.condition) }}
+            deviceName={nameOf(w.condition.device)}
+            lock={adminLock}
+            onRemoved={load}
+          />
         ))}
       </ul>
-      <WatchForm client={client} devices={devices} lock={adminLock} onAdded={load} />
+      <WatchForm client={client} devices={devices} hubs={hubs} onHub={onHub} lock={adminLock} onAdded={load} />
     </section>
   );
 }
