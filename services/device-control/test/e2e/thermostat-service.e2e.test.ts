@@ -70,9 +70,46 @@ describe('thermostats through the service (src/main.ts against the emulated clou
       return events!.waitFor('thermostat', (e: ThermostatEvent) => e.uuid === MTS960 && e.currentTemperature === 19.99, 3_000);
     });
     const read = await setup.request('GET', `/devices/${MTS960}/thermostat`);
+    // The floor overheating is not in System.All's digest: the poll asks Overheat, which the mts200b declares.
+    setup.emulator.setCloudReachable(MTS200, false);
+    await eventually(async () => (await setup!.device(MTS200)).transport === 'lan', 'the mts200b still on the LAN');
+    const overheated = await within(3_000, 'the overheat by the LAN poll on /events', () => {
+      setup!.emulator.changeThermostat(MTS200, { warning: 1, currentTemp: 362 }, 'overheat');
+      return events!.waitFor(
+        'thermostat',
+        (e: ThermostatEvent & { overheat?: { warning: string } }) => e.uuid === MTS200 && e.overheat?.warning === 'overheating',
+        3_000,
+      );
+    });
 
+    expect(overheated.data).toMatchObject({ overheat: { enabled: true, warning: 'overheating', threshold: 33.5, temperature: 36.2 }, sensor: 'external' });
+    // Asked only of the device that declares it (inside a Multiple where the device takes one).
+    const askedOverheat = setup.emulator
+      .lanRequests()
+      .filter((r) => JSON.stringify(r.payload).includes('Thermostat.Overheat') || r.namespace.endsWith('.Overheat'));
+    expect(new Set(askedOverheat.map((r) => r.uuid))).toEqual(new Set([MTS200]));
     expect(pushed.data).toMatchObject({ source: 'push', mode: 'manual', targetTemperature: 22.5 });
     expect(polled.data).toMatchObject({ mode: 'heat', on: true });
     expect(read.body.thermostats[0]).toMatchObject({ currentTemperature: 19.99, mode: 'heat', on: true });
+  });
+
+  it('keeps polling a thermostat that answers ERROR to the Overheat it declares, one GET at a time (no Multiple)', async () => {
+    setup = await LanSetup.create([{ uuid: MTS200, name: 'Living room', type: 'mts200b', protocol: 'none', thermostat: 'mts200b', multiple: false }]);
+    setup.emulator.device(MTS200).thermostat!.overheatError = true;
+    await setup.startService({ MEROSS_LAN_POLL_SECONDS: '0.5' });
+    await setup.allOnLan();
+    events = await SseClient.connect(`${setup.service!.baseUrl}/events`);
+    setup.emulator.setCloudReachable(MTS200, false);
+    await eventually(async () => (await setup!.device(MTS200)).transport === 'lan', 'the mts200b still on the LAN');
+
+    const polled = await within(3_000, 'the LAN poll on /events', () => {
+      setup!.emulator.changeThermostat(MTS200, { currentTemp: 244 });
+      return events!.waitFor('thermostat', (e: ThermostatEvent) => e.uuid === MTS200 && e.currentTemperature === 24.4, 3_000);
+    });
+
+    expect(polled.data).toMatchObject({ source: 'push', overheat: null, sensor: 'external' });
+    // The poll asked it on its own, had ERROR, and told the rest.
+    expect(setup.emulator.lanRequests('Appliance.Control.Multiple')).toEqual([]);
+    expect(setup.emulator.lanRequests('Appliance.Control.Thermostat.Overheat', 'GET').length).toBeGreaterThan(1);
   });
 });

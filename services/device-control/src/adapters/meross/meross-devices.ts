@@ -190,7 +190,7 @@ export class MerossDevices {
     let answers: Map<string, unknown>;
     if (lanOnly) {
       const capabilities = entry.abilities ? capabilitiesOf(this.families, entry.abilities) : capabilitiesOfType(this.families, entry.def.deviceType);
-      answers = await this.messenger.readMany(entry, pollRequestsOf(this.families, capabilities), maxCommandsOf(entry.abilities));
+      answers = await this.messenger.readMany(entry, pollRequestsOf(this.families, capabilities, entry), maxCommandsOf(entry.abilities));
     } else {
       this.assertReachable(uuid);
       // Asked for an address nobody told yet, or after a LAN failure to learn whether the device moved (once per failing streak).

@@ -60,8 +60,8 @@ export interface MerossFamily {
   fit?(device: CloudDevice, member: boolean, entry: DeviceEntry): void;
   /** Handles a push of the family's namespaces; false for any other namespace. */
   push?(entry: DeviceEntry, namespace: string, payload: unknown, access: MerossDeviceAccess): boolean;
-  /** What a poll reads of a device with the family, beside Appliance.System.All. */
-  readonly pollRequests?: readonly DeviceRequest[];
+  /** What a poll reads of a device with the family, beside Appliance.System.All (by what it declares, where it matters). */
+  readonly pollRequests?: readonly DeviceRequest[] | ((entry: DeviceEntry) => readonly DeviceRequest[]);
   /** What a poll's answers tell; `changed` remembers a value and says whether it differs from the last poll's. */
   poll?(entry: DeviceEntry, answers: ReadonlyMap<string, unknown>, changed: (key: string, value: unknown) => boolean): FamilyPoll;
   /** Pushes were missed: what the family kept of the device is stale. */

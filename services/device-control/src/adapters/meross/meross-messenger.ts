@@ -84,7 +84,14 @@ export class MerossMessenger {
   async readMany(entry: DeviceEntry, requests: DeviceRequest[], maxPerMessage: number | null): Promise<Map<string, unknown>> {
     const answers = new Map<string, unknown>();
     if (!maxPerMessage || maxPerMessage < 2 || requests.length < 2) {
-      for (const r of requests) answers.set(r.namespace, await this.send(entry, `reading ${r.namespace}`, r, true));
+      for (const [i, r] of requests.entries()) {
+        try {
+          answers.set(r.namespace, await this.send(entry, `reading ${r.namespace}`, r, true));
+        } catch (err) {
+          // As in a Multiple: a namespace after the first that the device answers with ERROR is left out, not the poll.
+          if (i === 0 || !(err instanceof AppError && err.code === 'CLOUD_ERROR')) throw err;
+        }
+      }
       return answers;
     }
     for (let i = 0; i < requests.length; i += maxPerMessage) {

@@ -5,8 +5,9 @@ import type { DeviceRequest } from './meross-messenger.js';
 import type { ChannelReading } from './meross-payloads.js';
 
 /** What a poll reads of a device: System.All always (channel states, what its families report there, the address), then what each of its families adds. */
-export function pollRequestsOf(families: readonly MerossFamily[], capabilities: Capability[]): DeviceRequest[] {
-  return [get('Appliance.System.All'), ...families.filter((f) => capabilities.includes(f.capability)).flatMap((f) => f.pollRequests ?? [])];
+export function pollRequestsOf(families: readonly MerossFamily[], capabilities: Capability[], entry: DeviceEntry): DeviceRequest[] {
+  const requestsOf = ({ pollRequests = [] }: MerossFamily) => (typeof pollRequests === 'function' ? pollRequests(entry) : pollRequests);
+  return [get('Appliance.System.All'), ...families.filter((f) => capabilities.includes(f.capability)).flatMap(requestsOf)];
 }
 
 /** What a poll read, as the events a push would have brought. */

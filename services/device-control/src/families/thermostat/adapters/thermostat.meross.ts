@@ -126,9 +126,15 @@ export const THERMOSTAT_MEROSS: MerossFamily = {
     for (const channel of channels) access.emit(event(entry, kind ?? kindOf(entry), channel));
     return true;
   },
+  // Overheat protection and the sensor are not in the digest: a poll asks those the device declares.
+  pollRequests: (entry) =>
+    entry.abilities ? SIDE_READS.filter(([side]) => entry.abilities!.has(side)).map(([side, key]) => get(side, { [key]: channelsOf(entry) })) : [],
   poll(entry, answers, changed) {
     const thermostat = record(record(record(record(answers.get('Appliance.System.All'))?.all)?.digest)?.thermostat);
     if (!thermostat) return {};
+    for (const [side] of SIDE_READS) {
+      if (answers.has(side)) for (const { channel, ...state } of sideStates(side, answers.get(side))) Object.assign(rawOf(entry, channel), state);
+    }
     for (const [namespace, key] of [
       ['Appliance.Control.Thermostat.SummerMode', 'summerMode'],
       ['Appliance.Control.Thermostat.WindowOpened', 'windowOpened'],
