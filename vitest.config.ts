@@ -31,7 +31,7 @@ export default defineConfig({
     // One worker more than cores, not vitest's cores - 1: much of a slow file's time is spent waiting on sockets and
     // child processes, so a third file keeps both cores busy (on two cores: 417 s → 333 s for the whole run).
     maxWorkers: availableParallelism() + 1,
-    // All projects' files in one queue, longest first (see vitest.sequencer.ts).
+    // The project with the longest file first, each project's files longest first (see vitest.sequencer.ts).
     sequence: { sequencer: LongestFirst },
   },
 });

@@ -1,4 +1,4 @@
-import { type ApiClient, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
+import { type ApiClient, ChoiceOptions, type ErrorBody, ErrorNote, toErrorBody } from '@homeops/web-kit';
 import { useEffect, useState } from 'preact/hooks';
 import { readHub, type SubDevice } from './hub-panel.js';
 import type { KindSpec } from './watch-kinds.js';
@@ -40,11 +40,7 @@ export function SensorField({ client, hub, sensors, subdevices, onSubdevices }: 
         Sensor
         <select name="sensor" required>
           {fitting.length === 0 ? <option value="">{empty}</option> : null}
-          {fitting.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.name}
-            </option>
-          ))}
+          <ChoiceOptions choices={fitting.map((d) => [d.id, d.name] as const)} />
         </select>
       </label>
       <ErrorNote problem={problem} />

@@ -69,11 +69,7 @@ export function WatchForm({ client, devices, hubs, onHub, lock, onAdded }: Props
           <label>
             Device
             <select name="device" required value={device?.uuid} onChange={(e) => setChosen(e.currentTarget.value)}>
-              {fitting.map((d) => (
-                <option key={d.uuid} value={d.uuid}>
-                  {d.name}
-                </option>
-              ))}
+              <ChoiceOptions choices={fitting.map((d) => [d.uuid, d.name] as const)} />
             </select>
           </label>
           {spec.sensors && device ? (

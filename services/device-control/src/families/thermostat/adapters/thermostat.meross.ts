@@ -127,8 +127,10 @@ export const THERMOSTAT_MEROSS: MerossFamily = {
     return true;
   },
   // Overheat protection and the sensor are not in the digest: a poll asks those the device declares.
-  pollRequests: (entry) =>
-    entry.abilities ? SIDE_READS.filter(([side]) => entry.abilities!.has(side)).map(([side, key]) => get(side, { [key]: channelsOf(entry) })) : [],
+  pollRequests: (entry) => {
+    const { abilities } = entry;
+    return abilities ? SIDE_READS.filter(([side]) => abilities.has(side)).map(([side, key]) => get(side, { [key]: channelsOf(entry) })) : [];
+  },
   poll(entry, answers, changed) {
     const thermostat = record(record(record(record(answers.get('Appliance.System.All'))?.all)?.digest)?.thermostat);
     if (!thermostat) return {};
